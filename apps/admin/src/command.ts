@@ -1,0 +1,28 @@
+import type { z } from 'zod';
+import type { PrismaClient } from '@hashwatch/db';
+
+/** What a command may touch: the database and the clock, passed in by `main.ts` or a test. */
+export interface CommandDeps {
+  prisma: PrismaClient;
+  now: () => Date;
+}
+
+/** The one JSON object a command prints on stdout. */
+export type CommandOutput = Record<string, unknown>;
+
+/**
+ * One admin command. `flags` is a zod object keyed by flag name without the dashes (`scan-interval`);
+ * every flag takes a value, so the flag parser is derived from its keys and validation messages name
+ * the flag.
+ */
+export interface Command<Shape extends z.ZodRawShape = z.ZodRawShape> {
+  usage: string;
+  description: string;
+  flags: z.ZodObject<Shape>;
+  run(input: z.output<z.ZodObject<Shape>>, deps: CommandDeps): Promise<CommandOutput>;
+}
+
+/** Identity function that lets TypeScript infer a command's input type from its flag schema. */
+export function defineCommand<Shape extends z.ZodRawShape>(command: Command<Shape>): Command<Shape> {
+  return command;
+}

@@ -1,0 +1,21 @@
+import type { Command } from './command';
+import { accountCreate } from './commands/account-create';
+import { accountFind } from './commands/account-find';
+import { accountPlan } from './commands/account-plan';
+import { accountSubscription } from './commands/account-subscription';
+import { apikeyRegenerate } from './commands/apikey-regenerate';
+import { planList } from './commands/plan-list';
+import { planSet } from './commands/plan-set';
+
+/** Every command of the admin CLI by name (CONTRACT section 3, plus the two `npm start` uses). */
+export const commands = {
+  'account:create': accountCreate,
+  'account:find': accountFind,
+  'account:plan': accountPlan,
+  'account:subscription': accountSubscription,
+  'apikey:regenerate': apikeyRegenerate,
+  'plan:set': planSet,
+  'plan:list': planList,
+} satisfies Record<string, Command>;
+
+export type CommandName = keyof typeof commands;

@@ -1,0 +1,31 @@
+import { loadConfig } from '@hashwatch/config';
+import { createDatabase, type Database } from '@hashwatch/db';
+import { runCommand } from './run-command';
+import { toAppError } from './to-app-error';
+
+/**
+ * Composition root of the admin CLI: one command in, one JSON object out. Success prints the result on
+ * stdout and exits 0; failure prints {"error":{"code","message"}} on stderr and exits 1. Nothing else
+ * is written to either stream.
+ */
+async function main(argv: readonly string[]): Promise<number> {
+  let db: Database | undefined;
+  try {
+    const config = loadConfig();
+    // The pool connects lazily, so commands that fail on their flags never touch the database.
+    db = createDatabase(config.DATABASE_URL, { max: 2, applicationName: 'hashwatch-admin' });
+    const result = await runCommand(argv, { prisma: db.prisma, now: () => new Date() });
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+    return 0;
+  } catch (error) {
+    const { code, message } = toAppError(error);
+    process.stderr.write(`${JSON.stringify({ error: { code, message } })}\n`);
+    return 1;
+  } finally {
+    await db?.close();
+  }
+}
+
+void main(process.argv.slice(2)).then((exitCode) => {
+  process.exitCode = exitCode;
+});

@@ -1,0 +1,183 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { verifyWebhookSignature } from '@hashwatch/channels';
+import type { Logger } from '@hashwatch/logger';
+
+/** One alert as the inbox keeps it. */
+export interface InboxAlert {
+  receivedAt: string;
+  /** `json`, `discord`, `slack` or `telegram`: which protocol it arrived in. */
+  format: 'json' | 'discord' | 'slack' | 'telegram' | 'unknown';
+  /** `post`, `engagement`, `digest`, `test`, or what the format says. */
+  type: string;
+  /** One readable line. */
+  summary: string;
+  /** The Standard Webhooks `webhook-id`, when sent. */
+  webhookId: string | null;
+  /** True when signed with ALERT_INBOX_SECRET, false when the signature did not verify, null when no secret is set. */
+  verified: boolean | null;
+  body: unknown;
+}
+
+export interface AlertInboxOptions {
+  logger: Logger;
+  /** `ALERT_INBOX_SECRET`: when set, json alerts must carry a valid Standard Webhooks signature (401 otherwise). */
+  secret?: string;
+  /** Alerts kept in memory, newest first. Default 200. */
+  capacity?: number;
+}
+
+export interface AlertInbox {
+  readonly alerts: readonly InboxAlert[];
+  readonly server: Server;
+  listen(port: number, host?: string): Promise<{ port: number; url: string }>;
+  close(): Promise<void>;
+}
+
+const MAX_BODY_BYTES = 1024 * 1024;
+const MAX_SUMMARY = 300;
+
+type JsonPost = { source?: string; author?: string; text?: string; url?: string; kind?: string };
+
+function oneLine(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > MAX_SUMMARY ? `${line.slice(0, MAX_SUMMARY - 1)}…` : line;
+}
+
+function describePost(post: JsonPost): string {
+  return `${post.source ?? '?'} ${post.author ?? ''}${post.kind ? ` ${post.kind}` : ''}: ${post.text ?? ''} ${post.url ?? ''}`;
+}
+
+/** What arrived, in one line, whatever the format. */
+function summarize(path: string, body: Record<string, unknown>): Pick<InboxAlert, 'format' | 'type' | 'summary'> {
+  if (/^\/bot[^/]+\/sendMessage$/i.test(path)) {
+    return { format: 'telegram', type: 'message', summary: oneLine(`chat ${String(body.chat_id)}: ${String(body.text ?? '')}`) };
+  }
+  if (typeof body.type === 'string' && (body.post || body.posts)) {
+    if (body.type === 'digest') {
+      const posts = (body.posts as JsonPost[] | undefined) ?? [];
+      return { format: 'json', type: 'digest', summary: oneLine(`digest of ${posts.length}: ${posts.map((p) => `${p.source ?? '?'} ${p.author ?? ''}`).join(', ')}`) };
+    }
+    return { format: 'json', type: body.type, summary: oneLine(describePost(body.post as JsonPost)) };
+  }
+  if (Array.isArray(body.embeds) || typeof body.username === 'string') {
+    const embed = (body.embeds as { title?: string; description?: string }[] | undefined)?.[0];
+    const text = typeof body.content === 'string' ? body.content : `${embed?.title ?? ''} ${embed?.description ?? ''}`;
+    return { format: 'discord', type: 'message', summary: oneLine(text) };
+  }
+  if (typeof body.text === 'string') return { format: 'slack', type: 'message', summary: oneLine(body.text) };
+  return { format: 'unknown', type: 'unknown', summary: oneLine(JSON.stringify(body)) };
+}
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => ESCAPES[char]!);
+
+function page(alerts: readonly InboxAlert[], capacity: number): string {
+  const rows = alerts
+    .map(
+      (alert) => `<tr><td>${escapeHtml(alert.receivedAt)}</td><td>${escapeHtml(alert.format)}</td><td>${escapeHtml(alert.type)}</td>` +
+        `<td>${alert.verified === null ? '' : alert.verified ? '✔' : '✘'}</td><td>${escapeHtml(alert.summary)}</td></tr>`,
+    )
+    .join('\n');
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="3">
+<title>Hashwatch alert inbox</title>
+<style>body{font:14px system-ui,sans-serif;margin:2em}table{border-collapse:collapse;width:100%}
+td,th{border-bottom:1px solid #ddd;padding:4px 8px;text-align:left;vertical-align:top}th{background:#f5f5f5}</style></head>
+<body><h1>Hashwatch alert inbox</h1>
+<p>${alerts.length} alert${alerts.length === 1 ? '' : 's'}, newest first; the last ${capacity} are kept in memory. This page refreshes every 3 s.</p>
+<table><thead><tr><th>received</th><th>format</th><th>type</th><th>signed</th><th>alert</th></tr></thead>
+<tbody>
+${rows || '<tr><td colspan="5">No alerts yet.</td></tr>'}
+</tbody></table></body></html>`;
+}
+
+async function readBody(request: IncomingMessage): Promise<string | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) return undefined;
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function send(response: ServerResponse, status: number, body: string, type = 'application/json'): void {
+  response.writeHead(status, { 'content-type': `${type}; charset=utf-8`, 'cache-control': 'no-store' });
+  response.end(body);
+}
+
+/**
+ * The demo's alert destination: accepts alerts POSTed in any Hashwatch format (json webhooks, Discord, Slack,
+ * and Telegram's sendMessage, so it can also play the Bot API), logs one line per alert, keeps the last ones in
+ * memory and lists them at `/` (HTML) and `/alerts` (JSON).
+ */
+export function createAlertInbox(options: AlertInboxOptions): AlertInbox {
+  const capacity = options.capacity ?? 200;
+  const alerts: InboxAlert[] = [];
+  const { logger } = options;
+
+  const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+    const path = new URL(request.url ?? '/', 'http://inbox.invalid').pathname;
+    if (request.method === 'GET' && path === '/') return send(response, 200, page(alerts, capacity), 'text/html');
+    if (request.method === 'GET' && path === '/alerts') return send(response, 200, JSON.stringify({ data: alerts }));
+    if (request.method === 'GET' && path === '/healthz') return send(response, 200, JSON.stringify({ status: 'ok' }));
+    if (request.method !== 'POST') return send(response, 405, JSON.stringify({ error: { code: 'method_not_allowed', message: 'POST alerts here' } }));
+
+    const raw = await readBody(request);
+    if (raw === undefined) return send(response, 413, JSON.stringify({ error: { code: 'payload_too_large', message: 'over 1 MiB' } }));
+    let body: Record<string, unknown>;
+    try {
+      body = JSON.parse(raw) as Record<string, unknown>;
+    } catch {
+      return send(response, 400, JSON.stringify({ error: { code: 'invalid_request', message: 'the body is not JSON' } }));
+    }
+    const webhookId = typeof request.headers['webhook-id'] === 'string' ? request.headers['webhook-id'] : null;
+    let verified: boolean | null = null;
+    if (options.secret && webhookId !== null) {
+      verified = verifyWebhookSignature(options.secret, request.headers, raw).valid;
+      if (!verified) {
+        logger.warn('alert refused: bad signature', { webhookId });
+        return send(response, 401, JSON.stringify({ error: { code: 'invalid_signature', message: 'webhook-signature does not verify with ALERT_INBOX_SECRET' } }));
+      }
+    }
+    const alert: InboxAlert = { receivedAt: new Date().toISOString(), ...summarize(path, body), webhookId, verified, body };
+    alerts.unshift(alert);
+    alerts.length = Math.min(alerts.length, capacity);
+    logger.info('alert received', { alert: alert.summary, format: alert.format, type: alert.type, webhookId });
+    if (alert.format === 'telegram') {
+      return send(response, 200, JSON.stringify({ ok: true, result: { message_id: Date.now() % 2_147_483_647, chat: { id: body.chat_id }, text: body.text } }));
+    }
+    if (alert.format === 'slack') return send(response, 200, 'ok', 'text/plain');
+    response.writeHead(204);
+    response.end();
+  };
+
+  const server = createServer((request, response) => {
+    handle(request, response).catch((error: unknown) => {
+      logger.error('inbox request failed', { error });
+      if (!response.headersSent) send(response, 500, JSON.stringify({ error: { code: 'internal_error', message: 'internal error' } }));
+    });
+  });
+
+  return {
+    alerts,
+    server,
+    listen(port, host = '127.0.0.1') {
+      return new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, host, () => {
+          server.off('error', reject);
+          const chosen = (server.address() as AddressInfo).port;
+          resolve({ port: chosen, url: `http://${host}:${chosen}` });
+        });
+      });
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,193 @@
+import type pg from 'pg';
+import { XRateLimitedError, XUsageCappedError, type XClient, type XPostMetrics } from '@hashwatch/x-api';
+import { trackingItemsSql } from '../tracking/tracking-items';
+
+/** X's posts lookup takes up to 100 ids per call (PLATFORMS.md a, "Other lookups"). */
+export const LOOKUP_BATCH = 100;
+
+// Claims due posts, oldest due first, and reschedules them in the same statement. SKIP LOCKED: replicas (and
+// this replica's parallel batches) take disjoint batches. The rows stay locked through the lookup; a crash
+// rolls the claim back and leaves the posts due. A post whose counts X reports unchanged, and that nothing
+// else asks to recompute, needs nothing more: one narrow row per post is the whole cost of a refresh that
+// finds nothing new (98% of them in the issue's workload). RETURNING shows the counts as stored.
+const CLAIM = `
+UPDATE engagement_states s
+   SET next_poll_at = $1::timestamptz + make_interval(secs => s.interval_seconds)
+  FROM (SELECT x_post_id
+          FROM engagement_states
+         WHERE next_poll_at <= $1::timestamptz AND poll_until > $1::timestamptz
+         ORDER BY next_poll_at
+         LIMIT $2
+           FOR UPDATE SKIP LOCKED) due
+ WHERE s.x_post_id = due.x_post_id
+RETURNING s.x_post_id, s.retweet_count, s.like_count, s.reply_count, s.counts_updated_at`;
+
+// The full refresh, for the posts whose counts changed, that X no longer has, that an account started
+// tracking (discovery nulls counts_updated_at), whose accounts' sources, cadence or subscription changed
+// (markChangedAccounts nulls it too), or that were not fully refreshed for a while (a safety net). One
+// statement writes:
+// - the post's state: real counts (unless X no longer has the post: then polling stops), the next poll at
+//   the fastest cadence among the served accounts whose window is open, and a window that ends 48 h after
+//   the latest detection still tracking it (none left: it ends now). A category no served account wants
+//   right now moves its sampled baseline with the count, so no sample is spent on it and the sampler's
+//   "rose since the last sample" means rose while someone wanted it;
+// - each tracking item of a served account: counts and lists of the categories its source has on now, and
+//   the source's current switches (the notifier reads them from the parent item to route engagement
+//   alerts). Items whose values would not change are not written: a refresh that finds nothing new writes
+//   one narrow row per post, not one wide row per account, and engagement_updated_at says when the item's
+//   engagement last changed.
+const WRITE_COUNTS = `
+WITH fresh AS (
+  -- Null counts: X did not return the post (outcome 'gone' or 'unknown'); its stored counts stay.
+  SELECT * FROM unnest($1::text[], $2::int[], $3::int[], $4::int[], $5::text[])
+    AS c(x_post_id, retweet_count, like_count, reply_count, outcome)
+), tracking AS (${trackingItemsSql('$1::text[]', '$6::timestamptz')}
+), per_post AS (
+  SELECT x_post_id,
+         min(refresh_seconds) FILTER (WHERE served) AS interval_seconds,
+         max(detected_at) + interval '48 hours' AS poll_until,
+         bool_or(served AND likes AND $7::boolean) AS likes_wanted,
+         bool_or(served AND reposts) AS reposts_wanted,
+         bool_or(served AND comments) AS comments_wanted
+    FROM tracking
+   GROUP BY x_post_id
+), states AS (
+  UPDATE engagement_states s
+     SET retweet_count = COALESCE(c.retweet_count, s.retweet_count),
+         like_count = COALESCE(c.like_count, s.like_count),
+         reply_count = COALESCE(c.reply_count, s.reply_count),
+         sampled_retweets = CASE WHEN p.reposts_wanted THEN LEAST(s.sampled_retweets, COALESCE(c.retweet_count, s.retweet_count))
+                                 ELSE COALESCE(c.retweet_count, s.retweet_count) END,
+         sampled_likes = CASE WHEN p.likes_wanted THEN LEAST(s.sampled_likes, COALESCE(c.like_count, s.like_count))
+                              ELSE COALESCE(c.like_count, s.like_count) END,
+         sampled_replies = CASE WHEN p.comments_wanted THEN LEAST(s.sampled_replies, COALESCE(c.reply_count, s.reply_count))
+                                ELSE COALESCE(c.reply_count, s.reply_count) END,
+         counts_updated_at = $6::timestamptz,
+         interval_seconds = COALESCE(p.interval_seconds, s.interval_seconds),
+         poll_until = CASE WHEN c.outcome = 'gone' THEN $6::timestamptz ELSE COALESCE(p.poll_until, $6::timestamptz) END,
+         next_poll_at = $6::timestamptz + make_interval(secs => COALESCE(p.interval_seconds, s.interval_seconds))
+    FROM fresh c
+    LEFT JOIN per_post p ON p.x_post_id = c.x_post_id
+   WHERE s.x_post_id = c.x_post_id
+  RETURNING s.x_post_id, s.retweet_count, s.like_count, s.reply_count, s.retweeters, s.likers, s.repliers
+), items AS (
+  UPDATE feed_items f
+     SET retweet_count = CASE WHEN t.reposts THEN n.retweet_count ELSE f.retweet_count END,
+         like_count = CASE WHEN t.likes THEN n.like_count ELSE f.like_count END,
+         reply_count = CASE WHEN t.comments THEN n.reply_count ELSE f.reply_count END,
+         retweeters = CASE WHEN t.reposts THEN n.retweeters ELSE f.retweeters END,
+         likers = CASE WHEN t.likes THEN n.likers ELSE f.likers END,
+         repliers = CASE WHEN t.comments THEN n.repliers ELSE f.repliers END,
+         track_likes = t.likes,
+         track_reposts = t.reposts,
+         track_comments = t.comments,
+         engagement_updated_at = $6::timestamptz
+    FROM tracking t
+    JOIN states n ON n.x_post_id = t.x_post_id
+   WHERE f.id = t.id AND t.served
+     AND (   (t.reposts AND (f.retweet_count, f.retweeters) IS DISTINCT FROM (n.retweet_count, n.retweeters))
+          OR (t.likes AND (f.like_count, f.likers) IS DISTINCT FROM (n.like_count, n.likers))
+          OR (t.comments AND (f.reply_count, f.repliers) IS DISTINCT FROM (n.reply_count, n.repliers))
+          OR (f.track_likes, f.track_reposts, f.track_comments) IS DISTINCT FROM (t.likes, t.reposts, t.comments))
+  RETURNING 1
+)
+SELECT (SELECT count(*) FROM states)::int AS refreshed, (SELECT count(*) FROM items)::int AS items_written`;
+
+interface ClaimedRow {
+  x_post_id: string;
+  retweet_count: number;
+  like_count: number;
+  reply_count: number;
+  /** When the post last went through the full refresh; null asks for one. */
+  counts_updated_at: Date | null;
+}
+
+export type BatchOutcome =
+  | { kind: 'empty' }
+  | {
+      kind: 'refreshed';
+      refreshed: number;
+      /** Posts whose counts X reported different from the stored ones. */
+      changed: number;
+      gone: number;
+      /** Posts that went through the full refresh (the rest were only rescheduled). */
+      full: number;
+      itemsWritten: number;
+    }
+  /** X refused for now (rate limit or usage cap): the batch stays due, stop claiming this cycle. */
+  | { kind: 'held_back'; error: Error }
+  /** The lookup failed (timeout, 5xx...): the batch skips this refresh and is due again one interval later. */
+  | { kind: 'failed'; posts: number; error: Error };
+
+/**
+ * Claims (and reschedules) up to 100 due posts, reads their counts with one posts lookup, and in the same
+ * transaction fully refreshes the posts that need it (counts to the states and to every tracking item).
+ * Counts for all tracked posts come only from these batched lookups: one call per 100 posts, whatever the
+ * number of accounts tracking them.
+ */
+export async function refreshCountsBatch(
+  pool: pg.Pool,
+  x: XClient,
+  now: Date,
+  options: { likesSampled: boolean; batchSize?: number; fullRefreshSeconds: number },
+): Promise<BatchOutcome> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    // Named: prepared once per connection, so a cycle of 1,000 batches does not plan these 1,000 times.
+    const { rows } = await client.query<ClaimedRow>({ name: 'engagement-claim', text: CLAIM, values: [now, options.batchSize ?? LOOKUP_BATCH] });
+    if (rows.length === 0) {
+      await client.query('COMMIT');
+      return { kind: 'empty' };
+    }
+    const ids = rows.map((row) => row.x_post_id);
+    let lookup: Awaited<ReturnType<XClient['postsByIds']>>;
+    try {
+      lookup = await x.postsByIds(ids);
+    } catch (error) {
+      if (error instanceof XRateLimitedError || error instanceof XUsageCappedError) {
+        await client.query('ROLLBACK');
+        return { kind: 'held_back', error };
+      }
+      // The claim already moved them to their next refresh: this one is skipped.
+      await client.query('COMMIT');
+      return { kind: 'failed', posts: ids.length, error: error as Error };
+    }
+    const found = new Map(lookup.posts.map((post) => [post.id, post]));
+    const gone = new Set(lookup.errors.map((problem) => problem.resourceId).filter((id): id is string => id !== null));
+    const stale = now.getTime() - options.fullRefreshSeconds * 1000;
+    const full: { id: string; metrics: XPostMetrics | null; outcome: 'found' | 'gone' | 'unknown' }[] = [];
+    let changed = 0;
+    for (const row of rows) {
+      const metrics = found.get(row.x_post_id)?.metrics ?? null;
+      const moved = metrics !== null && (metrics.retweetCount !== row.retweet_count || metrics.likeCount !== row.like_count || metrics.replyCount !== row.reply_count);
+      if (moved) changed += 1;
+      const outcome = metrics ? 'found' : gone.has(row.x_post_id) ? 'gone' : 'unknown';
+      if (moved || outcome === 'gone' || row.counts_updated_at === null || row.counts_updated_at.getTime() <= stale) full.push({ id: row.x_post_id, metrics, outcome });
+    }
+    let itemsWritten = 0;
+    if (full.length > 0) {
+      const { rows: summary } = await client.query<{ refreshed: number; items_written: number }>({
+        name: 'engagement-write-counts',
+        text: WRITE_COUNTS,
+        values: [
+          full.map((post) => post.id),
+          full.map((post) => post.metrics?.retweetCount ?? null),
+          full.map((post) => post.metrics?.likeCount ?? null),
+          full.map((post) => post.metrics?.replyCount ?? null),
+          full.map((post) => post.outcome),
+          now,
+          options.likesSampled,
+        ],
+      });
+      itemsWritten = summary[0]?.items_written ?? 0;
+    }
+    await client.query('COMMIT');
+    return { kind: 'refreshed', refreshed: rows.length, changed, gone: full.filter((post) => post.outcome === 'gone').length, full: full.length, itemsWritten };
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}

@@ -1,0 +1,315 @@
+import type pg from 'pg';
+import type { Redis } from 'ioredis';
+import type { Logger } from '@hashwatch/logger';
+import type { XClient } from '@hashwatch/x-api';
+import { refreshCountsBatch, type BatchOutcome } from './counts/refresh-counts';
+import { discoverTrackedPosts, type DiscoveryResult } from './discovery/discover-tracked-posts';
+import { markChangedAccounts } from './discovery/mark-changed-accounts';
+import { PollerMetrics } from './poller-metrics';
+import { ReplyCursors } from './samples/reply-cursors';
+import { DEFAULT_ALLOWANCES, SampleBudget, type SampleAllowance } from './samples/sample-budget';
+import { KIND_COLUMNS, SAMPLE_KINDS, type SampleKind } from './samples/sample-kinds';
+import { samplePost, type SampleOutcome } from './samples/sample-post';
+
+export interface PollerOptions {
+  /** X serves liking users only to a user-context token (X_USER_TOKEN). Without one, likers are never sampled. */
+  likesSampled: boolean;
+  /** Lookup batches of 100 in flight at once on this replica. */
+  lookupConcurrency: number;
+  /** Sample calls in flight at once on this replica. */
+  sampleConcurrency: number;
+  /** Most samples of one category one cycle considers (the budget usually grants far fewer). */
+  maxSamplesPerCycle: number;
+  allowances: Record<SampleKind, SampleAllowance>;
+  /** Lookup failures in a row (timeouts, 5xx) after which a cycle stops claiming: X is likely down. */
+  maxLookupFailures: number;
+  /** How long a finished post's state is kept, so a late detection by another account resumes it. */
+  finishedStateRetentionHours: number;
+  /**
+   * A post whose counts do not change is only rescheduled; whatever else could change its items (a new
+   * tracking account, a PATCH, a plan or subscription change) asks for a full refresh explicitly. This is
+   * the safety net: a full refresh at least this often anyway.
+   */
+  fullRefreshSeconds: number;
+}
+
+export const DEFAULT_POLLER_OPTIONS: PollerOptions = {
+  likesSampled: false,
+  lookupConcurrency: 4,
+  sampleConcurrency: 4,
+  maxSamplesPerCycle: 200,
+  allowances: DEFAULT_ALLOWANCES,
+  maxLookupFailures: 3,
+  finishedStateRetentionHours: 48,
+  fullRefreshSeconds: 1800,
+};
+
+export interface EngagementPollerDeps {
+  pool: pg.Pool;
+  x: XClient;
+  /** Holds the shared sample budget, the discovery watermark and the reply cursors, under `keyPrefix`. */
+  redis: Redis;
+  keyPrefix: string;
+  logger: Logger;
+  /** The clock of everything the poller decides (windows, cadences, budgets). Tests move it. */
+  now: () => Date;
+  /** Hands committed outbox rows to BullMQ (relayOutbox); called after every cycle. */
+  relay?: () => Promise<number>;
+  options?: Partial<PollerOptions>;
+}
+
+export interface CountsReport {
+  batches: number;
+  refreshed: number;
+  changed: number;
+  /** Posts fully refreshed (the others were only rescheduled). */
+  full: number;
+  gone: number;
+  itemsWritten: number;
+  failedPosts: number;
+  heldBack: boolean;
+}
+
+export interface KindReport {
+  candidates: number;
+  granted: number;
+  calls: number;
+  sampled: number;
+  newEngagers: number;
+  stored: number;
+  droppedForQuota: number;
+  heldBack: boolean;
+}
+
+export interface CycleReport {
+  discovered: DiscoveryResult;
+  /** Accounts whose sources, cadence or subscription changed since the last cycle. */
+  changedAccounts: number;
+  counts: CountsReport;
+  samples: Partial<Record<SampleKind, KindReport>>;
+  relayed: number;
+  finishedStatesRemoved: number;
+  durationMs: number;
+  /** Milliseconds spent in each phase. */
+  phases: { discoveryMs: number; countsMs: number; samplesMs: number; relayMs: number };
+}
+
+export interface EngagementPoller {
+  /** One refresh cycle: discover, refresh counts of every due post, sample what rose most, relay alerts. */
+  runCycle(): Promise<CycleReport>;
+  /** Samples one post now, every category that rose (within the budget): the `sample-engagement` job. */
+  sampleNow(xPostId: string): Promise<Partial<Record<SampleKind, SampleOutcome['kind']>>>;
+  readonly metrics: PollerMetrics;
+}
+
+const candidatesSql = (kind: SampleKind) => {
+  const { count, sampled } = KIND_COLUMNS[kind];
+  return `
+SELECT x_post_id FROM engagement_states
+ WHERE ${count} > ${sampled} AND poll_until > $1
+ ORDER BY (${count} - ${sampled}) DESC, x_post_id
+ LIMIT $2`;
+};
+
+const REMOVE_FINISHED = `
+DELETE FROM engagement_states
+ WHERE x_post_id IN (SELECT x_post_id FROM engagement_states WHERE poll_until < $1 LIMIT 5000 FOR UPDATE SKIP LOCKED)`;
+
+const ENDPOINT_OF: Record<SampleKind, string> = { like: 'liking_users', retweet: 'retweeted_by', reply: 'search_recent' };
+
+/** Runs `worker` `concurrency` times at once; rethrows the first error once all have stopped. */
+async function inParallel(concurrency: number, worker: () => Promise<void>): Promise<void> {
+  const results = await Promise.allSettled(Array.from({ length: Math.max(1, concurrency) }, worker));
+  const failure = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+  if (failure) throw failure.reason;
+}
+
+/**
+ * The engagement poller. Safe with any number of replicas: posts are claimed with row locks (SKIP LOCKED),
+ * the sample budget and the discovery watermark are shared in Redis, and every write that could repeat is
+ * idempotent (upserts, dedupe keys, deterministic job ids).
+ */
+export function createEngagementPoller(deps: EngagementPollerDeps): EngagementPoller {
+  const { pool, x, redis, keyPrefix, logger } = deps;
+  const options: PollerOptions = { ...DEFAULT_POLLER_OPTIONS, ...deps.options };
+  const budget = new SampleBudget(redis, keyPrefix, options.allowances);
+  const replyCursors = new ReplyCursors(redis, keyPrefix);
+  const metrics = new PollerMetrics();
+  const kinds = SAMPLE_KINDS.filter((kind) => kind !== 'like' || options.likesSampled);
+
+  async function refreshCounts(now: Date): Promise<CountsReport> {
+    const report: CountsReport = { batches: 0, refreshed: 0, changed: 0, full: 0, gone: 0, itemsWritten: 0, failedPosts: 0, heldBack: false };
+    let failuresInARow = 0;
+    let stop = false;
+    await inParallel(options.lookupConcurrency, async () => {
+      while (!stop) {
+        let outcome: BatchOutcome;
+        try {
+          outcome = await refreshCountsBatch(pool, x, now, { likesSampled: options.likesSampled, fullRefreshSeconds: options.fullRefreshSeconds });
+        } catch (error) {
+          stop = true;
+          throw error;
+        }
+        if (outcome.kind === 'empty') return;
+        if (outcome.kind === 'held_back') {
+          stop = true;
+          report.heldBack = true;
+          metrics.inc('hashwatch_engagement_held_back_total', { endpoint: 'posts_lookup' });
+          logger.warn('engagement lookups held back', { error: outcome.error.message });
+          return;
+        }
+        report.batches += 1;
+        metrics.inc('hashwatch_engagement_upstream_calls_total', { endpoint: 'posts_lookup' });
+        if (outcome.kind === 'failed') {
+          report.failedPosts += outcome.posts;
+          failuresInARow += 1;
+          logger.warn('engagement lookup failed', { posts: outcome.posts, failuresInARow, error: outcome.error.message });
+          if (failuresInARow >= options.maxLookupFailures) stop = true;
+          continue;
+        }
+        failuresInARow = 0;
+        report.refreshed += outcome.refreshed;
+        report.changed += outcome.changed;
+        report.full += outcome.full;
+        report.gone += outcome.gone;
+        report.itemsWritten += outcome.itemsWritten;
+      }
+    });
+    metrics.inc('hashwatch_engagement_posts_refreshed_total', undefined, report.refreshed);
+    metrics.inc('hashwatch_engagement_posts_changed_total', undefined, report.changed);
+    metrics.inc('hashwatch_engagement_posts_recomputed_total', undefined, report.full);
+    return report;
+  }
+
+  /** Counts one sample's outcome; true when a call went out to X. */
+  function account(kind: SampleKind, outcome: SampleOutcome, report: KindReport): boolean {
+    const endpoint = ENDPOINT_OF[kind];
+    if (outcome.kind === 'skipped') return false;
+    if (outcome.kind === 'held_back') {
+      report.heldBack = true;
+      metrics.inc('hashwatch_engagement_held_back_total', { endpoint });
+      logger.warn('engagement samples held back', { kind, error: outcome.error.message });
+      return (outcome.error as { upstream?: boolean }).upstream === true;
+    }
+    metrics.inc('hashwatch_engagement_upstream_calls_total', { endpoint });
+    report.calls += 1;
+    if (outcome.kind === 'failed') {
+      logger.warn('engagement sample failed', { kind, error: outcome.error.message });
+      return true;
+    }
+    report.sampled += 1;
+    report.newEngagers += outcome.newEngagers;
+    report.stored += outcome.stored;
+    report.droppedForQuota += outcome.droppedForQuota;
+    metrics.inc('hashwatch_engagement_new_engagers_total', { kind }, outcome.newEngagers);
+    metrics.inc('hashwatch_engagement_items_total', { kind }, outcome.stored);
+    metrics.inc('hashwatch_engagement_dropped_for_quota_total', undefined, outcome.droppedForQuota);
+    return true;
+  }
+
+  async function takeBudget(kind: SampleKind, want: number, now: Date): Promise<number> {
+    try {
+      return await budget.take(kind, want, now);
+    } catch (error) {
+      // Sample calls cost money and scarce rate limit: without the shared budget, make none.
+      logger.warn('engagement sample budget unavailable', { kind, error: (error as Error).message });
+      return 0;
+    }
+  }
+
+  /** Spends this category's budget on the posts whose count rose most since their last sample. */
+  async function sampleKind(kind: SampleKind, now: Date): Promise<KindReport> {
+    const report: KindReport = { candidates: 0, granted: 0, calls: 0, sampled: 0, newEngagers: 0, stored: 0, droppedForQuota: 0, heldBack: false };
+    const { rows } = await pool.query<{ x_post_id: string }>(candidatesSql(kind), [now, options.maxSamplesPerCycle]);
+    report.candidates = rows.length;
+    if (rows.length === 0) return report;
+    let tokens = await takeBudget(kind, rows.length, now);
+    report.granted = tokens;
+    let next = 0;
+    await inParallel(Math.min(options.sampleConcurrency, tokens), async () => {
+      while (tokens > 0 && !report.heldBack && next < rows.length) {
+        const postId = (rows[next++] as { x_post_id: string }).x_post_id;
+        tokens -= 1;
+        const outcome = await samplePost({ pool, x, replyCursors }, kind, postId, now);
+        // A post held by another replica or no longer wanted costs nothing: its call goes to the next one.
+        if (!account(kind, outcome, report)) tokens += 1;
+      }
+    });
+    await budget.giveBack(kind, tokens).catch(() => undefined);
+    return report;
+  }
+
+  async function relayAll(): Promise<number> {
+    if (!deps.relay) return 0;
+    let relayed = 0;
+    for (let round = 0; round < 20; round += 1) {
+      const moved = await deps.relay();
+      relayed += moved;
+      if (moved === 0) break;
+    }
+    return relayed;
+  }
+
+  return {
+    metrics,
+
+    async runCycle() {
+      const started = Date.now();
+      const now = deps.now();
+      let mark = started;
+      const lap = () => {
+        const elapsed = Date.now() - mark;
+        mark = Date.now();
+        return elapsed;
+      };
+      try {
+        const discovered = await discoverTrackedPosts(pool, redis, keyPrefix, now);
+        const changedAccounts = await markChangedAccounts(pool, redis, keyPrefix, now);
+        const discoveryMs = lap();
+        const counts = await refreshCounts(now);
+        const countsMs = lap();
+        const samples: CycleReport['samples'] = {};
+        for (const kind of kinds) samples[kind] = await sampleKind(kind, now);
+        const samplesMs = lap();
+        // Committed alerts reach BullMQ even when relaying fails here: the rows stay for the next relay.
+        const relayed = await relayAll().catch((error: Error) => {
+          logger.warn('outbox relay failed', { error: error.message });
+          return 0;
+        });
+        const relayMs = lap();
+        const retention = new Date(now.getTime() - options.finishedStateRetentionHours * 3_600_000);
+        const finishedStatesRemoved = (await pool.query(REMOVE_FINISHED, [retention])).rowCount ?? 0;
+        const report: CycleReport = {
+          discovered,
+          changedAccounts,
+          counts,
+          samples,
+          relayed,
+          finishedStatesRemoved,
+          durationMs: Date.now() - started,
+          phases: { discoveryMs, countsMs, samplesMs, relayMs },
+        };
+        metrics.inc('hashwatch_engagement_cycles_total', { result: 'ok' });
+        metrics.set('hashwatch_engagement_cycle_seconds', report.durationMs / 1000);
+        return report;
+      } catch (error) {
+        metrics.inc('hashwatch_engagement_cycles_total', { result: 'error' });
+        throw error;
+      }
+    },
+
+    async sampleNow(xPostId) {
+      const now = deps.now();
+      const outcomes: Partial<Record<SampleKind, SampleOutcome['kind']>> = {};
+      for (const kind of kinds) {
+        if ((await takeBudget(kind, 1, now)) === 0) continue;
+        const report: KindReport = { candidates: 1, granted: 1, calls: 0, sampled: 0, newEngagers: 0, stored: 0, droppedForQuota: 0, heldBack: false };
+        const outcome = await samplePost({ pool, x, replyCursors }, kind, xPostId, now);
+        if (!account(kind, outcome, report)) await budget.giveBack(kind, 1).catch(() => undefined);
+        outcomes[kind] = outcome.kind;
+      }
+      await relayAll();
+      return outcomes;
+    },
+  };
+}

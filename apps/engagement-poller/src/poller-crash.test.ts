@@ -1,0 +1,123 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import path from 'node:path';
+import { routeAlertJobId } from '@hashwatch/queues';
+import { APP_TOKEN, handles, USER_TOKEN, usePollerFixture } from './test-support/poller-fixture';
+
+const APP_DIR = path.resolve(__dirname, '..');
+
+/** The real worker (src/main.ts through tsx, one node process), on this file's database, Redis prefix and simulator. */
+function startWorker(f: ReturnType<typeof usePollerFixture>): ChildProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: APP_DIR,
+    env: {
+      ...process.env,
+      TSX_TSCONFIG_PATH: 'tsconfig.json',
+      DATABASE_URL: f.env.database.url,
+      REDIS_URL: f.env.redisUrl,
+      QUEUE_PREFIX: f.env.queuePrefix,
+      X_API_BASE_URL: f.simUrl,
+      X_BEARER_TOKEN: APP_TOKEN,
+      X_USER_TOKEN: USER_TOKEN,
+      HEALTH_PORT: '0',
+      LOG_LEVEL: 'error',
+    },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  child.stderr?.on('data', (chunk: Buffer) => process.stderr.write(`[poller ${child.pid}] ${chunk.toString()}`));
+  return child;
+}
+
+async function waitFor(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+async function kill(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, 'exit');
+  child.kill(signal);
+  await exited;
+}
+
+describe('a poller process killed with SIGKILL in the middle of a cycle', () => {
+  const f = usePollerFixture({ rateLimitWindowSeconds: 60 });
+  const pool = () => f.env.database.db.pool;
+  const children: ChildProcess[] = [];
+  // A held answer is long enough for the kill to land first (it does within a few hundred ms), and short
+  // enough that the simulator's timer ends before the file does.
+  const HOLD_MS = 4_000;
+  let heldUntil = 0;
+
+  afterAll(async () => {
+    for (const child of children) await kill(child, 'SIGKILL');
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, heldUntil - Date.now())));
+  });
+
+  const outboxRows = async () => (await pool().query('SELECT job_id FROM outbox_jobs')).rows.map((row: { job_id: string }) => row.job_id);
+
+  it('loses no engager and alerts none twice after a restart', async () => {
+    const user = await f.account({ refreshSeconds: 1 });
+    const post = f.post('zed', 'gm #btc');
+    f.sim.state.addLikes(post.id, { usernames: handles('k', 5) });
+    f.sim.state.addRetweets(post.id, { usernames: handles('t', 3) });
+    const itemId = await f.detect(user, post);
+    // The retweet sample's answer is held: by then the same cycle has committed the like sample (its items and
+    // their outbox rows) and has not relayed them yet; the retweet sample's transaction is open.
+    f.sim.state.injectFault({ endpoint: 'retweeted_by', kind: 'slow', count: 1, delay_ms: HOLD_MS });
+
+    const first = startWorker(f);
+    children.push(first);
+    await waitFor('the held retweeted_by request', () => f.sim.state.faults.pending().length === 0);
+    heldUntil = Date.now() + HOLD_MS + 200;
+    const likesBeforeKill = await f.engagementItems(user, itemId);
+    expect(likesBeforeKill.map((e) => e.kind)).toEqual(['like', 'like', 'like', 'like', 'like']);
+    expect((await outboxRows()).sort()).toEqual(likesBeforeKill.map((e) => routeAlertJobId(e.id)).sort());
+    await kill(first, 'SIGKILL');
+
+    // Engagement goes on while the poller is down.
+    f.sim.state.addLikes(post.id, { usernames: ['k0006'] });
+    f.sim.state.addRetweets(post.id, { usernames: ['t0004'] });
+
+    const second = startWorker(f);
+    children.push(second);
+    await waitFor('every engager stored and relayed', async () => (await f.engagementItems(user, itemId)).length >= 10 && (await outboxRows()).length === 0);
+    // A few more cycles: nothing may be added twice.
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    await kill(second, 'SIGTERM');
+
+    const items = await f.engagementItems(user, itemId);
+    expect(items.map((e) => `${e.kind} ${e.author}`).sort()).toEqual([
+      ...handles('k', 6).map((h) => `like @${h}`),
+      ...handles('t', 4).map((h) => `retweet @${h}`),
+    ]);
+    const jobs = (await f.routeAlertJobIds()).filter((id) => items.some((item) => routeAlertJobId(item.id) === id));
+    expect(jobs.sort()).toEqual(items.map((item) => routeAlertJobId(item.id)).sort());
+    expect(await f.item(itemId)).toMatchObject({ like_count: 6, retweet_count: 4 });
+    expect(second.exitCode).toBe(0);
+  });
+
+  it('refreshes the counts a killed lookup left behind', async () => {
+    const user = await f.account({ refreshSeconds: 1 });
+    const post = f.post('yan', 'gm #btc');
+    const itemId = await f.detect(user, post);
+    f.sim.state.addLikes(post.id, { anonymous: 9 });
+    f.sim.state.injectFault({ endpoint: 'posts_lookup', kind: 'slow', count: 1, delay_ms: HOLD_MS });
+
+    const first = startWorker(f);
+    children.push(first);
+    await waitFor('the held posts lookup', () => f.sim.state.faults.pending().length === 0);
+    heldUntil = Date.now() + HOLD_MS + 200;
+    await kill(first, 'SIGKILL');
+    expect((await f.item(itemId)).like_count).toBe(0);
+
+    const second = startWorker(f);
+    children.push(second);
+    await waitFor('the counts', async () => (await f.item(itemId)).like_count === 9);
+    await kill(second, 'SIGTERM');
+  });
+});

@@ -1,0 +1,266 @@
+import { randomBytes } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { createAccount } from '@hashwatch/accounts';
+import { transaction } from '@hashwatch/db';
+import { insertFeedItems } from '@hashwatch/feed';
+import { createLogger } from '@hashwatch/logger';
+import { relayOutbox } from '@hashwatch/outbox';
+import { createQueues, createRedisConnection, type Queues } from '@hashwatch/queues';
+import { useTestEnvironment, type TestEnvironment } from '@hashwatch/testing';
+import { createXClient, type XClient } from '@hashwatch/x-api';
+// The simulator plays X; tests drive it in-process. Test code only: the app itself never imports another app.
+import {
+  createSimulator,
+  serveSimulator,
+  DEFAULT_APP_TOKEN,
+  DEFAULT_USER_TOKEN,
+  type RunningSimulator,
+  type Simulator,
+  type SimulatorOptions,
+} from '../../../x-sim/src/index';
+import { createEngagementPoller, type EngagementPoller, type PollerOptions } from '../engagement-poller';
+import type { SampleAllowance } from '../samples/sample-budget';
+import type { SampleKind } from '../samples/sample-kinds';
+
+export { DEFAULT_APP_TOKEN as APP_TOKEN, DEFAULT_USER_TOKEN as USER_TOKEN };
+
+/** A budget no test reaches, for tests about something else than the budget. */
+export const OPEN_ALLOWANCES: Record<SampleKind, SampleAllowance> = {
+  like: { perWindow: 100_000, windowSeconds: 900, burst: 10_000 },
+  retweet: { perWindow: 100_000, windowSeconds: 900, burst: 10_000 },
+  reply: { perWindow: 100_000, windowSeconds: 900, burst: 10_000 },
+};
+
+export interface Flags {
+  trackEngagement?: boolean;
+  trackLikes?: boolean;
+  trackReposts?: boolean;
+  trackComments?: boolean;
+}
+
+export interface FeedItemRow {
+  id: string;
+  user_id: string;
+  type: string;
+  x_post_id: string;
+  author: string;
+  author_name: string;
+  author_id: string | null;
+  text: string;
+  url: string;
+  hashtag: string | null;
+  account: string | null;
+  sources: string[];
+  posted_at: Date | null;
+  detected_at: Date;
+  parent_id: string | null;
+  kind: string | null;
+  engagement_tracked: boolean;
+  track_likes: boolean;
+  track_reposts: boolean;
+  track_comments: boolean;
+  retweet_count: number;
+  like_count: number;
+  reply_count: number;
+  retweeters: string[];
+  likers: string[];
+  repliers: string[];
+  engagement_updated_at: Date | null;
+}
+
+export interface PollerFixture {
+  readonly env: TestEnvironment;
+  readonly sim: Simulator;
+  readonly simUrl: string;
+  readonly queues: Queues;
+  /** The poller's clock: starts at the real time (detected_at comes from the database's clock). */
+  readonly clock: { now(): Date; set(at: Date): void; advance(ms: number): void };
+  xClient(options?: { userToken?: boolean }): XClient;
+  /** A poller on this file's database, Redis prefix and simulator; each call is another "replica". */
+  poller(options?: Partial<PollerOptions> & { userToken?: boolean; redis?: Redis }): EngagementPoller;
+  account(options?: { refreshSeconds?: number; plan?: 'starter' | 'pro' | 'business' }): Promise<string>;
+  /** A hashtag track (engagement on unless said otherwise). */
+  track(userId: string, hashtag: string, flags?: Flags): Promise<string>;
+  setTrackFlags(trackId: string, flags: Flags): Promise<void>;
+  /** A new post on the simulator. */
+  post(author?: string, text?: string): { id: string; author: string };
+  /** Stores the account's detection of `post` as the scanner would (creating the hashtag track when missing), flags copied from the source. */
+  detect(userId: string, post: { id: string; author: string }, options?: { hashtag?: string; flags?: Flags; detectedAt?: Date }): Promise<string>;
+  item(id: string): Promise<FeedItemRow>;
+  /** Engagement items of one account, oldest first. */
+  engagementItems(userId: string, parentId?: string): Promise<FeedItemRow[]>;
+  /** Requests the simulator received on one endpoint. */
+  requests(endpoint: 'posts_lookup' | 'liking_users' | 'retweeted_by' | 'search_recent'): number;
+  /** Ids of the route-alert jobs in BullMQ. */
+  routeAlertJobIds(): Promise<string[]>;
+}
+
+/** Handles `prefix0001`… for `count` simulated accounts. */
+export function handles(prefix: string, count: number, from = 1): string[] {
+  return Array.from({ length: count }, (_, i) => `${prefix}${String(from + i).padStart(4, '0')}`);
+}
+
+/**
+ * Registers hooks giving the test file a database, a Redis prefix, an X simulator on a free port (with a
+ * 2-second rate window, so a 429 blocks an endpoint for seconds, not 15 minutes) and BullMQ queues.
+ */
+export function usePollerFixture(simOptions: SimulatorOptions = {}): PollerFixture {
+  const env = useTestEnvironment();
+  const logger = createLogger('engagement-test', { level: 'error' });
+  let sim: Simulator | undefined;
+  let running: RunningSimulator | undefined;
+  let queues: Queues | undefined;
+  let producer: Redis | undefined;
+  let at = new Date();
+  let counter = 0;
+
+  beforeAll(async () => {
+    sim = createSimulator({ rateLimitWindowSeconds: 2, ...simOptions });
+    running = await serveSimulator(sim);
+    producer = createRedisConnection(env.redisUrl, { role: 'producer' });
+    queues = createQueues({ connection: producer, prefix: env.queuePrefix });
+  });
+
+  afterAll(async () => {
+    await queues?.close();
+    producer?.disconnect();
+    await running?.close();
+  });
+
+  const ready = <T>(value: T | undefined, what: string): T => {
+    if (value === undefined) throw new Error(`${what} is only available inside tests and hooks`);
+    return value;
+  };
+  const pool = () => env.database.db.pool;
+
+  const fixture: PollerFixture = {
+    env,
+    get sim() {
+      return ready(sim, 'sim');
+    },
+    get simUrl() {
+      return ready(running, 'simulator').url;
+    },
+    get queues() {
+      return ready(queues, 'queues');
+    },
+    clock: {
+      now: () => new Date(at),
+      set(value) {
+        at = new Date(value);
+      },
+      advance(ms) {
+        at = new Date(at.getTime() + ms);
+      },
+    },
+    xClient(options = {}) {
+      return createXClient({
+        baseUrl: ready(running, 'simulator').url,
+        bearerToken: DEFAULT_APP_TOKEN,
+        ...(options.userToken === false ? {} : { userToken: DEFAULT_USER_TOKEN }),
+        redis: env.redis,
+        keyPrefix: env.queuePrefix,
+        logger,
+      });
+    },
+    poller(options = {}) {
+      const { userToken, redis, ...rest } = options;
+      return createEngagementPoller({
+        pool: pool(),
+        x: fixture.xClient({ userToken: userToken !== false }),
+        redis: redis ?? env.redis,
+        keyPrefix: env.queuePrefix,
+        logger,
+        now: () => fixture.clock.now(),
+        relay: () => relayOutbox(pool(), fixture.queues),
+        options: { likesSampled: userToken !== false, allowances: OPEN_ALLOWANCES, ...rest },
+      });
+    },
+    async account(options = {}) {
+      counter += 1;
+      const { accountId } = await createAccount(env.database.db.prisma, { email: `u${counter}-${randomBytes(3).toString('hex')}@example.com`, planId: options.plan ?? 'business' });
+      if (options.refreshSeconds !== undefined) {
+        await pool().query('UPDATE users SET engagement_refresh_seconds = $2 WHERE id = $1', [accountId, options.refreshSeconds]);
+      }
+      return accountId;
+    },
+    async track(userId, hashtag, flags = {}) {
+      const id = `trk_${randomBytes(8).toString('hex')}`;
+      await pool().query(
+        `INSERT INTO tracks (id, user_id, hashtag, hashtag_norm, track_engagement, track_likes, track_reposts, track_comments)
+         VALUES ($1, $2, $3, lower($3), $4, $5, $6, $7)`,
+        [id, userId, hashtag, flags.trackEngagement ?? true, flags.trackLikes ?? true, flags.trackReposts ?? true, flags.trackComments ?? true],
+      );
+      return id;
+    },
+    async setTrackFlags(trackId, flags) {
+      await pool().query(
+        `UPDATE tracks SET track_engagement = COALESCE($2, track_engagement), track_likes = COALESCE($3, track_likes),
+                           track_reposts = COALESCE($4, track_reposts), track_comments = COALESCE($5, track_comments)
+          WHERE id = $1`,
+        [trackId, flags.trackEngagement ?? null, flags.trackLikes ?? null, flags.trackReposts ?? null, flags.trackComments ?? null],
+      );
+    },
+    post(author = 'alice', text = 'gm #btc') {
+      const post = fixture.sim.state.injectPost({ author, text });
+      return { id: post.id, author };
+    },
+    async detect(userId, post, options = {}) {
+      const hashtag = options.hashtag ?? 'btc';
+      const flags = { trackEngagement: true, trackLikes: true, trackReposts: true, trackComments: true, ...options.flags };
+      // The source the scanner found the post through, unless the test made it already.
+      await pool().query(
+        `INSERT INTO tracks (id, user_id, hashtag, hashtag_norm, track_engagement, track_likes, track_reposts, track_comments)
+         VALUES ($1, $2, $3, lower($3), $4, $5, $6, $7) ON CONFLICT DO NOTHING`,
+        [`trk_${randomBytes(8).toString('hex')}`, userId, hashtag, flags.trackEngagement, flags.trackLikes, flags.trackReposts, flags.trackComments],
+      );
+      const { inserted } = await transaction(pool(), (client) =>
+        insertFeedItems(client, [
+          {
+            userId,
+            dedupeKey: `x:${post.id}`,
+            type: 'hashtag',
+            hashtag,
+            account: null,
+            sources: [`#${hashtag}`],
+            xPostId: post.id,
+            authorId: null,
+            author: `@${post.author}`,
+            authorName: post.author,
+            text: `a post about #${hashtag}`,
+            url: `https://x.com/${post.author}/status/${post.id}`,
+            postedAt: new Date(),
+            engagementTracked: flags.trackEngagement,
+            trackLikes: flags.trackLikes,
+            trackReposts: flags.trackReposts,
+            trackComments: flags.trackComments,
+          },
+        ]),
+      );
+      const id = inserted[0]?.id;
+      if (!id) throw new Error(`post ${post.id} was already detected for ${userId}`);
+      if (options.detectedAt) await pool().query('UPDATE feed_items SET detected_at = $2 WHERE id = $1', [id, options.detectedAt]);
+      return id;
+    },
+    async item(id) {
+      const { rows } = await pool().query<FeedItemRow>('SELECT * FROM feed_items WHERE id = $1', [id]);
+      if (!rows[0]) throw new Error(`no feed item ${id}`);
+      return rows[0];
+    },
+    async engagementItems(userId, parentId) {
+      const { rows } = await pool().query<FeedItemRow>(
+        `SELECT * FROM feed_items WHERE user_id = $1 AND type = 'engagement' AND ($2::text IS NULL OR parent_id = $2) ORDER BY detected_at, dedupe_key`,
+        [userId, parentId ?? null],
+      );
+      return rows;
+    },
+    requests(endpoint) {
+      return fixture.sim.state.requestLog.requestCount(endpoint);
+    },
+    async routeAlertJobIds() {
+      const jobs = await fixture.queues.byName['alert-routing'].getJobs(['waiting', 'delayed', 'active', 'completed', 'failed', 'prioritized']);
+      return jobs.map((job) => job.id ?? '').sort();
+    },
+  };
+  return fixture;
+}

@@ -1,0 +1,251 @@
+import { request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { issueApiKey } from '@hashwatch/accounts';
+import { createDatabase } from '@hashwatch/db';
+import { createApp } from './app';
+import { request, useGateway } from './test-support/gateway-harness';
+
+const RATE_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'];
+
+function expectRateHeaders(res: { headers: Record<string, string> }): void {
+  for (const name of RATE_HEADERS) expect(res.headers[name]).toMatch(/^\d+$/);
+  const reset = Number(res.headers['x-ratelimit-reset']);
+  expect(reset).toBeGreaterThan(Date.now() / 1000 - 1);
+  expect(reset).toBeLessThan(Date.now() / 1000 + 3600);
+}
+
+describe('authentication', () => {
+  const gw = useGateway();
+
+  it.each([
+    ['no Authorization header', {}],
+    ['a wrong key', { Authorization: 'Bearer hw_live_notakey' }],
+    ['a non-bearer scheme', { Authorization: 'Basic dXNlcjpwYXNz' }],
+    ['an empty bearer', { Authorization: 'Bearer ' }],
+  ])('answers 401 unauthorized in the error shape for %s', async (_name, headers) => {
+    const res = await request(gw.app).get('/v1/tracks').set(headers);
+    expect(res.status).toBe(401);
+    expect(res.headers['content-type']).toMatch(/application\/json/);
+    expect(res.body).toEqual({ error: { code: 'unauthorized', message: expect.any(String) } });
+  });
+
+  it('authenticates before reading the body: a bad key with a huge body answers 401, not 413', async () => {
+    const res = await request(gw.app).post('/v1/tracks').set({ Authorization: 'Bearer nope', 'Content-Type': 'application/json' }).send('x'.repeat(100_000));
+    expect(res.status).toBe(401);
+  });
+
+  it('limits failed authentications per client IP to 60 a minute, without affecting a valid key', async () => {
+    const { auth } = await gw.account('business');
+    const earlier = await gw.env.redis.keys(`${gw.env.queuePrefix}:rl:authfail*`);
+    if (earlier.length > 0) await gw.env.redis.del(...earlier);
+    const statuses: number[] = [];
+    for (let i = 0; i < 61; i += 1) statuses.push((await request(gw.app).get('/v1/tracks').set({ Authorization: `Bearer wrong${i}` })).status);
+    expect(statuses.slice(0, 60).every((s) => s === 401)).toBe(true);
+    const limited = await request(gw.app).get('/v1/tracks').set({ Authorization: 'Bearer wrong-again' });
+    expect(limited.status).toBe(429);
+    expect(limited.body.error.code).toBe('rate_limited');
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    await request(gw.app).get('/v1/tracks').set(auth).expect(200);
+    await gw.env.redis.del(...(await gw.env.redis.keys(`${gw.env.queuePrefix}:rl:authfail*`)));
+  });
+});
+
+describe('rate limits', () => {
+  const gw = useGateway();
+
+  it('puts the rate-limit headers on every answer to a valid key: 200, 201, 400, 403, 404, 409, 413', async () => {
+    const { auth } = await gw.account('business');
+    const answers = [
+      await request(gw.app).get('/v1/tracks').set(auth),
+      await request(gw.app).post('/v1/tracks').set(auth).send({ hashtag: 'btc' }),
+      await request(gw.app).post('/v1/tracks').set(auth).send({ hashtag: '#btc' }),
+      await request(gw.app).post('/v1/tracks').set(auth).send({ hashtag: 'btc' }),
+      await request(gw.app).get('/v1/nothing-here').set(auth),
+      await request(gw.app).post('/v1/tracks').set(auth).set('Content-Type', 'application/json').send(`{"hashtag":"${'a'.repeat(70_000)}"}`),
+    ];
+    expect(answers.map((r) => r.status)).toEqual([200, 201, 400, 409, 404, 413]);
+    for (const res of answers) expectRateHeaders(res);
+    const limits = answers.map((r) => Number(r.headers['x-ratelimit-remaining']));
+    expect(limits).toEqual([599, 598, 597, 596, 595, 594]);
+    expect(answers[0]?.headers['x-ratelimit-limit']).toBe('600');
+  });
+
+  it("answers 429 rate_limited with Retry-After past the plan's per-minute cap", async () => {
+    const { accountId, auth } = await gw.account('starter');
+    await gw.env.database.db.prisma.user.update({ where: { id: accountId }, data: { rateLimitPerMinute: 3 } });
+    const statuses = [];
+    for (let i = 0; i < 3; i += 1) statuses.push((await request(gw.app).get('/v1/tracks').set(auth)).status);
+    expect(statuses).toEqual([200, 200, 200]);
+    const res = await request(gw.app).get('/v1/tracks').set(auth);
+    expect(res.status).toBe(429);
+    expect(res.body.error.code).toBe('rate_limited');
+    expectRateHeaders(res);
+    expect(res.headers['x-ratelimit-remaining']).toBe('0');
+    const retryAfter = Number(res.headers['retry-after']);
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+  });
+
+  it('shares one count between two gateway replicas on the same Redis', async () => {
+    const { accountId, auth } = await gw.account('starter');
+    await gw.env.database.db.prisma.user.update({ where: { id: accountId }, data: { rateLimitPerMinute: 4 } });
+    const replica = createApp({ ...gw.deps });
+    await request(gw.app).get('/v1/tracks').set(auth).expect(200);
+    await request(replica).get('/v1/tracks').set(auth).expect(200);
+    await request(gw.app).get('/v1/tracks').set(auth).expect(200);
+    await request(replica).get('/v1/tracks').set(auth).expect(200);
+    expect((await request(replica).get('/v1/tracks').set(auth)).status).toBe(429);
+    expect((await request(gw.app).get('/v1/tracks').set(auth)).status).toBe(429);
+  });
+});
+
+describe('subscriptions', () => {
+  const gw = useGateway();
+
+  it.each([
+    ['canceled', { subscriptionStatus: 'canceled' as const }, /canceled/],
+    ['past due', { subscriptionStatus: 'past_due' as const }, /past due/],
+    ['expired', { currentPeriodEnd: new Date('2026-01-01T00:00:00Z') }, /expired on 2026-01-01T00:00:00.000Z/],
+  ])('answers 402 subscription_inactive on every endpoint when %s, with the reason and the rate-limit headers', async (_name, data, reason) => {
+    const { accountId, auth } = await gw.account();
+    await gw.env.database.db.prisma.user.update({ where: { id: accountId }, data });
+    for (const res of [
+      await request(gw.app).get('/v1/tracks').set(auth),
+      await request(gw.app).post('/v1/tracks').set(auth).send({ hashtag: 'btc' }),
+      await request(gw.app).get('/v1/accounts').set(auth),
+    ]) {
+      expect(res.status).toBe(402);
+      expect(res.body.error.code).toBe('subscription_inactive');
+      expect(res.body.error.message).toMatch(reason);
+      expectRateHeaders(res);
+    }
+    expect(await gw.env.database.db.prisma.track.count({ where: { userId: accountId } })).toBe(0);
+  });
+});
+
+describe('request bodies and routes', () => {
+  const gw = useGateway();
+
+  it('answers 413 payload_too_large over 64 KiB, also when the body is chunked', async () => {
+    const { auth } = await gw.account('business');
+    const big = JSON.stringify({ hashtag: 'a'.repeat(66_000) });
+    const res = await request(gw.app).post('/v1/tracks').set(auth).set('Content-Type', 'application/json').send(big);
+    expect(res.status).toBe(413);
+    expect(res.body.error.code).toBe('payload_too_large');
+    // A chunked body has no Content-Length to refuse up front: the parser must stop reading at the limit.
+    const server = gw.app.listen(0);
+    try {
+      const { port } = server.address() as AddressInfo;
+      const status = await new Promise<number>((resolve, reject) => {
+        const req = httpRequest({ port, method: 'POST', path: '/v1/tracks', headers: { ...auth, 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' } }, (answer) => {
+          answer.resume();
+          resolve(answer.statusCode ?? 0);
+        });
+        req.on('error', reject);
+        for (let i = 0; i < big.length; i += 8192) req.write(big.slice(i, i + 8192));
+        req.end();
+      });
+      expect(status).toBe(413);
+    } finally {
+      server.close();
+    }
+  });
+
+  it.each([
+    ['not JSON', 'hashtag=btc', 'application/x-www-form-urlencoded'],
+    ['broken JSON', '{"hashtag": "btc"', 'application/json'],
+    ['a JSON string', '"btc"', 'application/json'],
+  ])('answers 400 invalid_request to a body that is %s and creates nothing', async (_name, body, type) => {
+    const { auth } = await gw.account('business');
+    const res = await request(gw.app).post('/v1/tracks').set(auth).set('Content-Type', type).send(body);
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('invalid_request');
+    expect((await request(gw.app).get('/v1/tracks').set(auth)).body.data).toEqual([]);
+  });
+
+  it('answers 404 not_found in the error shape for unknown routes, after authentication under /v1', async () => {
+    const { auth } = await gw.account();
+    const unknown = await request(gw.app).get('/v1/unknown').set(auth);
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toEqual({ error: { code: 'not_found', message: expect.any(String) } });
+    expect((await request(gw.app).get('/v1/unknown')).status).toBe(401);
+    const outside = await request(gw.app).get('/nowhere');
+    expect(outside.status).toBe(404);
+    expect(outside.body.error.code).toBe('not_found');
+    expect((await request(gw.app).put('/v1/tracks').set(auth).send({})).status).toBe(404);
+  });
+
+  it('sets helmet security headers and no X-Powered-By', async () => {
+    const res = await request(gw.app).get('/healthz');
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect(res.headers['content-security-policy']).toBeDefined();
+    expect(res.headers['x-powered-by']).toBeUndefined();
+  });
+
+  it('answers 500 internal_error without any detail when the database is gone', async () => {
+    const broken = createDatabase('postgresql://postgres@127.0.0.1:1/none', { max: 1 });
+    const app = createApp({ ...gw.deps, db: broken });
+    const res = await request(app).get('/v1/tracks').set({ Authorization: 'Bearer hw_live_whatever' });
+    expect(res.status).toBe(500);
+    expect(res.body).toEqual({ error: { code: 'internal_error', message: expect.any(String) } });
+    expect(JSON.stringify(res.body)).not.toMatch(/ECONNREFUSED|at |127\.0\.0\.1/);
+    await broken.close();
+  });
+});
+
+describe('keys across replicas', () => {
+  const gw = useGateway();
+
+  it('refuses a regenerated key at once on every replica', async () => {
+    const { accountId, auth } = await gw.account();
+    const replicas = [gw.app, createApp({ ...gw.deps }), createApp({ ...gw.deps })];
+    for (const app of replicas) await request(app).get('/v1/tracks').set(auth).expect(200);
+    const fresh = await issueApiKey(gw.env.database.db.prisma, accountId);
+    for (const app of replicas) {
+      expect((await request(app).get('/v1/tracks').set(auth)).status).toBe(401);
+      await request(app).get('/v1/tracks').set({ Authorization: `Bearer ${fresh}` }).expect(200);
+    }
+  });
+});
+
+describe('logs, health and documentation', () => {
+  const gw = useGateway();
+
+  it('writes one JSON log line per request without the key or any secret', async () => {
+    const { apiKey, auth } = await gw.account();
+    gw.logs.length = 0;
+    await request(gw.app).post('/v1/tracks').set(auth).set('X-TOTP-Code', '123456').send({ hashtag: 'btc' }).expect(201);
+    await request(gw.app).get(`/v1/tracks?key=${apiKey}`).set(auth).expect(200);
+    const lines = gw.logs.filter((line) => line.message === 'request');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatchObject({ method: 'POST', path: '/v1/tracks', status: 201, service: 'gateway', userId: expect.stringMatching(/^usr_/) });
+    const text = JSON.stringify(gw.logs);
+    expect(text).not.toContain(apiKey);
+    expect(text).not.toContain(apiKey.slice(8, 30));
+  });
+
+  it('answers /healthz and /readyz without a key', async () => {
+    expect((await request(gw.app).get('/healthz')).body).toEqual({ status: 'ok' });
+    const ready = await request(gw.app).get('/readyz');
+    expect(ready.status).toBe(200);
+    expect(ready.body).toEqual({ status: 'ready', checks: { postgres: 'ok', redis: 'ok' } });
+  });
+
+  it('serves the OpenAPI 3.1 document without a key, with bearer auth and every route', async () => {
+    const res = await request(gw.app).get('/v1/openapi.json').expect(200);
+    expect(res.body.openapi).toBe('3.1.0');
+    expect(res.body.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(Object.keys(res.body.paths)).toEqual(expect.arrayContaining(['/v1/tracks', '/v1/tracks/{id}', '/v1/accounts', '/v1/accounts/{id}']));
+    const create = res.body.paths['/v1/tracks'].post;
+    expect(Object.keys(create.responses)).toEqual(expect.arrayContaining(['201', '400', '401', '402', '403', '409', '413', '429', '500']));
+    expect(create.requestBody.content['application/json'].schema).toBeDefined();
+    expect(create.responses['201'].headers['X-RateLimit-Reset']).toBeDefined();
+  });
+
+  it('renders the docs page from the same document', async () => {
+    const res = await request(gw.app).get('/docs').expect(200);
+    expect(res.headers['content-type']).toMatch(/text\/html/);
+    expect(res.text).toContain('/v1/tracks/{id}');
+    expect(res.text).toContain('/v1/openapi.json');
+  });
+});

@@ -1,0 +1,43 @@
+import { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
+import express, { type Express } from 'express';
+import helmet from 'helmet';
+import type { GatewayDeps } from './deps';
+import { ApiBuilder } from './http/api-builder';
+import { authenticate } from './middleware/authenticate';
+import { errorHandler, notFound } from './middleware/error-handler';
+import { requestLog } from './middleware/request-log';
+import { docsPage } from './routes/docs/docs-page';
+import { openApiDocument } from './routes/docs/openapi-document';
+import { healthRouter } from './routes/health/health.router';
+import { registerRoutes } from './routes';
+
+/** CONTRACT section 4: bodies over 64 KiB answer 413. */
+const BODY_LIMIT_BYTES = 64 * 1024;
+
+/** Builds the gateway without listening, so tests drive it with supertest. */
+export function createApp(deps: GatewayDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use(requestLog(deps.logger));
+  app.use(helmet());
+
+  const registry = new OpenAPIRegistry();
+  const api = new ApiBuilder(registry, deps);
+  registerRoutes(api, deps);
+  const document = openApiDocument(registry);
+  const page = docsPage(document);
+
+  app.use(healthRouter(deps));
+  app.get('/v1/openapi.json', (_req, res) => {
+    res.json(document);
+  });
+  app.get('/docs', (_req, res) => {
+    res.type('html').send(page);
+  });
+  // Authentication (and the rate-limit headers) before the body is parsed, so even a 413 carries them.
+  app.use('/v1', authenticate(deps), express.json({ limit: BODY_LIMIT_BYTES, type: () => true, strict: true }), api.router);
+  app.use(notFound);
+  app.use(errorHandler(deps.logger));
+  return app;
+}

@@ -1,0 +1,22 @@
+import type { Redis } from 'ioredis';
+import type { Database } from '@hashwatch/db';
+import type { Logger } from '@hashwatch/logger';
+import type { Cipher } from '@hashwatch/secrets';
+
+/** Everything the gateway needs from outside, passed in by main.ts (or by a test). */
+export interface GatewayDeps {
+  db: Database;
+  redis: Redis;
+  logger: Logger;
+  /** Seals TOTP secrets and (later) channel secrets at rest. */
+  cipher: Cipher;
+  /** Derives the key that signs feed cursors. */
+  secretsKey: string;
+  /** QUEUE_PREFIX: every Redis key the gateway writes starts with it. */
+  keyPrefix: string;
+  now: () => Date;
+  /** Checks every response body against its documented schema (tests turn this on). */
+  validateResponses?: boolean;
+  /** Sender, TELEGRAM_API_BASE_URL and WEBHOOK_ALLOW_PRIVATE_NETWORKS for /notifications; omitted: production defaults. */
+  notifications?: import('./routes/notifications/notification-options').NotificationOptions;
+}

@@ -1,0 +1,140 @@
+import { OpenAPIRegistry, type ResponseConfig, type RouteConfig } from '@asteasolutions/zod-to-openapi';
+import { Router, type Request, type Response } from 'express';
+import type { z } from 'zod';
+import { AppError, errorStatus, type ErrorCode } from '@hashwatch/errors';
+import type { GatewayDeps } from '../deps';
+import type { AuthContext } from '../middleware/authenticate';
+import type { TightLimit } from '../middleware/tight-limit';
+import { errorBodySchema } from './error-schema';
+import { validate } from './validate';
+
+type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+export interface HandlerContext<B, Q, P> {
+  body: B;
+  query: Q;
+  params: P;
+  auth: AuthContext;
+  req: Request;
+  res: Response;
+}
+
+export interface RouteSpec<B extends z.ZodType, Q extends z.ZodType, P extends z.ZodType, R extends z.ZodType> {
+  method: Method;
+  /** OpenAPI-style path relative to /v1, e.g. `/tracks/{id}`. */
+  path: string;
+  summary: string;
+  description?: string;
+  tag: string;
+  body?: B;
+  query?: Q;
+  params?: P;
+  /** Request headers worth documenting (e.g. X-TOTP-Code). */
+  headers?: z.ZodObject;
+  success: { status: 200 | 201; description: string; schema: R };
+  /** Error codes this route can answer with, beyond the ones every authenticated route has. */
+  errors?: ErrorCode[];
+  limit?: TightLimit;
+  handler: (ctx: HandlerContext<z.output<B>, z.output<Q>, z.output<P>>) => Promise<z.input<R>>;
+}
+
+const COMMON_ERRORS: ErrorCode[] = ['unauthorized', 'subscription_inactive', 'rate_limited', 'internal_error'];
+
+const errorDescriptions: Partial<Record<ErrorCode, string>> = {
+  invalid_request: 'Invalid input: the message names the field (`invalid_request`).',
+  unauthorized: 'Missing, invalid or revoked API key (`unauthorized`).',
+  subscription_inactive: 'The subscription is inactive or expired (`subscription_inactive`).',
+  plan_limit_reached: 'The plan limit would be exceeded (`plan_limit_reached`), or 2FA is required or the code is wrong.',
+  two_factor_required: '2FA is on and `X-TOTP-Code` is missing (`two_factor_required`), or the code is wrong (`invalid_two_factor_code`).',
+  invalid_two_factor_code: 'The TOTP code is wrong (`invalid_two_factor_code`).',
+  not_found: 'No such resource in this account (`not_found`).',
+  already_exists: 'The resource already exists (`already_exists`).',
+  payload_too_large: 'The body is over 64 KiB (`payload_too_large`).',
+  rate_limited: 'Over the per-minute cap or a tighter endpoint limit (`rate_limited`); see `Retry-After`.',
+  internal_error: 'Unexpected failure (`internal_error`); no detail leaves the server.',
+  delivery_failed: 'The target refused or failed the delivery (`delivery_failed`).',
+};
+
+function expressPath(path: string): string {
+  return path.replace(/\{(\w+)\}/g, ':$1');
+}
+
+/** Binds route definitions to an express Router and to the OpenAPI registry, so the docs are the code. */
+export class ApiBuilder {
+  readonly router = Router();
+
+  constructor(
+    readonly registry: OpenAPIRegistry,
+    private readonly deps: GatewayDeps,
+  ) {}
+
+  route<B extends z.ZodType, Q extends z.ZodType, P extends z.ZodType, R extends z.ZodType>(spec: RouteSpec<B, Q, P, R>): void {
+    this.document(spec);
+    const middlewares = spec.limit ? [spec.limit.middleware] : [];
+    this.router[spec.method](expressPath(spec.path), ...middlewares, async (req: Request, res: Response) => {
+      if (!spec.body && req.body !== undefined && Object.keys(req.body as object).length > 0) {
+        throw new AppError('invalid_request', 'body: this endpoint takes no body');
+      }
+      const body = spec.body ? validate(spec.body, req.body ?? {}, 'body') : undefined;
+      const query = spec.query ? validate(spec.query, req.query, 'query') : undefined;
+      const params = spec.params ? validate(spec.params, req.params, 'path') : undefined;
+      const result = await spec.handler({
+        body: body as z.output<B>,
+        query: query as z.output<Q>,
+        params: params as z.output<P>,
+        auth: res.locals.auth as AuthContext,
+        req,
+        res,
+      });
+      if (this.deps.validateResponses) {
+        const checked = spec.success.schema.safeParse(result);
+        if (!checked.success) {
+          throw new Error(`response of ${spec.method.toUpperCase()} ${spec.path} does not match its schema: ${checked.error.message}`);
+        }
+      }
+      res.status(spec.success.status).json(result);
+    });
+  }
+
+  private document(spec: RouteSpec<z.ZodType, z.ZodType, z.ZodType, z.ZodType>): void {
+    const codes = [...(spec.body || spec.query || spec.params ? (['invalid_request'] as ErrorCode[]) : []), ...(spec.body ? (['payload_too_large'] as ErrorCode[]) : []), ...COMMON_ERRORS, ...(spec.errors ?? [])];
+    const responses: RouteConfig['responses'] = {
+      [spec.success.status]: {
+        description: spec.success.description,
+        headers: rateLimitHeaders,
+        content: { 'application/json': { schema: spec.success.schema } },
+      },
+    };
+    for (const code of codes) {
+      const status = errorStatus(code);
+      const existing = responses[status] as ResponseConfig | undefined;
+      const description = errorDescriptions[code] ?? code;
+      responses[status] = {
+        description: existing ? `${existing.description} Or: ${description}` : description,
+        headers: status === 429 ? { ...rateLimitHeaders, 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } } } : rateLimitHeaders,
+        content: { 'application/json': { schema: errorBodySchema } },
+      };
+    }
+    this.registry.registerPath({
+      method: spec.method,
+      path: `/v1${spec.path}`,
+      summary: spec.summary,
+      ...(spec.description ? { description: spec.description } : {}),
+      tags: [spec.tag],
+      security: [{ bearerAuth: [] }],
+      request: {
+        ...(spec.params ? { params: spec.params as z.ZodObject } : {}),
+        ...(spec.query ? { query: spec.query as z.ZodObject } : {}),
+        ...(spec.headers ? { headers: spec.headers } : {}),
+        ...(spec.body ? { body: { required: true, content: { 'application/json': { schema: spec.body } } } } : {}),
+      },
+      responses,
+    });
+  }
+}
+
+const rateLimitHeaders = {
+  'X-RateLimit-Limit': { description: 'Requests allowed in the current window.', schema: { type: 'integer' as const } },
+  'X-RateLimit-Remaining': { description: 'Requests left in the current window.', schema: { type: 'integer' as const } },
+  'X-RateLimit-Reset': { description: 'Unix seconds when the window resets.', schema: { type: 'integer' as const } },
+};

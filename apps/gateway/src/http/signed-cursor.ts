@@ -1,0 +1,52 @@
+import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
+import type { z } from 'zod';
+import { AppError } from '@hashwatch/errors';
+
+export interface SignedCursor<P> {
+  encode(position: P, scope: readonly unknown[]): string;
+  /** The position, or 400 invalid_request `cursor: ...` for a malformed, modified or foreign cursor. */
+  decode(cursor: string, scope: readonly unknown[]): P;
+}
+
+const BASE64URL = /^[A-Za-z0-9_-]+$/;
+// 32 bytes of HMAC-SHA256 in unpadded base64url.
+const MAC_CHARS = 43;
+
+/**
+ * Opaque, tamper-evident list cursors: base64url of the JSON position followed by the
+ * base64url HMAC-SHA256 (always 43 characters). The key is
+ * derived from SECRETS_KEY with HKDF under `purpose`, so cursors of one list never open another, and the
+ * MAC also covers `scope` (the account and the filters), so a cursor only works for the query that made it.
+ * `refilter` names what to repeat, for the message of a cursor used with other filters.
+ */
+export function signedCursor<P>(secretsKey: string, purpose: string, schema: z.ZodType<P>, refilter: string): SignedCursor<P> {
+  const key = Buffer.from(hkdfSync('sha256', Buffer.from(secretsKey, 'base64'), Buffer.alloc(0), purpose, 32));
+  const mac = (body: string, scope: readonly unknown[]) => createHmac('sha256', key).update(JSON.stringify(scope)).update('\n').update(body).digest();
+  const malformed = () => new AppError('invalid_request', 'cursor: malformed; pass next_cursor exactly as it was returned');
+
+  return {
+    encode(position, scope) {
+      const body = Buffer.from(JSON.stringify(position)).toString('base64url');
+      return `${body}${mac(body, scope).toString('base64url')}`;
+    },
+    decode(cursor, scope) {
+      if (cursor.length <= MAC_CHARS || !BASE64URL.test(cursor)) throw malformed();
+      const body = cursor.slice(0, -MAC_CHARS);
+      const tag = cursor.slice(-MAC_CHARS);
+      const given = Buffer.from(tag, 'base64url');
+      const expected = mac(body, scope);
+      if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+        throw new AppError('invalid_request', `cursor: not valid for this request; it was modified, or it came from another account or from other filters (${refilter})`);
+      }
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));
+      } catch {
+        throw malformed();
+      }
+      const position = schema.safeParse(parsed);
+      if (!position.success) throw malformed();
+      return position.data;
+    },
+  };
+}

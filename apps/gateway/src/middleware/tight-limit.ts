@@ -1,0 +1,48 @@
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { AppError } from '@hashwatch/errors';
+import type { GatewayDeps } from '../deps';
+import type { AuthContext } from './authenticate';
+import { setRateLimitHeaders } from './rate-limit-headers';
+import { describeWait, Limiter } from './rate-limiters';
+
+export interface TightLimit {
+  limiter: Limiter;
+  /** Counts a request against the limit; answers 429 when over it. */
+  middleware: RequestHandler;
+  /** For limits that count only successful actions: throws 429 when none is left, counts nothing. */
+  check(userId: string): Promise<void>;
+  /** Counts one action (after it succeeded). */
+  record(userId: string): Promise<void>;
+}
+
+/**
+ * A limit tighter than the per-minute cap on one endpoint (SPEC 8.3), per account, shared by replicas.
+ * On a 429 the X-RateLimit-* headers describe this limit, so a client that waits until
+ * X-RateLimit-Reset waits long enough.
+ */
+export function tightLimit(deps: GatewayDeps, name: string, label: string, points: number, durationSeconds: number): TightLimit {
+  const limiter = new Limiter(deps.redis, `${deps.keyPrefix}:rl:${name}`, points, durationSeconds);
+  const window = durationSeconds % 60 === 0 ? `${durationSeconds / 60} minute${durationSeconds === 60 ? '' : 's'}` : `${durationSeconds} seconds`;
+  const refuse = (res: Response | undefined, decision: Awaited<ReturnType<Limiter['consume']>>): never => {
+    if (res) setRateLimitHeaders(res, decision);
+    throw new AppError('rate_limited', `${label} is limited to ${points} per ${window}; retry in ${describeWait(decision.retryAfterSeconds)}`, {
+      retryAfterSeconds: decision.retryAfterSeconds,
+    });
+  };
+  return {
+    limiter,
+    async middleware(req: Request, res: Response, next: NextFunction) {
+      const auth = res.locals.auth as AuthContext;
+      const decision = await limiter.consume(auth.userId);
+      if (!decision.allowed) refuse(res, decision);
+      next();
+    },
+    async check(userId) {
+      const decision = await limiter.peek(userId);
+      if (!decision.allowed) refuse(undefined, decision);
+    },
+    async record(userId) {
+      await limiter.consume(userId);
+    },
+  };
+}

@@ -1,0 +1,27 @@
+import { z } from 'zod';
+
+const count = (description: string) => z.number().int().min(0).meta({ description });
+
+export const usageSchema = z
+  .object({
+    period_start: z.string().meta({ example: '2026-11-01T00:00:00.000Z', description: 'Start of the current billing period.' }),
+    period_end: z.string().meta({ example: '2026-12-01T00:00:00.000Z', description: 'End of the current billing period.' }),
+    alerts_used: count('Alerts used this period: one per stored feed item, of any type.'),
+    alerts_limit: count('Alerts per period.'),
+    alerts_remaining: count('alerts_limit minus alerts_used, never below 0. At 0 nothing new is stored or delivered until the period resets.'),
+    hashtags_used: count('Hashtags tracked.'),
+    hashtags_limit: count('Hashtags allowed.'),
+    accounts_used: count('X accounts tracked.'),
+    accounts_limit: count('X accounts allowed.'),
+    engagement_used: count('Tracks and accounts with engagement tracking on, combined.'),
+    engagement_limit: count('Engagement-tracked sources allowed.'),
+    webhooks_used: count('Webhook channels saved.'),
+    webhooks_limit: count('Webhook channels allowed.'),
+    upstream_posts_read: z.number().min(0).meta({
+      example: 1234.5,
+      description: 'X posts read on your behalf this period, shared reads split across accounts (so it can be fractional).',
+    }),
+  })
+  .meta({ id: 'Usage', description: 'Usage of the current billing period against the account’s limits.' });
+
+export type UsageBody = z.infer<typeof usageSchema>;

@@ -1,0 +1,87 @@
+import { Prisma } from '@hashwatch/db';
+import { request, useGateway } from '../../test-support/gateway-harness';
+
+describe('GET /usage', () => {
+  const gw = useGateway();
+  const prisma = () => gw.env.database.db.prisma;
+
+  it('answers zero usage and the whole quota for a new account, over its current period', async () => {
+    const { accountId, auth } = await gw.account();
+    const user = await prisma().user.findUniqueOrThrow({ where: { id: accountId } });
+    const res = await request(gw.app).get('/v1/usage').set(auth);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      period_start: user.currentPeriodStart.toISOString(),
+      period_end: user.currentPeriodEnd.toISOString(),
+      alerts_used: 0,
+      alerts_limit: 1000,
+      alerts_remaining: 1000,
+      hashtags_used: 0,
+      hashtags_limit: 3,
+      accounts_used: 0,
+      accounts_limit: 2,
+      engagement_used: 0,
+      engagement_limit: 3,
+      webhooks_used: 0,
+      webhooks_limit: 1,
+      upstream_posts_read: 0,
+    });
+  });
+
+  it('counts tracks, accounts, engagement-tracked sources, webhook channels and the current period’s alerts and reads', async () => {
+    const { accountId, auth } = await gw.account('pro');
+    const other = await gw.account('pro');
+    await request(gw.app).post('/v1/tracks').set(auth).send({ hashtag: 'btc', track_engagement: true }).expect(201);
+    await request(gw.app).post('/v1/tracks').set(auth).send({ hashtag: 'eth' }).expect(201);
+    await request(gw.app).post('/v1/tracks').set(auth).send({ hashtag: 'sol' }).expect(201);
+    await request(gw.app).post('/v1/accounts').set(auth).send({ username: 'alice', track_engagement: true }).expect(201);
+    await request(gw.app).post('/v1/tracks').set(other.auth).send({ hashtag: 'btc', track_engagement: true }).expect(201);
+    await prisma().notificationChannel.createMany({
+      data: [
+        { id: 'wh_usage1', userId: accountId, kind: 'webhook', url: 'https://example.com/1' },
+        { id: 'wh_usage2', userId: accountId, kind: 'webhook', url: 'https://example.com/2', enabled: false, position: 1 },
+        { id: 'bot_usage', userId: accountId, kind: 'bot', chatId: '-100123' },
+        { id: 'wh_usage3', userId: other.accountId, kind: 'webhook', url: 'https://example.com/3' },
+      ],
+    });
+    const user = await prisma().user.findUniqueOrThrow({ where: { id: accountId } });
+    const previousStart = new Date(user.currentPeriodStart.getTime() - 30 * 86_400_000);
+    await prisma().usagePeriod.createMany({
+      data: [
+        { userId: accountId, periodStart: user.currentPeriodStart, periodEnd: user.currentPeriodEnd, alertsUsed: 42, upstreamPostsRead: new Prisma.Decimal('12.3333') },
+        { userId: accountId, periodStart: previousStart, periodEnd: user.currentPeriodStart, alertsUsed: 900, upstreamPostsRead: new Prisma.Decimal(500) },
+      ],
+    });
+
+    const res = await request(gw.app).get('/v1/usage').set(auth).expect(200);
+    expect(res.body).toEqual({
+      period_start: user.currentPeriodStart.toISOString(),
+      period_end: user.currentPeriodEnd.toISOString(),
+      alerts_used: 42,
+      alerts_limit: 25_000,
+      alerts_remaining: 24_958,
+      hashtags_used: 3,
+      hashtags_limit: 15,
+      accounts_used: 1,
+      accounts_limit: 10,
+      engagement_used: 2,
+      engagement_limit: 15,
+      webhooks_used: 2,
+      webhooks_limit: 5,
+      upstream_posts_read: 12.3333,
+    });
+  });
+
+  it('never answers a negative alerts_remaining when the quota is overrun', async () => {
+    const { accountId, auth } = await gw.account();
+    const user = await prisma().user.findUniqueOrThrow({ where: { id: accountId } });
+    await prisma().usagePeriod.create({ data: { userId: accountId, periodStart: user.currentPeriodStart, periodEnd: user.currentPeriodEnd, alertsUsed: 1003 } });
+    const res = await request(gw.app).get('/v1/usage').set(auth).expect(200);
+    expect(res.body).toMatchObject({ alerts_used: 1003, alerts_limit: 1000, alerts_remaining: 0 });
+  });
+
+  it('documents upstream_posts_read in the OpenAPI document', async () => {
+    const res = await request(gw.app).get('/v1/openapi.json').expect(200);
+    expect(JSON.stringify(res.body.paths['/v1/usage'].get)).toContain('shared reads split across accounts');
+  });
+});

@@ -1,0 +1,115 @@
+import { z } from 'zod';
+import { isoInstant } from './iso-instant';
+
+export const FEED_ITEM_TYPES = ['hashtag', 'account', 'engagement'] as const;
+export const ENGAGEMENT_KINDS = ['retweet', 'like', 'reply'] as const;
+export const DEFAULT_LIMIT = 20;
+export const MAX_LIMIT = 100;
+
+// CONTRACT section 4: a hashtag is 1-100 letters (any script), digits or _.
+const HASHTAG = /^[\p{L}\p{M}\p{N}_]{1,100}$/u;
+const timestamp = z.string().meta({ example: '2026-11-22T01:24:59.123Z' });
+
+export const listPostsQuerySchema = z
+  .strictObject({
+    hashtag: z
+      .string()
+      .regex(HASHTAG, 'must be the tag without #: 1-100 letters, digits or _')
+      .optional()
+      .meta({
+        // The generator would print the regex's /u flag into the pattern.
+        pattern: HASHTAG.source,
+        example: 'btc',
+        description: 'Only items with this hashtag among their `sources`, in any position; the tag without `#`, case-insensitive, 1-100 letters, digits or `_`.',
+      }),
+    account: z
+      .string()
+      .regex(/^[A-Za-z0-9_]{1,15}$/, 'must be the handle without @: 1-15 letters, digits or _')
+      .optional()
+      .meta({
+        example: 'alice',
+        description: 'Only items with this account among their `sources`, in any position; the handle without `@`, case-insensitive, 1-15 letters, digits or `_`.',
+      }),
+    type: z
+      .enum(FEED_ITEM_TYPES, { error: `must be one of ${FEED_ITEM_TYPES.join(', ')}` })
+      .optional()
+      .meta({ description: 'Only items of this type. Omitted: every type.' }),
+    limit: z.coerce
+      .number({ error: `must be an integer from 1 to ${MAX_LIMIT}` })
+      .int(`must be an integer from 1 to ${MAX_LIMIT}`)
+      .min(1, `must be an integer from 1 to ${MAX_LIMIT}`)
+      .max(MAX_LIMIT, `must be an integer from 1 to ${MAX_LIMIT}`)
+      .default(DEFAULT_LIMIT)
+      .meta({ description: `Items per page: 1 to ${MAX_LIMIT}, default ${DEFAULT_LIMIT}.` }),
+    cursor: z
+      .string()
+      .max(200, 'malformed; pass next_cursor exactly as it was returned')
+      .optional()
+      .meta({
+        description:
+          'Opaque: the `next_cursor` of the previous page. Send it with the same `hashtag`, `account`, `type` and `since` as that request (`limit` may change); a modified cursor, or one from another account or other filters, answers 400.',
+      }),
+    since: z
+      .string()
+      .max(64, 'must be an ISO 8601 date-time with a zone')
+      .transform((text, ctx) => {
+        const instant = isoInstant(text);
+        if (!instant) {
+          ctx.addIssue({ code: 'custom', message: 'must be an ISO 8601 date-time with a zone, e.g. 2026-11-22T01:24:59.123Z or 2026-11-22T03:24:59+02:00' });
+          return z.NEVER;
+        }
+        return instant;
+      })
+      .optional()
+      .meta({
+        example: '2026-11-22T01:24:59.123Z',
+        description:
+          'Only items detected strictly after this instant: ISO 8601 with a zone (`Z` or an offset); without a zone answers 400. ' +
+          'To poll, pass the `detected_at` of the newest item you have seen: you get every item exactly once, including items stored ' +
+          'concurrently by several scanners (an item can become visible up to about 2 s after its `detected_at`). When a poll answers ' +
+          'a `next_cursor`, follow it (with the same `since`) before polling again.',
+      }),
+  })
+  .meta({ id: 'ListPostsQuery' });
+
+const engagementSchema = z
+  .object({
+    retweet_count: z.number().int().meta({ description: 'Real total.' }),
+    like_count: z.number().int().meta({ description: 'Real total.' }),
+    reply_count: z.number().int().meta({ description: 'Real total.' }),
+    retweeters: z.array(z.string()).meta({ description: 'Handles with `@`; a sample capped at 100, not exhaustive.', example: ['@bob'] }),
+    likers: z.array(z.string()).meta({ description: 'Handles with `@`; a sample capped at 100, not exhaustive.' }),
+    repliers: z.array(z.string()).meta({ description: 'Handles with `@`; a sample capped at 100, not exhaustive.' }),
+    updated_at: timestamp.meta({ description: 'When the counts were last refreshed (the detection time until the first refresh).' }),
+  })
+  .meta({ id: 'Engagement', description: 'Counts and samples of an engagement-tracked post, refreshed for 48 hours after detection.' });
+
+export const postSchema = z
+  .object({
+    id: z.string().meta({ example: 'post_3q2x9XkQzLpTnW8r' }),
+    type: z.enum(FEED_ITEM_TYPES).meta({ description: '`engagement`: a new retweet, like or reply on an engagement-tracked post.' }),
+    hashtag: z.string().nullable().meta({ example: 'btc', description: 'First hashtag source that matched, without `#`; null for account posts.' }),
+    account: z.string().nullable().meta({ example: null, description: 'First account source that matched, without `@`; null for hashtag posts.' }),
+    sources: z.array(z.string()).meta({ example: ['#btc', '@alice'], description: 'Every source of this account that matched, prefixed.' }),
+    author: z.string().meta({ example: '@satoshi', description: 'Author handle with `@`; for engagement items, the engaging account.' }),
+    author_name: z.string().meta({ example: 'Satoshi' }),
+    text: z.string().meta({ description: 'Post content; a fixed note for retweet and like events.' }),
+    url: z.string().meta({ example: 'https://x.com/satoshi/status/1861234567890123456' }),
+    posted_at: timestamp.nullable().meta({ description: 'Publication time; null for retweet and like events.' }),
+    detected_at: timestamp.meta({ description: 'When Hashwatch stored the item; the feed order and the `since` key.' }),
+    engagement: engagementSchema.nullable().meta({ description: 'Null unless the source had engagement tracking on; always null for engagement items.' }),
+    parent_id: z.string().optional().meta({ description: 'Engagement items only: the `post_` id of the engaged item.' }),
+    kind: z.enum(ENGAGEMENT_KINDS).optional().meta({ description: 'Engagement items only.' }),
+  })
+  .meta({ id: 'Post' });
+
+export const postListSchema = z
+  .object({
+    data: z.array(postSchema).meta({ description: 'Newest first (by `detected_at`, then `id`).' }),
+    next_cursor: z.string().nullable().meta({ description: 'Pass as `cursor` for the next (older) page; null when there is none.' }),
+  })
+  .meta({ id: 'PostList' });
+
+export type ListPostsQuery = z.infer<typeof listPostsQuerySchema>;
+export type PostBody = z.infer<typeof postSchema>;
+export type PostListBody = z.infer<typeof postListSchema>;

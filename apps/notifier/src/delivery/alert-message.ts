@@ -1,0 +1,36 @@
+import type { AlertPost } from '@hashwatch/channels';
+import type { ClaimedDelivery } from './delivery-store';
+
+function bare(source: string): string {
+  return source.slice(1);
+}
+
+/**
+ * The alert for one claimed delivery. `source` is the source this channel was routed for (its scope may pick
+ * `@alice` out of `["#btc", "@alice"]`); `hashtag` / `account` follow it, bare as CONTRACT section 4 says.
+ */
+export function alertFor(delivery: ClaimedDelivery, source: string | undefined): AlertPost {
+  const label = source ?? delivery.sources[0] ?? (delivery.hashtag ? `#${delivery.hashtag}` : `@${delivery.account ?? ''}`);
+  const isAccount = label.startsWith('@');
+  const alert: AlertPost = {
+    id: delivery.feed_item_id,
+    type: delivery.type,
+    source: label,
+    hashtag: isAccount ? '' : bare(label),
+    account: isAccount ? bare(label) : '',
+    author: delivery.author,
+    author_name: delivery.author_name,
+    text: delivery.text,
+    url: delivery.url,
+    posted_at: delivery.posted_at ? delivery.posted_at.toISOString() : null,
+    detected_at: delivery.detected_at.toISOString(),
+  };
+  if (delivery.type !== 'engagement') return alert;
+  return {
+    ...alert,
+    ...(delivery.kind ? { kind: delivery.kind } : {}),
+    ...(delivery.parent_id ? { parent_id: delivery.parent_id } : {}),
+    ...(delivery.parent_url ? { parent_url: delivery.parent_url } : {}),
+    ...(delivery.parent_text ? { parent_text: delivery.parent_text } : {}),
+  };
+}

@@ -1,0 +1,176 @@
+import { createHash } from 'node:crypto';
+import type pg from 'pg';
+
+type Queryable = pg.Pool | pg.PoolClient;
+
+/** A pending delivery claimed for one attempt, with the feed item it carries. */
+export interface ClaimedDelivery {
+  id: string;
+  message_id: string;
+  attempts: number;
+  feed_item_id: string;
+  type: 'hashtag' | 'account' | 'engagement';
+  hashtag: string | null;
+  account: string | null;
+  sources: string[];
+  author: string;
+  author_name: string;
+  text: string;
+  url: string;
+  posted_at: Date | null;
+  detected_at: Date;
+  parent_id: string | null;
+  kind: 'retweet' | 'like' | 'reply' | null;
+  parent_url: string | null;
+  parent_text: string | null;
+}
+
+// A delivery is due when its next attempt time has come; NULL (older rows, manual retries) counts as now.
+const DUE = `d.status = 'pending' AND COALESCE(d.next_attempt_at, '-infinity') <= now()`;
+
+/**
+ * Claims the next due deliveries of one channel for one attempt, in detection order (then id): one, or up to
+ * `digestSize` when the channel is in digest mode or its due backlog exceeds `digestThreshold`. Claiming
+ * counts the attempt and pushes the next attempt `holdMs` ahead, so a replica that dies mid-send leaves them
+ * due again once its lease is gone (at least once), and no second drainer can take them meanwhile. One
+ * statement: it also answers the due backlog it saw (capped at digestThreshold + 1). All times are the
+ * database's clock, the one every replica shares.
+ */
+export async function claimNext(
+  db: Queryable,
+  channelId: string,
+  input: {
+    digestMode: boolean;
+    digestThreshold: number;
+    digestSize: number;
+    holdMs: number;
+    /** The previous message's deliveries, marked delivered in the same statement (one round trip per message). */
+    delivered?: { ids: string[]; status: number | null; digestId: string | null };
+  },
+): Promise<{ claimed: ClaimedDelivery[]; backlog: number }> {
+  const delivered = input.delivered ?? { ids: [], status: null, digestId: null };
+  // The rows marked delivered are still claimed (next attempt in the future) in this statement's snapshot, so
+  // the claim below can never pick them.
+  const { rows } = await db.query<ClaimedDelivery & { backlog: number }>(
+    `WITH done AS (
+       UPDATE deliveries
+          SET status = 'delivered', delivered_at = now(), last_status = $7, last_error = NULL, next_attempt_at = NULL,
+              digest_id = $8, updated_at = now()
+        WHERE id = ANY($6::text[]) AND status = 'pending'
+    RETURNING id),
+     backlog AS (
+       SELECT d.id, f.detected_at FROM deliveries d JOIN feed_items f ON f.id = d.feed_item_id
+        WHERE d.channel_id = $1 AND ${DUE}
+        ORDER BY f.detected_at, d.id LIMIT $3 + 1),
+     size AS (SELECT count(*)::int AS n FROM backlog),
+     pick AS (
+       SELECT id FROM backlog ORDER BY detected_at, id
+        LIMIT CASE WHEN $2::boolean OR (SELECT n FROM size) > $3 THEN $4 ELSE 1 END),
+     claimed AS (
+       UPDATE deliveries d
+          SET attempts = d.attempts + 1, next_attempt_at = now() + $5 * interval '1 millisecond', updated_at = now()
+         FROM pick WHERE d.id = pick.id AND ${DUE}
+    RETURNING d.id, d.message_id, d.attempts, d.feed_item_id)
+     SELECT c.id, c.message_id, c.attempts, c.feed_item_id, f.type, f.hashtag, f.account, f.sources, f.author,
+            f.author_name, f.text, f.url, f.posted_at, f.detected_at, f.parent_id, f.kind,
+            p.url AS parent_url, p.text AS parent_text, (SELECT n FROM size) AS backlog
+       FROM claimed c
+       JOIN feed_items f ON f.id = c.feed_item_id
+       LEFT JOIN feed_items p ON p.id = f.parent_id
+      ORDER BY f.detected_at, c.id`,
+    // A data-modifying WITH runs to completion whether or not the main query reads it.
+    [channelId, input.digestMode, input.digestThreshold, input.digestSize, input.holdMs, delivered.ids, delivered.status, delivered.digestId],
+  );
+  return { claimed: rows, backlog: rows[0]?.backlog ?? 0 };
+}
+
+export async function markDelivered(db: Queryable, ids: string[], status: number | null, digestId: string | null): Promise<void> {
+  await db.query(
+    `UPDATE deliveries
+        SET status = 'delivered', delivered_at = now(), last_status = $2, last_error = NULL, next_attempt_at = NULL,
+            digest_id = $3, updated_at = now()
+      WHERE id = ANY($1::text[]) AND status = 'pending'`,
+    [ids, status, digestId],
+  );
+}
+
+/**
+ * Records a transient failure: the deliveries fall due again in `delayMs`, unless they were created more than
+ * `retryWindowMs` ago, in which case they fail for good with the reason and the number of attempts made.
+ */
+export async function markRetry(
+  db: Queryable,
+  ids: string[],
+  input: { status: number | null; reason: string; delayMs: number; retryWindowMs: number },
+): Promise<{ gaveUp: number }> {
+  const { rows } = await db.query<{ status: string }>(
+    `UPDATE deliveries d
+        SET last_status = $2, updated_at = now(),
+            status = CASE WHEN g.gave_up THEN 'failed'::delivery_status ELSE 'pending'::delivery_status END,
+            next_attempt_at = CASE WHEN g.gave_up THEN NULL ELSE now() + $4 * interval '1 millisecond' END,
+            last_error = CASE WHEN g.gave_up
+                              THEN 'gave up after ' || d.attempts || ' attempts: ' || $3
+                              ELSE $3 END
+       FROM (SELECT id, now() - created_at >= $5 * interval '1 millisecond' AS gave_up
+               FROM deliveries WHERE id = ANY($1::text[])) g
+      WHERE d.id = g.id AND d.status = 'pending'
+  RETURNING d.status`,
+    [ids, input.status, input.reason, input.delayMs, input.retryWindowMs],
+  );
+  return { gaveUp: rows.filter((row) => row.status === 'failed').length };
+}
+
+export async function markFailed(db: Queryable, ids: string[], status: number | null, reason: string): Promise<void> {
+  await db.query(
+    `UPDATE deliveries SET status = 'failed', last_status = $2, last_error = $3, next_attempt_at = NULL, updated_at = now()
+      WHERE id = ANY($1::text[]) AND status = 'pending'`,
+    [ids, status, reason],
+  );
+}
+
+/** Makes claimed deliveries due again now without counting the attempt (the channel itself changed). */
+export async function releaseClaim(db: Queryable, ids: string[]): Promise<void> {
+  await db.query(
+    `UPDATE deliveries SET attempts = GREATEST(attempts - 1, 0), next_attempt_at = now(), updated_at = now()
+      WHERE id = ANY($1::text[]) AND status = 'pending'`,
+    [ids],
+  );
+}
+
+/** Fails every pending delivery of a channel that can no longer be sent to; returns how many. */
+export async function failPending(db: Queryable, channelId: string, reason: string): Promise<number> {
+  const { rowCount } = await db.query(
+    `UPDATE deliveries SET status = 'failed', last_error = $2, next_attempt_at = NULL, updated_at = now()
+      WHERE channel_id = $1 AND status = 'pending'`,
+    [channelId, reason],
+  );
+  return rowCount ?? 0;
+}
+
+/** Channels with at least one due delivery: what the sweeper wakes. */
+export async function channelsWithDueDeliveries(db: Queryable, limit = 10_000): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>(
+    `SELECT c.id FROM notification_channels c
+      WHERE EXISTS (SELECT 1 FROM deliveries d WHERE d.channel_id = c.id AND ${DUE})
+      LIMIT $1`,
+    [limit],
+  );
+  return rows.map((row) => row.id);
+}
+
+function digest(text: string, length: number): string {
+  return createHash('sha256').update(text).digest('base64url').slice(0, length);
+}
+
+/**
+ * The Standard Webhooks `webhook-id` of one (channel, feed item): derived from the pair, so it is the same on
+ * every retry, on every replica, and even if routing runs twice after a crash.
+ */
+export function messageIdFor(channelId: string, feedItemId: string): string {
+  return `msg_${digest(`${channelId}\n${feedItemId}`, 24)}`;
+}
+
+/** A digest's id (and `webhook-id`): derived from its deliveries, so resending the same digest repeats it. */
+export function digestIdFor(deliveryIds: string[]): string {
+  return `dig_${digest(deliveryIds.join('\n'), 24)}`;
+}

@@ -1,0 +1,60 @@
+import type pg from 'pg';
+import type { Redis } from 'ioredis';
+import type { Logger } from '@hashwatch/logger';
+import { channelsWithDueDeliveries } from './delivery-store';
+import type { DrainScheduler } from './drain-scheduler';
+
+export interface DeliverySweeper {
+  /** One sweep now (tests); resolves with the channels woken, or undefined when another replica had the tick. */
+  sweep(): Promise<number | undefined>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The backstop that makes delivery independent of any one wake: every `intervalMs` one replica (a Redis lock
+ * per tick) wakes every channel that has due deliveries. It recovers a replica killed mid-send (its claimed
+ * deliveries fall due again when the lease ends), a wake lost while Redis was down, and backoff timers.
+ */
+export function startDeliverySweeper(deps: {
+  pool: pg.Pool;
+  redis: Redis;
+  drains: DrainScheduler;
+  prefix: string;
+  intervalMs: number;
+  logger: Logger;
+}): DeliverySweeper {
+  const lockKey = `${deps.prefix}:notifier:sweep`;
+  let running: Promise<number | undefined> | undefined;
+  let stopped = false;
+
+  const sweep = async (): Promise<number | undefined> => {
+    const taken = await deps.redis.set(lockKey, '1', 'PX', Math.max(50, Math.floor(deps.intervalMs * 0.9)), 'NX');
+    if (taken !== 'OK') return undefined;
+    const channels = await channelsWithDueDeliveries(deps.pool);
+    await Promise.all(channels.map((channelId) => deps.drains.wake(channelId)));
+    if (channels.length > 0) deps.logger.debug('sweep woke channels', { channels: channels.length });
+    return channels.length;
+  };
+
+  const tick = () => {
+    if (stopped || running) return;
+    running = sweep()
+      .catch((error: unknown) => {
+        deps.logger.warn('delivery sweep failed', { error });
+        return undefined;
+      })
+      .finally(() => {
+        running = undefined;
+      });
+  };
+  const timer = setInterval(tick, deps.intervalMs);
+
+  return {
+    sweep,
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
+      await running;
+    },
+  };
+}

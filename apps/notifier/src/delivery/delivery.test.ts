@@ -1,0 +1,183 @@
+import { useTestEnvironment } from '@hashwatch/testing';
+import { jobId } from '@hashwatch/queues';
+import {
+  addBot,
+  addWebhook,
+  deliveriesOf,
+  eventually,
+  newAccount,
+  post,
+  sleep,
+  startTestNotifier,
+  storeFeedItems,
+  type NotifierHandle,
+} from '../test-support/notifier-fixture';
+import {
+  discordRateLimit,
+  jsonReply,
+  startDiscordReceiver,
+  startJsonReceiver,
+  startTelegramReceiver,
+  telegramFlood,
+  type Receiver,
+} from '../test-support/receiver';
+
+describe('delivery', () => {
+  let handle: NotifierHandle | undefined;
+  const receivers: Receiver[] = [];
+  const token = '123456:test-token';
+  let telegram: Receiver;
+  // Declared before the environment's hooks so it runs first: the notifier stops before its database goes.
+  afterAll(async () => {
+    await handle?.stop();
+    await Promise.all(receivers.map((receiver) => receiver.close()));
+  });
+  const env = useTestEnvironment();
+  const pool = () => env.database.db.pool;
+
+  // One notifier replica at a time: tests that need other options stop it and start their own.
+  beforeAll(async () => {
+    telegram = await startTelegramReceiver(token);
+    receivers.push(telegram);
+    handle = await startTestNotifier(pool(), { redisUrl: env.redisUrl, prefix: env.queuePrefix, telegramBaseUrl: telegram.origin });
+  });
+
+  async function jsonChannel() {
+    let secret = '';
+    const receiver = await startJsonReceiver(() => secret);
+    receivers.push(receiver);
+    const user = await newAccount(env.database);
+    const channel = await addWebhook(pool(), user, { url: `${receiver.origin}/hook` });
+    secret = channel.secret;
+    return { receiver, user, channelId: channel.id };
+  }
+
+  it('retries a receiver that fails 3 times and delivers once, with the same signed webhook-id on every attempt', async () => {
+    const { receiver, user, channelId } = await jsonChannel();
+    receiver.script(jsonReply(500, { error: 'boom' }), jsonReply(503, { error: 'busy' }), { status: 502 });
+    await storeFeedItems(pool(), [post(user)]);
+
+    await receiver.waitForAccepted(1);
+    await eventually(async () => (await deliveriesOf(pool(), channelId))[0]?.status === 'delivered');
+
+    const [delivery] = await deliveriesOf(pool(), channelId);
+    expect(delivery).toMatchObject({ status: 'delivered', attempts: 4, last_status: 204, last_error: null });
+    expect(receiver.received).toHaveLength(4);
+    expect(new Set(receiver.received.map((request) => request.headers['webhook-id']))).toEqual(new Set([delivery!.message_id]));
+    // The json receiver answers 401 to a bad signature, so the 204 proves every attempt was signed.
+    expect(receiver.accepted).toHaveLength(1);
+    await sleep(300);
+    expect(receiver.received).toHaveLength(4);
+  });
+
+  it('never retries a Discord 429 before its retry_after of 2 s has passed', async () => {
+    const discord = await startDiscordReceiver();
+    receivers.push(discord);
+    const user = await newAccount(env.database);
+    const channel = await addWebhook(pool(), user, { url: discord.webhookUrl, format: 'discord' });
+    discord.script(discordRateLimit(2));
+    await storeFeedItems(pool(), [post(user)]);
+
+    await discord.waitForAccepted(1, 10_000);
+
+    const [limited, retried] = discord.received;
+    expect(retried!.at - limited!.at).toBeGreaterThanOrEqual(2_000);
+    await eventually(async () => (await deliveriesOf(pool(), channel.id))[0]?.status === 'delivered');
+    expect((await deliveriesOf(pool(), channel.id))[0]).toMatchObject({ attempts: 2, status: 'delivered' });
+  });
+
+  it('obeys Telegram flood control (parameters.retry_after) for the whole chat', async () => {
+    const user = await newAccount(env.database);
+    const bot = await addBot(pool(), user, { token, chatId: '42' });
+    telegram.script(telegramFlood(1));
+    await storeFeedItems(pool(), [post(user), post(user)]);
+
+    await telegram.waitForAccepted(2, 15_000);
+
+    const [flooded, first, second] = telegram.received;
+    expect(first!.at - flooded!.at).toBeGreaterThanOrEqual(1_000);
+    // One message per second per chat (PLATFORMS e).
+    // The pace spaces sends by 1 s; arrival can drift by the time between reserving and sending (a claim query).
+    expect(second!.at - first!.at).toBeGreaterThanOrEqual(800);
+    await eventually(async () => (await deliveriesOf(pool(), bot)).every((d) => d.status === 'delivered'));
+  });
+
+  it('fails a delivery answered with a permanent 400 and never tries it again', async () => {
+    const { receiver, user, channelId } = await jsonChannel();
+    receiver.script(jsonReply(400, { error: 'unknown field' }));
+    await storeFeedItems(pool(), [post(user)]);
+
+    await eventually(async () => (await deliveriesOf(pool(), channelId))[0]?.status === 'failed');
+    await sleep(500);
+
+    const [delivery] = await deliveriesOf(pool(), channelId);
+    expect(delivery).toMatchObject({ status: 'failed', attempts: 1, last_status: 400 });
+    expect(delivery!.last_error).toMatch(/the receiver answered 400/);
+    expect(receiver.received).toHaveLength(1);
+  });
+
+  it('disables a Discord channel whose webhook answers 404, says why, and sends nothing more to it', async () => {
+    const discord = await startDiscordReceiver();
+    receivers.push(discord);
+    const user = await newAccount(env.database);
+    const channel = await addWebhook(pool(), user, { url: discord.deletedWebhookUrl, format: 'auto' });
+    await pool().query(`UPDATE notification_channels SET format = 'discord' WHERE id = $1`, [channel.id]);
+    await storeFeedItems(pool(), [post(user), post(user), post(user)]);
+
+    await eventually(async () => (await deliveriesOf(pool(), channel.id)).length === 3 && (await deliveriesOf(pool(), channel.id)).every((d) => d.status === 'failed'));
+    await storeFeedItems(pool(), [post(user)]);
+    await sleep(800);
+
+    const { rows } = await pool().query('SELECT enabled, disabled_reason FROM notification_channels WHERE id = $1', [channel.id]);
+    expect(rows[0].enabled).toBe(false);
+    expect(rows[0].disabled_reason).toMatch(/Discord webhook not found \(deleted\): Unknown Webhook/);
+    expect(discord.received).toHaveLength(1);
+    const deliveries = await deliveriesOf(pool(), channel.id);
+    expect(deliveries[0]!.last_status).toBe(404);
+    expect(deliveries.slice(1).every((d) => d.last_error?.startsWith('not sent: the channel was disabled'))).toBe(true);
+    // Routing no longer creates deliveries for it.
+    expect(deliveries).toHaveLength(3);
+  });
+
+  it('gives up once the retry window has passed and records how many attempts were made', async () => {
+    const receiver = await startJsonReceiver(() => '');
+    receivers.push(receiver);
+    const user = await newAccount(env.database);
+    const channel = await addWebhook(pool(), user, { url: `${receiver.origin}/hook` });
+    // Every answer is a 503: the receiver is down for good.
+    for (let i = 0; i < 100; i += 1) receiver.script({ status: 503 });
+    await handle?.stop();
+    handle = undefined;
+    const notifier = await startTestNotifier(pool(), { redisUrl: env.redisUrl, prefix: env.queuePrefix, notifier: { retryWindowMs: 600 } });
+    try {
+      await storeFeedItems(pool(), [post(user)]);
+      await eventually(async () => (await deliveriesOf(pool(), channel.id))[0]?.status === 'failed', 15_000);
+      const [delivery] = await deliveriesOf(pool(), channel.id);
+      expect(delivery!.last_error).toMatch(/^gave up after \d+ attempts: the receiver answered 503/);
+      expect(delivery!.attempts).toBeGreaterThan(1);
+    } finally {
+      await notifier.stop();
+      handle = await startTestNotifier(pool(), { redisUrl: env.redisUrl, prefix: env.queuePrefix, telegramBaseUrl: telegram.origin });
+    }
+  });
+
+  it('sends a failed delivery again when the gateway queues a retry for it, with the same webhook-id', async () => {
+    const { receiver, user, channelId } = await jsonChannel();
+    receiver.script(jsonReply(400, { error: 'fix me' }));
+    await storeFeedItems(pool(), [post(user)]);
+    await eventually(async () => (await deliveriesOf(pool(), channelId))[0]?.status === 'failed');
+    const [failed] = await deliveriesOf(pool(), channelId);
+
+    // What POST /notifications/deliveries/{id}/retry commits.
+    await pool().query(`UPDATE deliveries SET status = 'pending', next_attempt_at = now() WHERE id = $1`, [failed!.id]);
+    await pool().query(`INSERT INTO outbox_jobs (queue, name, job_id, payload) VALUES ('alert-deliveries', 'deliver-alert', $1, $2)`, [
+      jobId('deliver', failed!.id, 'retry', 1),
+      JSON.stringify({ deliveryId: failed!.id }),
+    ]);
+
+    await receiver.waitForAccepted(1);
+    await eventually(async () => (await deliveriesOf(pool(), channelId))[0]?.status === 'delivered');
+    expect(receiver.received.map((request) => request.headers['webhook-id'])).toEqual([failed!.message_id, failed!.message_id]);
+    expect((await deliveriesOf(pool(), channelId))[0]).toMatchObject({ attempts: 2, last_error: null });
+  });
+});

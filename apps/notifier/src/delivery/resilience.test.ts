@@ -1,0 +1,138 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { createQueues, createRedisConnection } from '@hashwatch/queues';
+import { useTestEnvironment } from '@hashwatch/testing';
+import {
+  addWebhook,
+  deliveriesOf,
+  eventually,
+  newAccount,
+  post,
+  SECRETS_KEY,
+  startTestNotifier,
+  storeAndRelay,
+  storeFeedItems,
+} from '../test-support/notifier-fixture';
+import { startPrivateRedis, type PrivateRedis } from '../test-support/private-redis';
+import { startJsonReceiver, type Received, type Receiver } from '../test-support/receiver';
+
+// tsx reads this workspace's tsconfig paths, so @hashwatch/* resolve to sources and no build is needed.
+const WORKSPACE = path.resolve(__dirname, '../..');
+
+function postIds(request: Received): string[] {
+  const body = request.json as { type: string; post?: { id: string }; posts?: { id: string }[] };
+  return body.type === 'digest' ? (body.posts ?? []).map((p) => p.id) : [body.post!.id];
+}
+
+describe('resilience', () => {
+  const receivers: Receiver[] = [];
+  const processes = new Set<ChildProcess>();
+  let redis: PrivateRedis | undefined;
+  afterAll(async () => {
+    for (const child of processes) child.kill('SIGKILL');
+    await Promise.all(receivers.map((receiver) => receiver.close()));
+    await redis?.stop();
+  });
+  const env = useTestEnvironment();
+  const pool = () => env.database.db.pool;
+
+  /** The real notifier (src/main.ts) in a child process, configured only through its environment. */
+  function spawnNotifier(): ChildProcess {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, '../main.ts')], {
+      cwd: WORKSPACE,
+      env: {
+        ...process.env,
+        DATABASE_URL: env.database.url,
+        REDIS_URL: env.redisUrl,
+        QUEUE_PREFIX: env.queuePrefix,
+        SECRETS_KEY,
+        WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+        HEALTH_PORT: '0',
+        NOTIFIER_SEND_TIMEOUT_MS: '2000',
+        LOG_LEVEL: 'error',
+      },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    processes.add(child);
+    child.once('exit', () => processes.delete(child));
+    return child;
+  }
+
+  it('loses nothing when a notifier is killed with SIGKILL mid-delivery, and the repeat carries the same webhook-id', async () => {
+    let secret = '';
+    const receiver = await startJsonReceiver(() => secret);
+    receivers.push(receiver);
+    const user = await newAccount(env.database);
+    const channel = await addWebhook(pool(), user, { url: `${receiver.origin}/hook` });
+    secret = channel.secret;
+    // The first request is held open: the notifier is inside its send when it dies.
+    receiver.script('hold');
+
+    const first = spawnNotifier();
+    await storeFeedItems(pool(), [post(user)]);
+    await receiver.waitForReceived(1, 30_000);
+    const killed = new Promise((resolve) => first.once('exit', resolve));
+    first.kill('SIGKILL');
+    await killed;
+
+    const second = spawnNotifier();
+    await receiver.waitForAccepted(1, 30_000);
+    await eventually(async () => (await deliveriesOf(pool(), channel.id))[0]?.status === 'delivered');
+
+    const [delivery] = await deliveriesOf(pool(), channel.id);
+    expect(receiver.received).toHaveLength(2);
+    expect(receiver.received.map((request) => request.headers['webhook-id'])).toEqual([delivery!.message_id, delivery!.message_id]);
+    expect(delivery).toMatchObject({ status: 'delivered', attempts: 2 });
+
+    const stopped = new Promise<number | null>((resolve) => second.once('exit', (code) => resolve(code)));
+    second.kill('SIGTERM');
+    expect(await stopped).toBe(0);
+  }, 90_000);
+
+  it('loses nothing when Redis restarts in the middle of a run', async () => {
+    redis = await startPrivateRedis();
+    const handle = await startTestNotifier(pool(), { redisUrl: redis.url, prefix: env.queuePrefix });
+    const producer = createRedisConnection(redis.url, { role: 'producer' });
+    const queues = createQueues({ connection: producer, prefix: env.queuePrefix });
+    try {
+      const secrets: string[] = [];
+      const receiver = await startJsonReceiver(() => secrets);
+      receivers.push(receiver);
+      const channels: string[] = [];
+      const stored: string[] = [];
+      for (let account = 0; account < 4; account += 1) {
+        const user = await newAccount(env.database);
+        const channel = await addWebhook(pool(), user, { url: `${receiver.origin}/hook` });
+        secrets.push(channel.secret);
+        channels.push(channel.id);
+        for (let batch = 0; batch < 5; batch += 1) {
+          const items = await storeAndRelay(pool(), queues, Array.from({ length: 10 }, () => post(user)));
+          stored.push(...items.map((item) => item.id));
+        }
+      }
+      await receiver.waitForAccepted(5, 20_000);
+      await redis.restart(1_500);
+      // Items stored while Redis is down wait in the outbox; the relay moves them once it is back.
+      const user = await newAccount(env.database);
+      const late = await addWebhook(pool(), user, { url: `${receiver.origin}/hook` });
+      secrets.push(late.secret);
+      channels.push(late.id);
+      stored.push(...(await storeFeedItems(pool(), Array.from({ length: 10 }, () => post(user)))).map((item) => item.id));
+
+      await eventually(
+        async () => {
+          const rows = await Promise.all(channels.map((id) => deliveriesOf(pool(), id)));
+          return rows.flat().filter((d) => d.status === 'delivered').length === stored.length;
+        },
+        60_000,
+        'every delivery delivered',
+      );
+      const seen = new Set(receiver.accepted.flatMap(postIds));
+      expect(stored.filter((id) => !seen.has(id))).toEqual([]);
+    } finally {
+      await queues.close();
+      producer.disconnect();
+      await handle.stop();
+    }
+  }, 120_000);
+});

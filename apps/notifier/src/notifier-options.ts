@@ -1,0 +1,90 @@
+/** At most `limit` messages in any `windowMs` (a sliding window, as the platforms count). */
+export interface PaceRule {
+  limit: number;
+  windowMs: number;
+}
+
+/** Pacing per destination kind. Telegram has separate rules for one chat, a group chat and the whole bot. */
+export interface PaceRules {
+  discord: PaceRule[];
+  slack: PaceRule[];
+  json: PaceRule[];
+  telegramChat: PaceRule[];
+  /** Added to `telegramChat` for groups and supergroups (negative chat ids). */
+  telegramGroup: PaceRule[];
+  /** Shared by every chat of one bot token. */
+  telegramBot: PaceRule[];
+}
+
+/**
+ * PLATFORMS.md e–g. Discord: about 5 per 2 s per webhook (staff comment) and 30 messages a minute per channel.
+ * Slack: about 1 per second per webhook URL. Telegram: 1 per second per chat, 20 a minute per group, about
+ * 30 per second per bot. Generic JSON webhooks have no published limit: 10 per second per URL is gentle on
+ * a small receiver and still far above what a person reads.
+ */
+export const DEFAULT_PACE: PaceRules = {
+  discord: [
+    { limit: 5, windowMs: 2_000 },
+    { limit: 30, windowMs: 60_000 },
+  ],
+  slack: [{ limit: 1, windowMs: 1_000 }],
+  json: [{ limit: 10, windowMs: 1_000 }],
+  telegramChat: [{ limit: 1, windowMs: 1_000 }],
+  telegramGroup: [{ limit: 20, windowMs: 60_000 }],
+  telegramBot: [{ limit: 30, windowMs: 1_000 }],
+};
+
+/** How the notifier delivers; every field has a production default (see {@link resolveNotifierOptions}). */
+export interface NotifierOptions {
+  /** Deadline of one HTTP send, connect to last byte. */
+  sendTimeoutMs: number;
+  /** Jobs one replica runs at once (routing and drains each). Drains are I/O-bound and short. */
+  concurrency: number;
+  /** First retry delay after a transient failure; doubles per attempt up to `maxBackoffMs`, with jitter. */
+  backoffBaseMs: number;
+  maxBackoffMs: number;
+  /** A delivery keeps being retried until this long after it was created, then it fails. CONTRACT 5: ≥ 24 h. */
+  retryWindowMs: number;
+  /** After a transient failure the channel rests at most this long before its next due delivery is tried. */
+  failurePauseMs: number;
+  /** A due backlog larger than this turns a channel to digests until it is caught up. */
+  digestThreshold: number;
+  /** Alerts per digest message (the channels package lists at most 10). */
+  digestSize: number;
+  /** Messages one drain run sends before it yields its worker slot to other channels. */
+  maxSendsPerRun: number;
+  /** Time one drain run may take before it yields (checked between sends). */
+  runBudgetMs: number;
+  /** How often a replica looks for channels with due deliveries and no drain on the way (the backstop). */
+  sweepIntervalMs: number;
+  /** How often the outbox relay scheduler ticks. */
+  relayIntervalMs: number;
+  pace: PaceRules;
+}
+
+export function resolveNotifierOptions(overrides: Partial<NotifierOptions> = {}): NotifierOptions {
+  return {
+    sendTimeoutMs: 10_000,
+    concurrency: 50,
+    backoffBaseMs: 5_000,
+    maxBackoffMs: 60 * 60_000,
+    retryWindowMs: 24 * 60 * 60_000,
+    failurePauseMs: 2_000,
+    digestThreshold: 20,
+    digestSize: 10,
+    maxSendsPerRun: 50,
+    runBudgetMs: 5_000,
+    sweepIntervalMs: 1_000,
+    relayIntervalMs: 1_000,
+    ...overrides,
+    pace: { ...DEFAULT_PACE, ...overrides.pace },
+  };
+}
+
+/**
+ * How long a drain may hold a channel: one send plus a margin for the database work around it. The lease is
+ * renewed before every send, so only a dead replica lets it run out; then another replica takes over.
+ */
+export function leaseMs(options: NotifierOptions): number {
+  return options.sendTimeoutMs + Math.max(2_000, Math.min(options.sendTimeoutMs, 10_000));
+}

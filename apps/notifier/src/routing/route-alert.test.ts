@@ -1,0 +1,125 @@
+import { createQueues, createRedisConnection, type Queues } from '@hashwatch/queues';
+import { useTestEnvironment } from '@hashwatch/testing';
+import { createDrainScheduler } from '../delivery/drain-scheduler';
+import { messageIdFor } from '../delivery/delivery-store';
+import { createNotifierMetrics } from '../notifier-metrics';
+import { addBot, addWebhook, newAccount, post, quietLogger, storeFeedItems } from '../test-support/notifier-fixture';
+import { routeAlert } from './route-alert.job';
+
+describe('route-alert', () => {
+  const env = useTestEnvironment();
+  let queues: Queues;
+  let connection: ReturnType<typeof createRedisConnection>;
+  const pool = () => env.database.db.pool;
+  const log = quietLogger();
+
+  beforeAll(() => {
+    connection = createRedisConnection(env.redisUrl, { role: 'producer' });
+    queues = createQueues({ connection, prefix: env.queuePrefix });
+  });
+  afterAll(async () => {
+    await queues.close();
+    connection.disconnect();
+  });
+
+  const route = (feedItemId: string, userId: string) =>
+    routeAlert({ pool: pool(), drains: createDrainScheduler(queues, connection), metrics: createNotifierMetrics() }, { feedItemId, userId }, log);
+
+  async function routedChannels(feedItemId: string): Promise<string[]> {
+    const { rows } = await pool().query<{ channel_id: string }>('SELECT channel_id FROM deliveries WHERE feed_item_id = $1 ORDER BY channel_id', [feedItemId]);
+    return rows.map((row) => row.channel_id);
+  }
+
+  const url = 'https://hooks.example.com/in';
+
+  it('sends a post to unscoped channels and to channels whose scope lists one of its sources, case-insensitively', async () => {
+    const user = await newAccount(env.database);
+    const everything = await addWebhook(pool(), user, { url });
+    const btc = await addWebhook(pool(), user, { url, hashtags: ['btc'] });
+    const eth = await addWebhook(pool(), user, { url, hashtags: ['eth'] });
+    const alice = await addWebhook(pool(), user, { url, accounts: ['alice'] });
+    const [item] = await storeFeedItems(pool(), [post(user, { sources: ['#BTC', '@alice'], hashtag: 'btc' })]);
+
+    await route(item!.id, user);
+
+    expect(await routedChannels(item!.id)).toEqual([everything.id, btc.id, alice.id].sort());
+    expect(await routedChannels(item!.id)).not.toContain(eth.id);
+  });
+
+  it('treats a cashtag source as the hashtag of the same name', async () => {
+    const user = await newAccount(env.database);
+    const tsla = await addWebhook(pool(), user, { url, hashtags: ['tsla'] });
+    const [item] = await storeFeedItems(pool(), [post(user, { sources: ['$tsla'], hashtag: 'tsla' })]);
+
+    await route(item!.id, user);
+
+    expect(await routedChannels(item!.id)).toEqual([tsla.id]);
+  });
+
+  it('applies the source filter after the scope: hashtags only, accounts only', async () => {
+    const user = await newAccount(env.database);
+    const hashtagsOnly = await addWebhook(pool(), user, { url, sourceFilter: 'hashtags' });
+    const accountsOnly = await addWebhook(pool(), user, { url, sourceFilter: 'accounts' });
+    const scopedToBtcAccountsOnly = await addWebhook(pool(), user, { url, hashtags: ['btc'], accounts: ['bob'], sourceFilter: 'accounts' });
+    const [hashtagItem, accountItem, both] = await storeFeedItems(pool(), [
+      post(user, { sources: ['#btc'] }),
+      post(user, { type: 'account', hashtag: null, account: 'alice', sources: ['@alice'] }),
+      post(user, { sources: ['#btc', '@bob'] }),
+    ]);
+    for (const item of [hashtagItem, accountItem, both]) await route(item!.id, user);
+
+    expect(await routedChannels(hashtagItem!.id)).toEqual([hashtagsOnly.id]);
+    expect(await routedChannels(accountItem!.id)).toEqual([accountsOnly.id]);
+    // In scope through @bob, which is an account source: the accounts-only filter lets it through.
+    expect(await routedChannels(both!.id)).toEqual([hashtagsOnly.id, accountsOnly.id, scopedToBtcAccountsOnly.id].sort());
+  });
+
+  it('sends engagement alerts only to opted-in channels, for categories on at the source, ignoring the filter but not the scope', async () => {
+    const user = await newAccount(env.database);
+    const optedIn = await addWebhook(pool(), user, { url, engagementAlerts: true, sourceFilter: 'accounts' });
+    const notOptedIn = await addWebhook(pool(), user, { url });
+    const otherScope = await addWebhook(pool(), user, { url, engagementAlerts: true, hashtags: ['eth'] });
+    const bot = await addBot(pool(), user, { token: '123:abc', chatId: '42', engagementAlerts: true });
+    const [parent] = await storeFeedItems(pool(), [post(user, { sources: ['#btc'], engagementTracked: true, trackLikes: false })]);
+    const engagement = (kind: 'like' | 'retweet' | 'reply', n: number) =>
+      post(user, { type: 'engagement', parentId: parent!.id, kind, sources: ['#btc'], dedupeKey: `e:${parent!.id}:${kind}:${n}`, author: `fan${n}` });
+    const [retweet, like] = await storeFeedItems(pool(), [engagement('retweet', 1), engagement('like', 2)]);
+
+    await route(retweet!.id, user);
+    await route(like!.id, user);
+
+    expect(await routedChannels(retweet!.id)).toEqual([optedIn.id, bot].sort());
+    expect(await routedChannels(retweet!.id)).not.toContain(notOptedIn.id);
+    expect(await routedChannels(retweet!.id)).not.toContain(otherScope.id);
+    // Likes were switched off for the source when the parent was detected.
+    expect(await routedChannels(like!.id)).toEqual([]);
+  });
+
+  it('skips disabled channels, and routing twice creates each delivery once with the same message id', async () => {
+    const user = await newAccount(env.database);
+    const on = await addWebhook(pool(), user, { url });
+    await addWebhook(pool(), user, { url, enabled: false });
+    const gone = await addWebhook(pool(), user, { url });
+    await pool().query(`UPDATE notification_channels SET disabled_reason = 'Discord answered 404' WHERE id = $1`, [gone.id]);
+    const [item] = await storeFeedItems(pool(), [post(user)]);
+
+    const first = await route(item!.id, user);
+    const second = await route(item!.id, user);
+
+    expect(first).toEqual({ channels: 1, created: 1 });
+    expect(second).toEqual({ channels: 1, created: 0 });
+    const { rows } = await pool().query('SELECT channel_id, message_id, status FROM deliveries WHERE feed_item_id = $1', [item!.id]);
+    expect(rows).toEqual([{ channel_id: on.id, message_id: messageIdFor(on.id, item!.id), status: 'pending' }]);
+  });
+
+  it('wakes the drain of each routed channel', async () => {
+    const user = await newAccount(env.database);
+    const channel = await addWebhook(pool(), user, { url });
+    const [item] = await storeFeedItems(pool(), [post(user)]);
+
+    await route(item!.id, user);
+
+    const jobs = await queues.byName['alert-deliveries'].getJobs(['waiting']);
+    expect(jobs.map((job) => job.data)).toContainEqual({ channelId: channel.id });
+  });
+});

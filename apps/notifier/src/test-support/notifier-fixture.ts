@@ -1,0 +1,210 @@
+import { randomBytes } from 'node:crypto';
+import type pg from 'pg';
+import type { Redis } from 'ioredis';
+import { createAccount } from '@hashwatch/accounts';
+import { createSender, generateSigningSecret, type Sender } from '@hashwatch/channels';
+import { transaction } from '@hashwatch/db';
+import { insertFeedItems, type NewFeedItem } from '@hashwatch/feed';
+import { createLogger, type Logger } from '@hashwatch/logger';
+import { relayOutbox, writeOutbox } from '@hashwatch/outbox';
+import { createQueues, createRedisConnection, routeAlertJobId, type Queues } from '@hashwatch/queues';
+import { createCipher, newId, type Cipher } from '@hashwatch/secrets';
+import type { TestDatabase } from '@hashwatch/testing';
+import type { NotifierOptions } from '../notifier-options';
+import { startNotifier, type RunningNotifier } from '../start-notifier';
+
+export const SECRETS_KEY = randomBytes(32).toString('base64');
+export const cipher: Cipher = createCipher(SECRETS_KEY);
+
+/** Short cadences so retries, leases and pacing play out in seconds. */
+export const FAST: Partial<NotifierOptions> = {
+  sendTimeoutMs: 1_000,
+  backoffBaseMs: 100,
+  maxBackoffMs: 1_000,
+  failurePauseMs: 100,
+  sweepIntervalMs: 200,
+  relayIntervalMs: 200,
+};
+
+export function quietLogger(): Logger {
+  return createLogger('notifier-test', { level: process.env.TEST_LOG_LEVEL ?? 'error' });
+}
+
+export async function newAccount(db: TestDatabase): Promise<string> {
+  const { accountId } = await createAccount(db.db.prisma, { email: `${newId('usr')}@example.com`, planId: 'business' });
+  return accountId;
+}
+
+export interface WebhookChannelInput {
+  url: string;
+  format?: 'auto' | 'discord' | 'slack' | 'json';
+  hashtags?: string[];
+  accounts?: string[];
+  sourceFilter?: 'all' | 'hashtags' | 'accounts';
+  engagementAlerts?: boolean;
+  template?: string;
+  enabled?: boolean;
+}
+
+/** A webhook channel stored the way PUT /notifications stores it (signing secret sealed). */
+export async function addWebhook(pool: pg.Pool, userId: string, input: WebhookChannelInput): Promise<{ id: string; secret: string }> {
+  const id = newId('wh');
+  const secret = generateSigningSecret();
+  await pool.query(
+    `INSERT INTO notification_channels (id, user_id, kind, url, format, hashtags, accounts, source_filter, engagement_alerts, template, enabled, signing_secret_enc)
+     VALUES ($1, $2, 'webhook', $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+    [
+      id,
+      userId,
+      input.url,
+      input.format ?? 'json',
+      input.hashtags ?? [],
+      input.accounts ?? [],
+      input.sourceFilter ?? 'all',
+      input.engagementAlerts ?? false,
+      input.template ?? '',
+      input.enabled ?? true,
+      cipher.encrypt(secret),
+    ],
+  );
+  return { id, secret };
+}
+
+export async function addBot(pool: pg.Pool, userId: string, input: { token: string; chatId: string; engagementAlerts?: boolean }): Promise<string> {
+  const id = newId('bot');
+  await pool.query(
+    `INSERT INTO notification_channels (id, user_id, kind, chat_id, engagement_alerts, bot_token_enc, token_hint)
+     VALUES ($1, $2, 'bot', $3, $4, $5, $6)`,
+    [id, userId, input.chatId, input.engagementAlerts ?? false, cipher.encrypt(input.token), input.token.slice(-4)],
+  );
+  return id;
+}
+
+let counter = 0;
+
+/** A hashtag post for `userId`; `extra` overrides any field. */
+export function post(userId: string, extra: Partial<NewFeedItem> = {}): NewFeedItem {
+  counter += 1;
+  const n = `${Date.now()}${counter}`;
+  return {
+    userId,
+    dedupeKey: `x:${n}`,
+    type: 'hashtag',
+    hashtag: 'btc',
+    account: null,
+    sources: ['#btc'],
+    xPostId: n,
+    authorId: `u${n}`,
+    author: 'alice',
+    authorName: 'Alice',
+    text: `post ${n} about #btc`,
+    url: `https://x.com/alice/status/${n}`,
+    postedAt: new Date(),
+    ...extra,
+  };
+}
+
+/**
+ * Stores feed items and their route-alert outbox rows in one transaction, as the scanner does. Returns the
+ * stored items; the notifier's relay moves the jobs (or `relayOutbox` does, in tests that call it).
+ */
+export async function storeFeedItems(pool: pg.Pool, items: NewFeedItem[]): Promise<{ id: string; userId: string }[]> {
+  return transaction(pool, async (client) => {
+    const { inserted } = await insertFeedItems(client, items);
+    await writeOutbox(
+      client,
+      inserted.map((item) => ({
+        queue: 'alert-routing',
+        name: 'route-alert',
+        jobId: routeAlertJobId(item.id),
+        payload: { feedItemId: item.id, userId: item.userId },
+      })),
+    );
+    return inserted.map((item) => ({ id: item.id, userId: item.userId }));
+  });
+}
+
+/** {@link storeFeedItems}, then the relay right after the commit, as the scanner does. */
+export async function storeAndRelay(pool: pg.Pool, queues: Queues, items: NewFeedItem[]): Promise<{ id: string; userId: string }[]> {
+  const stored = await storeFeedItems(pool, items);
+  await relayOutbox(pool, queues);
+  return stored;
+}
+
+export interface NotifierHandle {
+  notifier: RunningNotifier;
+  queues: Queues;
+  redis: Redis;
+  stop(): Promise<void>;
+}
+
+/** A notifier replica in this process against the test database and prefix, with its own connections. */
+export async function startTestNotifier(
+  pool: pg.Pool,
+  options: { redisUrl: string; prefix: string; notifier?: Partial<NotifierOptions>; sender?: Sender; logger?: Logger; telegramBaseUrl?: string },
+): Promise<NotifierHandle> {
+  const logger = options.logger ?? quietLogger();
+  const workerConnection = createRedisConnection(options.redisUrl, { role: 'worker' });
+  const redis = createRedisConnection(options.redisUrl, { role: 'producer' });
+  if (redis.status !== 'ready') await new Promise<void>((resolve) => redis.once('ready', () => resolve()));
+  const queues = createQueues({ connection: redis, prefix: options.prefix });
+  const notifierOptions = { ...FAST, ...options.notifier };
+  const sender = options.sender ?? createSender({ allowPrivateNetworks: true, timeoutMs: notifierOptions.sendTimeoutMs ?? 1_000 });
+  const notifier = await startNotifier({
+    pool,
+    workerConnection,
+    redis,
+    queues,
+    cipher,
+    sender,
+    logger,
+    telegramBaseUrl: options.telegramBaseUrl ?? 'http://127.0.0.1:9',
+    options: notifierOptions,
+  });
+  return {
+    notifier,
+    queues,
+    redis,
+    async stop() {
+      await notifier.close();
+      await queues.close();
+      if (!options.sender) sender.close();
+      workerConnection.disconnect();
+      redis.disconnect();
+    },
+  };
+}
+
+export interface DeliveryRow {
+  id: string;
+  channel_id: string;
+  feed_item_id: string;
+  message_id: string;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  last_error: string | null;
+  last_status: number | null;
+  digest_id: string | null;
+  next_attempt_at: Date | null;
+  delivered_at: Date | null;
+}
+
+export async function deliveriesOf(pool: pg.Pool, channelId: string): Promise<DeliveryRow[]> {
+  const { rows } = await pool.query<DeliveryRow>(
+    `SELECT d.* FROM deliveries d JOIN feed_items f ON f.id = d.feed_item_id WHERE d.channel_id = $1 ORDER BY f.detected_at, d.id`,
+    [channelId],
+  );
+  return rows;
+}
+
+/** Polls until `check` answers true, or throws after `timeoutMs`. */
+export async function eventually(check: () => Promise<boolean> | boolean, timeoutMs = 20_000, what = 'condition'): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`${what} not met within ${timeoutMs} ms`);
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,0 +1,152 @@
+import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { verifyWebhookSignature } from '@hashwatch/channels';
+
+export interface Received {
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+  /** Parsed JSON body, or undefined. */
+  json: Record<string, unknown> | undefined;
+  at: number;
+}
+
+export interface Reply {
+  status: number;
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+/** What the receiver does with one request: answer, or hold it open until the test lets go (or closes). */
+export type Action = Reply | 'hold';
+
+export interface Receiver {
+  /** `http://127.0.0.1:<port>` */
+  origin: string;
+  /** Every request, in arrival order, including those answered with an error. */
+  received: Received[];
+  /** Requests answered with a 2xx: what the destination accepted. */
+  accepted: Received[];
+  /** Replies used before the default one, first in first out. */
+  script(...actions: Action[]): void;
+  /** Resolves when `count` requests have been accepted, or rejects after `timeoutMs`. */
+  waitForAccepted(count: number, timeoutMs?: number): Promise<void>;
+  waitForReceived(count: number, timeoutMs?: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+function json(status: number, value: unknown, headers: Record<string, string> = {}): Reply {
+  return { status, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(value) };
+}
+
+/** A real HTTP server on 127.0.0.1 playing a destination; `respond` is its protocol, `script` its moods. */
+export async function startReceiver(respond: (request: Received) => Reply): Promise<Receiver> {
+  const received: Received[] = [];
+  const accepted: Received[] = [];
+  const script: Action[] = [];
+  const held = new Set<ServerResponse>();
+  const waiters = new Set<() => void>();
+  const notify = () => waiters.forEach((waiter) => waiter());
+
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      let parsed: Record<string, unknown> | undefined;
+      try {
+        parsed = JSON.parse(body) as Record<string, unknown>;
+      } catch {
+        parsed = undefined;
+      }
+      const request: Received = { path: req.url ?? '', headers: req.headers, body, json: parsed, at: Date.now() };
+      received.push(request);
+      const action = script.shift() ?? respond(request);
+      if (action === 'hold') {
+        held.add(res);
+        notify();
+        return;
+      }
+      if (action.status >= 200 && action.status < 300) accepted.push(request);
+      notify();
+      res.writeHead(action.status, action.headers);
+      res.end(action.body ?? '');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+
+  const waitFor = (list: Received[], count: number, timeoutMs: number) =>
+    new Promise<void>((resolve, reject) => {
+      const check = () => {
+        if (list.length < count) return;
+        clearTimeout(timer);
+        waiters.delete(check);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        waiters.delete(check);
+        reject(new Error(`waited ${timeoutMs} ms for ${count} requests, got ${list.length}`));
+      }, timeoutMs);
+      waiters.add(check);
+      check();
+    });
+
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    received,
+    accepted,
+    script: (...actions) => script.push(...actions),
+    waitForAccepted: (count, timeoutMs = 20_000) => waitFor(accepted, count, timeoutMs),
+    waitForReceived: (count, timeoutMs = 20_000) => waitFor(received, count, timeoutMs),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const res of held) res.destroy();
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/**
+ * Standard Webhooks receiver (PLATFORMS h): accepts with 204 a request signed with one of `secrets()` (one
+ * per channel pointing here), refuses anything else with 401.
+ */
+export function startJsonReceiver(secrets: () => string | string[]): Promise<Receiver> {
+  return startReceiver((request) => {
+    const candidates = [secrets()].flat();
+    const valid = candidates.some((secret) => secret !== '' && verifyWebhookSignature(secret, request.headers, request.body).valid);
+    return valid ? { status: 204 } : json(401, { error: 'invalid_signature' });
+  });
+}
+
+/** Discord's execute-webhook endpoint (PLATFORMS f): one live webhook; any other path is 404 Unknown Webhook. */
+export async function startDiscordReceiver(): Promise<Receiver & { webhookUrl: string; deletedWebhookUrl: string }> {
+  const live = '/api/webhooks/111/live-token';
+  const receiver = await startReceiver((request) => {
+    const path = request.path.split('?')[0];
+    if (path !== live) return json(404, { message: 'Unknown Webhook', code: 10015 });
+    if (!request.json || (!request.json.content && !request.json.embeds)) return json(400, { message: 'Cannot send an empty message', code: 50006 });
+    return json(200, { id: String(Date.now()), content: request.json.content ?? '' });
+  });
+  return Object.assign(receiver, { webhookUrl: `${receiver.origin}${live}`, deletedWebhookUrl: `${receiver.origin}/api/webhooks/222/deleted` });
+}
+
+/** A Discord 429 as Discord sends it: JSON retry_after in seconds plus Retry-After. */
+export function discordRateLimit(retryAfterSeconds: number): Reply {
+  return json(429, { message: 'You are being rate limited.', retry_after: retryAfterSeconds, global: false }, { 'retry-after': String(Math.ceil(retryAfterSeconds)) });
+}
+
+/** Telegram's sendMessage (PLATFORMS e): {ok, result} or {ok:false, error_code, description, parameters}. */
+export async function startTelegramReceiver(token: string): Promise<Receiver> {
+  return startReceiver((request) => {
+    if (request.path !== `/bot${token}/sendMessage`) return json(401, { ok: false, error_code: 401, description: 'Unauthorized' });
+    return json(200, { ok: true, result: { message_id: 1, text: request.json?.text } });
+  });
+}
+
+export function telegramFlood(retryAfterSeconds: number): Reply {
+  return json(429, { ok: false, error_code: 429, description: `Too Many Requests: retry after ${retryAfterSeconds}`, parameters: { retry_after: retryAfterSeconds } });
+}
+
+export { json as jsonReply };

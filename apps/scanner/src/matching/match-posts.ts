@@ -1,0 +1,168 @@
+import type { NewFeedItem } from '@hashwatch/feed';
+import type { XPost } from '@hashwatch/x-api';
+import { snowflakeFloor, snowflakeTime } from '../snowflake';
+import { sourceKey, type Source } from '../sources/source';
+
+/** A track or account track of a served account, as matching needs it. */
+export interface Subscription {
+  /** `trk_...` or `acc_...`. */
+  id: string;
+  kind: 'hashtag' | 'account';
+  sourceKey: string;
+  userId: string;
+  /** The hashtag or username as the account wrote it (no `#` / `@`). */
+  label: string;
+  /** Lower-cased label. */
+  norm: string;
+  lang: string | null;
+  excludeRetweets: boolean;
+  excludeReplies: boolean;
+  /** The X user id of an account track, once resolved. */
+  xUserId: string | null;
+  trackEngagement: boolean;
+  trackLikes: boolean;
+  trackReposts: boolean;
+  trackComments: boolean;
+  createdAt: Date;
+}
+
+/** One post for one account, with every subscription of that account it matched, earliest-created first. */
+export interface Candidate {
+  userId: string;
+  post: XPost;
+  postedAt: Date;
+  matches: Subscription[];
+}
+
+export interface MatchResult {
+  /** Oldest post first, then by account id. */
+  candidates: Candidate[];
+  /** Per subscription id: publication time of the newest post it matched. */
+  lastPostAt: Map<string, Date>;
+}
+
+/** The lowest id a post must exceed to be new for a source: its cursor, or its creation as a snowflake. */
+export function sourceLowerBound(source: Pick<Source, 'sinceId' | 'notBefore'>): bigint {
+  const fromTime = snowflakeFloor(source.notBefore.getTime()) - 1n;
+  if (source.sinceId === null) return fromTime;
+  const cursor = BigInt(source.sinceId);
+  return cursor > fromTime ? cursor : fromTime;
+}
+
+/**
+ * When a post was published, to the millisecond. X's created_at is whole seconds; the snowflake id carries
+ * the millisecond, and a track created at .500 must not lose a post published at .900 of the same second.
+ * created_at wins when the id is not a snowflake of that second (very old posts have sequential ids).
+ */
+export function postedAtOf(post: XPost): Date {
+  const fromId = snowflakeTime(post.id);
+  if (post.createdAt === null) return new Date(fromId);
+  const createdAt = Date.parse(post.createdAt);
+  return fromId >= createdAt && fromId - createdAt < 1000 ? new Date(fromId) : new Date(createdAt);
+}
+
+function passes(subscription: Subscription, post: XPost, postedAt: Date): boolean {
+  // CONTRACT 5: a new track or account only detects posts published after it was created.
+  if (postedAt.getTime() < subscription.createdAt.getTime()) return false;
+  if (subscription.kind === 'hashtag') {
+    if (subscription.lang !== null && post.lang !== subscription.lang) return false;
+    if (subscription.excludeRetweets && post.isRetweet) return false;
+    return true;
+  }
+  return !(subscription.excludeReplies && post.isReply);
+}
+
+const byCreation = (a: Subscription, b: Subscription) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+/**
+ * Matches the posts one query returned against the subscriptions of the sources it served (CONTRACT 5):
+ * a tag source is hit by a post whose hashtag or cashtag entities hold the tag (case-insensitive; a bare word
+ * in the text is not an entity), an account source by a post of that author. A post at or below a source's
+ * lower bound is old news for that source. Each subscription then applies its own rules. Pure.
+ */
+export function matchPosts(posts: readonly XPost[], sources: readonly Source[], subscriptions: readonly Subscription[]): MatchResult {
+  const bounds = new Map(sources.map((source) => [source.key, sourceLowerBound(source)]));
+  const bySource = new Map<string, Subscription[]>();
+  const userSourceByXId = new Map<string, string>();
+  for (const subscription of subscriptions) {
+    if (!bounds.has(subscription.sourceKey)) continue;
+    const list = bySource.get(subscription.sourceKey) ?? [];
+    list.push(subscription);
+    bySource.set(subscription.sourceKey, list);
+    if (subscription.kind === 'account' && subscription.xUserId) userSourceByXId.set(subscription.xUserId, subscription.sourceKey);
+  }
+
+  const seen = new Set<string>();
+  const ordered = posts.filter((post) => !seen.has(post.id) && seen.add(post.id)).sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
+  const candidates: Candidate[] = [];
+  const lastPostAt = new Map<string, Date>();
+
+  for (const post of ordered) {
+    const id = BigInt(post.id);
+    const hitKeys = new Set<string>();
+    for (const entity of [...post.hashtags, ...post.cashtags]) hitKeys.add(sourceKey('tag', entity.tag.toLowerCase()));
+    if (post.author) hitKeys.add(sourceKey('user', post.author.username.toLowerCase()));
+    else if (post.authorId && userSourceByXId.has(post.authorId)) hitKeys.add(userSourceByXId.get(post.authorId) as string);
+
+    const postedAt = postedAtOf(post);
+    const perUser = new Map<string, Subscription[]>();
+    for (const key of hitKeys) {
+      const bound = bounds.get(key);
+      if (bound === undefined || id <= bound) continue;
+      for (const subscription of bySource.get(key) ?? []) {
+        if (!passes(subscription, post, postedAt)) continue;
+        const list = perUser.get(subscription.userId) ?? [];
+        list.push(subscription);
+        perUser.set(subscription.userId, list);
+        const last = lastPostAt.get(subscription.id);
+        if (!last || last.getTime() < postedAt.getTime()) lastPostAt.set(subscription.id, postedAt);
+      }
+    }
+    for (const userId of [...perUser.keys()].sort()) {
+      candidates.push({ userId, post, postedAt, matches: (perUser.get(userId) as Subscription[]).sort(byCreation) });
+    }
+  }
+  return { candidates, lastPostAt };
+}
+
+/** `#btc` / `@alice`: how a subscription appears in a feed item's `sources`. */
+export function sourceLabel(subscription: Pick<Subscription, 'kind' | 'norm'>): string {
+  return subscription.kind === 'hashtag' ? `#${subscription.norm}` : `@${subscription.norm}`;
+}
+
+/** Every matched source of a candidate, prefixed and lower-case, earliest-created first, each once. */
+export function candidateSources(candidate: Pick<Candidate, 'matches'>): string[] {
+  return [...new Set(candidate.matches.map(sourceLabel))];
+}
+
+/**
+ * The feed item of a candidate: `hashtag` / `account` from the earliest-created matching source, `sources`
+ * listing all, engagement flags from the first matching source that tracks engagement.
+ */
+export function toFeedItem(candidate: Candidate): NewFeedItem {
+  const { post } = candidate;
+  const first = candidate.matches[0];
+  if (!first) throw new Error(`candidate ${post.id} for ${candidate.userId} has no match`);
+  const engaged = candidate.matches.find((match) => match.trackEngagement);
+  const handle = post.author?.username ?? null;
+  return {
+    userId: candidate.userId,
+    dedupeKey: `x:${post.id}`,
+    type: first.kind,
+    hashtag: first.kind === 'hashtag' ? first.label : null,
+    account: first.kind === 'account' ? first.label : null,
+    sources: candidateSources(candidate),
+    xPostId: post.id,
+    authorId: post.authorId,
+    author: `@${handle ?? post.authorId ?? 'unknown'}`,
+    authorName: post.author?.name ?? handle ?? '',
+    text: post.text,
+    // x.com/i/status/<id> opens any post when the handle is unknown.
+    url: `https://x.com/${handle ?? 'i'}/status/${post.id}`,
+    postedAt: candidate.postedAt,
+    engagementTracked: engaged !== undefined,
+    trackLikes: engaged?.trackLikes ?? true,
+    trackReposts: engaged?.trackReposts ?? true,
+    trackComments: engaged?.trackComments ?? true,
+  };
+}

@@ -1,0 +1,91 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import path from 'node:path';
+import { DEFAULT_APP_TOKEN, useScannerFixture, waitFor } from './test-support/scanner-fixture';
+
+const APP_DIR = path.resolve(__dirname, '..');
+
+describe('a scanner process killed mid-cycle', () => {
+  const fx = useScannerFixture();
+  const children: ChildProcess[] = [];
+
+  afterAll(() => {
+    for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+  });
+
+  /**
+   * The real app from source, against this file's database, prefix and simulator. One node process (tsx as
+   * a loader, not the tsx CLI, whose wrapper would survive a SIGKILL sent to it and leave the app running).
+   */
+  function startScanner(): ChildProcess & { healthPort: Promise<number> } {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      cwd: APP_DIR,
+      env: {
+        ...process.env,
+        DATABASE_URL: fx.env.database.url,
+        REDIS_URL: fx.env.redisUrl,
+        QUEUE_PREFIX: fx.env.queuePrefix,
+        X_API_BASE_URL: fx.simUrl,
+        X_BEARER_TOKEN: DEFAULT_APP_TOKEN,
+        HEALTH_PORT: '0',
+        LOG_LEVEL: 'info',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    // JSON log lines: the start-up line carries the health port it listens on.
+    const healthPort = new Promise<number>((resolve) => {
+      let buffered = '';
+      child.stdout?.on('data', (chunk: Buffer) => {
+        buffered += chunk.toString();
+        const lines = buffered.split('\n');
+        buffered = lines.pop() ?? '';
+        for (const line of lines) {
+          if (!line.includes('"scanner started"')) continue;
+          resolve((JSON.parse(line) as { healthPort: number }).healthPort);
+        }
+      });
+    });
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    child.on('exit', (code, signal) => {
+      if (code !== 0 && signal !== 'SIGKILL' && signal !== 'SIGTERM') process.stderr.write(`scanner exited ${code} ${signal}: ${stderr}\n`);
+    });
+    children.push(child);
+    return Object.assign(child, { healthPort });
+  }
+
+  it('loses no post and stores, counts and alerts each exactly once after a SIGKILL and a restart', async () => {
+    const user = await fx.account({ scanIntervalSeconds: 1 });
+    await fx.track(user, 'crash');
+    const posts = Array.from({ length: 150 }, (_, i) => fx.sim.state.injectPost({ author: `w${i % 4}`, text: `#crash report ${i}` }));
+    // The first search is held for 6 s: the process is killed while it waits for X.
+    fx.sim.state.injectFault({ endpoint: 'search_recent', kind: 'slow', count: 1, delay_ms: 6_000 });
+
+    const first = startScanner();
+    await waitFor(() => fx.sim.state.faults.pending().length === 0, 30_000, 'the first search to reach X');
+    first.kill('SIGKILL');
+    await once(first, 'exit');
+    expect(await fx.items(user)).toHaveLength(0);
+
+    const second = startScanner();
+    await waitFor(async () => (await fx.items(user)).length >= posts.length, 30_000, 'every post stored after the restart');
+    const items = await fx.items(user);
+    expect(items.map((item) => item.x_post_id)).toEqual(posts.map((post) => post.id));
+    expect(await fx.usage(user)).toMatchObject({ alerts_used: posts.length });
+    await waitFor(async () => (await fx.alertJobIds()).length >= posts.length, 10_000, 'alert jobs');
+    expect((await fx.alertJobIds()).sort()).toEqual(items.map((item) => `route-${item.id}`).sort());
+
+    // The restarted process is ready (PostgreSQL and Redis answer) and counts what it stored.
+    const port = await second.healthPort;
+    const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toMatchObject({ status: 'ready', checks: { postgres: { status: 'ok' }, redis: { status: 'ok' } } });
+    expect(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()).toMatch(/^scanner_items_stored_total 150$/m);
+
+    second.kill('SIGTERM');
+    const [code] = (await once(second, 'exit')) as [number | null];
+    expect(code).toBe(0);
+  }, 90_000);
+});

@@ -1,0 +1,54 @@
+import type pg from 'pg';
+import type { Redis } from 'ioredis';
+import type { Logger } from '@hashwatch/logger';
+import { relayOutbox } from '@hashwatch/outbox';
+import { defineWorker, type DefinedWorker, type Queues } from '@hashwatch/queues';
+import { reconcileScanSchedulers } from './scan-schedulers';
+import type { Scanner } from './scanner';
+
+export interface ScannerWorkerOptions {
+  pool: pg.Pool;
+  queues: Queues;
+  scanner: Scanner;
+  /** A `worker` role connection (BullMQ blocks on it). */
+  connection: Redis;
+  prefix: string;
+  logger: Logger;
+  /** Ticks one replica runs at once. Default 2: a slow tick does not hold up the next cadence's. */
+  concurrency?: number;
+}
+
+/**
+ * The scanner's BullMQ workers: `source-scans` / `scan-sources` runs a tick (any cadence's tick scans every
+ * source that is due, then keeps the schedulers in line with the cadences in use), and `outbox-relay` /
+ * `relay-outbox` is the relay backstop.
+ */
+export function startScannerWorkers(options: ScannerWorkerOptions): DefinedWorker<'source-scans' | 'outbox-relay'>[] {
+  const { pool, queues, scanner, connection, prefix, logger } = options;
+  const scans = defineWorker(
+    'source-scans',
+    {
+      'scan-sources': async (_payload, _job, log) => {
+        const summary = await scanner.runTick();
+        const changes = await reconcileScanSchedulers(pool, queues);
+        if (changes.added.length > 0 || changes.removed.length > 0) log.info('scan schedulers changed', { ...changes });
+        return summary;
+      },
+    },
+    { connection, prefix, concurrency: options.concurrency ?? 2, logger },
+  );
+  const relay = defineWorker(
+    'outbox-relay',
+    {
+      'relay-outbox': async (_payload, _job, log) => {
+        let relayed = 0;
+        // Batches of 500 until the outbox is empty.
+        for (let moved = await relayOutbox(pool, queues); moved > 0; moved = await relayOutbox(pool, queues)) relayed += moved;
+        if (relayed > 0) log.info('outbox relayed', { relayed });
+        return { relayed };
+      },
+    },
+    { connection, prefix, concurrency: 1, logger },
+  );
+  return [scans, relay];
+}

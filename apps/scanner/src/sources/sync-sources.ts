@@ -1,0 +1,66 @@
+import type pg from 'pg';
+import { transaction } from '@hashwatch/db';
+import { SCANNER_LOCK_CLASS } from './lock-keys';
+
+// Served = the account's subscription is active and unexpired (CONTRACT 5: anything else answers 402, so
+// nothing is watched for it either). Tracks of other accounts do not count for packing or cadence.
+export const SERVED_USER = `u.subscription_status = 'active' AND u.current_period_end > now()`;
+
+// The sources every served account needs: one per hashtag_norm and per username_norm, at the fastest cadence
+// among the accounts tracking it, not reporting posts older than its oldest track. Only new rows and changed
+// cadences are written, so a steady state locks nothing; a faster cadence pulls next_scan_at in.
+const SYNC_SOURCES = `
+WITH wanted AS (
+  SELECT 'tag:' || t.hashtag_norm AS source_key, min(u.scan_interval_seconds) AS interval_seconds, min(t.created_at) AS not_before
+    FROM tracks t JOIN users u ON u.id = t.user_id
+   WHERE t.status = 'active' AND ${SERVED_USER}
+   GROUP BY t.hashtag_norm
+  UNION ALL
+  SELECT 'user:' || a.username_norm, min(u.scan_interval_seconds), min(a.created_at)
+    FROM account_tracks a JOIN users u ON u.id = a.user_id
+   WHERE a.status = 'active' AND ${SERVED_USER}
+   GROUP BY a.username_norm
+), upserted AS (
+  INSERT INTO source_cursors AS s (source_key, not_before, interval_seconds, next_scan_at)
+  SELECT w.source_key, w.not_before, w.interval_seconds, now()
+    FROM wanted w LEFT JOIN source_cursors c ON c.source_key = w.source_key
+   WHERE c.source_key IS NULL OR c.interval_seconds <> w.interval_seconds
+   ORDER BY w.source_key
+  ON CONFLICT (source_key) DO UPDATE
+     SET interval_seconds = EXCLUDED.interval_seconds,
+         next_scan_at = LEAST(s.next_scan_at, COALESCE(s.last_scan_at, now()) + make_interval(secs => EXCLUDED.interval_seconds)),
+         updated_at = now()
+  RETURNING 1
+), removed AS (
+  DELETE FROM source_cursors s WHERE NOT EXISTS (SELECT 1 FROM wanted w WHERE w.source_key = s.source_key)
+  RETURNING 1
+)
+SELECT (SELECT count(*) FROM upserted)::int AS upserted, (SELECT count(*) FROM removed)::int AS removed`;
+
+export interface SyncResult {
+  /** False when another replica was syncing at that moment (its result serves this one too). */
+  ran: boolean;
+  upserted: number;
+  removed: number;
+}
+
+/**
+ * Brings source_cursors in line with the tracks of served accounts: a source appears when its first served
+ * track does, changes cadence with its fastest account, and is removed (cursor and all) when no served
+ * account tracks it any more, so a later track starts from its own creation instead of an old cursor.
+ * One replica at a time: the others skip rather than queue behind it.
+ */
+export async function syncSources(pool: pg.Pool): Promise<SyncResult> {
+  return transaction(pool, async (client) => {
+    const { rows: lock } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_xact_lock($1, 0) AS ok', [SCANNER_LOCK_CLASS]);
+    if (!lock[0]?.ok) return { ran: false, upserted: 0, removed: 0 };
+    const { rows } = await client.query<{ upserted: number; removed: number }>(SYNC_SOURCES);
+    return { ran: true, upserted: rows[0]?.upserted ?? 0, removed: rows[0]?.removed ?? 0 };
+  });
+}
+
+/** The cadences sources need right now, in seconds. */
+export async function intervalsInUse(pool: pg.Pool): Promise<number[]> {
+  const { rows } = await pool.query<{ interval_seconds: number }>('SELECT DISTINCT interval_seconds FROM source_cursors ORDER BY 1');
+  return rows.map((row) => row.interval_seconds);
+}

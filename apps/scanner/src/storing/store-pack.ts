@@ -1,0 +1,334 @@
+import type pg from 'pg';
+import { insertFeedItems, type FeedItemRow, type NewFeedItem } from '@hashwatch/feed';
+import { writeOutbox, type OutboxEntry } from '@hashwatch/outbox';
+import { routeAlertJobId } from '@hashwatch/queues';
+import type { XPost } from '@hashwatch/x-api';
+import { candidateSources, matchPosts, toFeedItem, type Subscription } from '../matching/match-posts';
+import { SERVED_USER } from '../sources/sync-sources';
+import type { Source } from '../sources/source';
+
+export interface StorePackInput {
+  /** The sources the query served (all claimed by this cycle). */
+  sources: readonly Source[];
+  claimId: number;
+  posts: readonly XPost[];
+  /**
+   * Set on the batch that completes the query (its last page): advance every source's cursor to the first
+   * page's newest_id and mark the served tracks scanned. Absent on earlier pages, which only store.
+   */
+  complete?: {
+    newestId: string | null;
+    /** Per subscription id, the newest post earlier pages matched (health's last_post_at). */
+    lastPostAt?: ReadonlyMap<string, Date>;
+  };
+  /**
+   * An account whose remaining alert quota is below this keeps its new items for the completing batch, so
+   * that its quota goes to the oldest posts of the whole query. 0 (the default) stores everything now.
+   */
+  deferBelowQuota?: number;
+  /** Posts X billed for these pages, split across the accounts the query served. */
+  postsRead: number;
+  /** The sources' subscriptions, loaded once per query (loadSubscriptions); loaded here when absent. */
+  subscriptions?: readonly Subscription[];
+}
+
+export interface StorePackResult {
+  /** Feed items stored, each with its alert job written to the outbox. */
+  inserted: FeedItemRow[];
+  /** Existing items that gained a source. */
+  merged: number;
+  /** New items not stored because their account's alert quota was used up. */
+  droppedForQuota: number;
+  /** Accounts whose tracks the query served. */
+  servedAccounts: number;
+  /** Posts with new items kept back for the completing batch (see deferBelowQuota). */
+  deferredPostIds: string[];
+  /** Per subscription id, the publication time of the newest post it matched in this batch. */
+  lastPostAt: Map<string, Date>;
+}
+
+// Lock order, the same in every scanner transaction so two replicas never deadlock each other:
+// source_cursors rows (the pack's own), tracks/account_tracks rows (the pack's own), usage_periods rows
+// (sorted by account), x_posts rows (sorted by id), feed_items rows of the locked accounts, feed_clock.
+
+const ADVANCE_CURSORS = `
+UPDATE source_cursors s
+   SET since_id = CASE WHEN $2::text IS NOT NULL AND (s.since_id IS NULL OR $2::numeric > s.since_id::numeric) THEN $2::text ELSE s.since_id END,
+       last_scan_at = now(), last_error = NULL, failures = 0, updated_at = now(),
+       claimed_by = CASE WHEN s.claimed_by = $3 THEN NULL ELSE s.claimed_by END
+ WHERE s.source_key = ANY($1::text[])`;
+
+const LOAD_SUBSCRIPTIONS = `
+SELECT 'tag:' || t.hashtag_norm AS source_key, t.id, 'hashtag' AS kind, t.user_id, t.hashtag AS label, t.hashtag_norm AS norm,
+       t.lang, t.exclude_retweets, false AS exclude_replies, NULL::text AS x_user_id, t.track_engagement, t.track_likes,
+       t.track_reposts, t.track_comments, t.created_at
+  FROM tracks t JOIN users u ON u.id = t.user_id
+ WHERE t.hashtag_norm = ANY($1::text[]) AND t.status = 'active' AND ${SERVED_USER}
+UNION ALL
+SELECT 'user:' || a.username_norm, a.id, 'account', a.user_id, a.username, a.username_norm,
+       NULL, false, a.exclude_replies, a.x_user_id, a.track_engagement, a.track_likes,
+       a.track_reposts, a.track_comments, a.created_at
+  FROM account_tracks a JOIN users u ON u.id = a.user_id
+ WHERE a.username_norm = ANY($2::text[]) AND a.status = 'active' AND ${SERVED_USER}`;
+
+const MARK_SCANNED = `
+WITH t AS (
+  UPDATE tracks t SET last_scanned_at = now(), scan_error = NULL, last_post_at = GREATEST(t.last_post_at, v.last_post_at)
+    FROM unnest($1::text[], $2::timestamptz[]) AS v(id, last_post_at)
+   WHERE t.id = v.id
+  RETURNING 1
+), a AS (
+  UPDATE account_tracks a SET last_scanned_at = now(), scan_error = NULL, last_post_at = GREATEST(a.last_post_at, v.last_post_at)
+    FROM unnest($3::text[], $4::timestamptz[]) AS v(id, last_post_at)
+   WHERE a.id = v.id
+  RETURNING 1
+)
+SELECT (SELECT count(*) FROM t) + (SELECT count(*) FROM a) AS n`;
+
+const LOCK_USAGE = `
+SELECT u.id AS user_id, u.alerts_limit, p.period_start::text AS period_start, p.alerts_used
+  FROM users u JOIN usage_periods p ON p.user_id = u.id AND p.period_start = u.current_period_start
+ WHERE u.id = ANY($1::text[])
+ ORDER BY u.id
+   FOR UPDATE OF p`;
+
+const CREATE_USAGE = `
+INSERT INTO usage_periods (user_id, period_start, period_end)
+SELECT u.id, u.current_period_start, u.current_period_end FROM users u WHERE u.id = ANY($1::text[]) ORDER BY u.id
+ON CONFLICT (user_id, period_start) DO NOTHING`;
+
+const EXISTING_ITEMS = `
+SELECT f.user_id, f.dedupe_key, f.sources
+  FROM feed_items f
+  JOIN unnest($1::text[], $2::text[]) AS c(user_id, dedupe_key) ON f.user_id = c.user_id AND f.dedupe_key = c.dedupe_key`;
+
+// `added` travels as JSON text: unnest would flatten an array of arrays.
+const MERGE_SOURCES = `
+UPDATE feed_items f
+   SET sources = COALESCE(f.sources, '{}'::text[]) || ARRAY(SELECT jsonb_array_elements_text(m.added::jsonb))
+  FROM unnest($1::text[], $2::text[], $3::text[]) AS m(user_id, dedupe_key, added)
+ WHERE f.user_id = m.user_id AND f.dedupe_key = m.dedupe_key`;
+
+const UPSERT_X_POSTS = `
+INSERT INTO x_posts (id, author_id, author_username, author_name, text, lang, conversation_id, is_retweet, is_reply, posted_at)
+SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::boolean[],
+                     $9::boolean[], $10::timestamptz[])
+ ORDER BY 1
+ON CONFLICT (id) DO NOTHING
+RETURNING id`;
+
+const ADD_USAGE = `
+UPDATE usage_periods p
+   SET alerts_used = p.alerts_used + v.alerts, upstream_posts_read = p.upstream_posts_read + v.reads, updated_at = now()
+  FROM unnest($1::text[], $2::timestamptz[], $3::int[], $4::numeric[]) AS v(user_id, period_start, alerts, reads)
+ WHERE p.user_id = v.user_id AND p.period_start = v.period_start`;
+
+interface SubscriptionRow {
+  source_key: string;
+  id: string;
+  kind: 'hashtag' | 'account';
+  user_id: string;
+  label: string;
+  norm: string;
+  lang: string | null;
+  exclude_retweets: boolean;
+  exclude_replies: boolean;
+  x_user_id: string | null;
+  track_engagement: boolean;
+  track_likes: boolean;
+  track_reposts: boolean;
+  track_comments: boolean;
+  created_at: Date;
+}
+
+interface UsageRow {
+  user_id: string;
+  alerts_limit: number;
+  /** As text: microseconds survive the round trip back into ADD_USAGE. */
+  period_start: string;
+  alerts_used: number;
+}
+
+const toSubscription = (row: SubscriptionRow): Subscription => ({
+  id: row.id,
+  kind: row.kind,
+  sourceKey: row.source_key,
+  userId: row.user_id,
+  label: row.label,
+  norm: row.norm,
+  lang: row.lang,
+  excludeRetweets: row.exclude_retweets,
+  excludeReplies: row.exclude_replies,
+  xUserId: row.x_user_id,
+  trackEngagement: row.track_engagement,
+  trackLikes: row.track_likes,
+  trackReposts: row.track_reposts,
+  trackComments: row.track_comments,
+  createdAt: row.created_at,
+});
+
+/** The tracks and account tracks of served accounts that watch these sources. */
+export async function loadSubscriptions(db: Pick<pg.Pool, 'query'>, sources: readonly Source[]): Promise<Subscription[]> {
+  const tags = sources.filter((source) => source.kind === 'tag').map((source) => source.name);
+  const users = sources.filter((source) => source.kind === 'user').map((source) => source.name);
+  const { rows } = await db.query<SubscriptionRow>(LOAD_SUBSCRIPTIONS, [tags, users]);
+  return rows.map(toSubscription);
+}
+
+const itemKey = (userId: string, dedupeKey: string) => `${userId}\u0000${dedupeKey}`;
+
+/** Locks the current usage_periods row of each account (creating missing ones), in account order. */
+async function lockUsage(client: pg.PoolClient, userIds: readonly string[]): Promise<Map<string, UsageRow>> {
+  const { rows } = await client.query<UsageRow>(LOCK_USAGE, [userIds]);
+  const usage = new Map(rows.map((row) => [row.user_id, row]));
+  const missing = userIds.filter((id) => !usage.has(id));
+  if (missing.length > 0) {
+    // Once per account and period. These rows are locked after the others, out of order: the rare
+    // deadlock that allows is retried by the caller.
+    await client.query(CREATE_USAGE, [missing]);
+    const { rows: created } = await client.query<UsageRow>(LOCK_USAGE, [missing]);
+    for (const row of created) usage.set(row.user_id, row);
+  }
+  return usage;
+}
+
+function column<T, V>(rows: readonly T[], pick: (row: T) => V): V[] {
+  return rows.map(pick);
+}
+
+/**
+ * Stores what one page (or the whole) of a packed query found, inside the caller's transaction, so that
+ * items, quota, alert hand-off and (on the completing batch) cursors commit together or not at all:
+ *
+ * 1. on the completing batch, advances the cursor of every source of the pack to the first page's
+ *    newest_id (never backwards) and marks the served tracks scanned (last_scanned_at, last_post_at,
+ *    scan_error cleared);
+ * 2. locks each served account's usage row, so concurrent replicas storing for one account run one after
+ *    the other, and reads what is already stored for these posts;
+ * 3. merges new sources into items already stored (no new item, quota unit or alert), and inserts the new
+ *    items, oldest post first, up to the account's remaining alert quota;
+ * 4. counts the inserted items (as returned by the insert) against the quota, adds the account's share of
+ *    the posts read, and writes one `route-alert` job per inserted item to the outbox.
+ *
+ * Earlier pages commit before the cursor moves: if the query then fails or the process dies, the next
+ * cycle reads those pages again and finds their items stored (no second item, unit or alert).
+ *
+ * The feed insert takes the feed clock, which serialises every feed writer until commit, so it comes last
+ * but for the two statements that depend on what it returned: commit right after.
+ */
+export async function storePack(client: pg.PoolClient, input: StorePackInput): Promise<StorePackResult> {
+  const result: StorePackResult = { inserted: [], merged: 0, droppedForQuota: 0, servedAccounts: 0, deferredPostIds: [], lastPostAt: new Map() };
+  const keys = input.sources.map((source) => source.key).sort();
+
+  if (input.complete) await client.query(ADVANCE_CURSORS, [keys, input.complete.newestId, input.claimId]);
+  const subscriptions = input.subscriptions ?? (await loadSubscriptions(client, input.sources));
+  const { candidates, lastPostAt } = matchPosts(input.posts, input.sources, subscriptions);
+  result.lastPostAt = lastPostAt;
+  for (const [id, at] of input.complete?.lastPostAt ?? []) {
+    const current = lastPostAt.get(id);
+    if (!current || current.getTime() < at.getTime()) lastPostAt.set(id, at);
+  }
+
+  const trackRows = subscriptions.filter((s) => s.kind === 'hashtag').sort((a, b) => (a.id < b.id ? -1 : 1));
+  const accountRows = subscriptions.filter((s) => s.kind === 'account').sort((a, b) => (a.id < b.id ? -1 : 1));
+  if (input.complete && subscriptions.length > 0) {
+    await client.query(MARK_SCANNED, [
+      column(trackRows, (s) => s.id),
+      column(trackRows, (s) => lastPostAt.get(s.id)?.toISOString() ?? null),
+      column(accountRows, (s) => s.id),
+      column(accountRows, (s) => lastPostAt.get(s.id)?.toISOString() ?? null),
+    ]);
+  }
+
+  const served = [...new Set(subscriptions.map((s) => s.userId))].sort();
+  result.servedAccounts = served.length;
+  if (served.length === 0 || (candidates.length === 0 && input.postsRead === 0)) return result;
+
+  const usage = await lockUsage(client, served);
+  const existing = new Map<string, string[]>();
+  if (candidates.length > 0) {
+    // Every matched post goes into x_posts (detected, whether or not a quota let it be stored), in the same
+    // transaction as its items: a post the insert did not create was seen before, and only those can have
+    // items already. Fresh posts, the usual case, skip the per-item lookup.
+    const posts = [...new Map(candidates.map((c) => [c.post.id, c])).values()];
+    const { rows: created } = await client.query<{ id: string }>(UPSERT_X_POSTS, [
+      column(posts, (c) => c.post.id),
+      column(posts, (c) => c.post.authorId ?? ''),
+      column(posts, (c) => c.post.author?.username ?? ''),
+      column(posts, (c) => c.post.author?.name ?? ''),
+      column(posts, (c) => c.post.text),
+      column(posts, (c) => c.post.lang),
+      column(posts, (c) => c.post.conversationId),
+      column(posts, (c) => c.post.isRetweet),
+      column(posts, (c) => c.post.isReply),
+      column(posts, (c) => c.postedAt.toISOString()),
+    ]);
+    const createdIds = new Set(created.map((row) => row.id));
+    const maybeStored = candidates.filter((c) => !createdIds.has(c.post.id));
+    if (maybeStored.length > 0) {
+      const { rows: found } = await client.query<{ user_id: string; dedupe_key: string; sources: string[] | null }>(EXISTING_ITEMS, [
+        column(maybeStored, (c) => c.userId),
+        column(maybeStored, (c) => `x:${c.post.id}`),
+      ]);
+      for (const row of found) existing.set(itemKey(row.user_id, row.dedupe_key), row.sources ?? []);
+    }
+  }
+
+  const merges: { userId: string; dedupeKey: string; added: string[] }[] = [];
+  const fresh: NewFeedItem[] = [];
+  const remaining = new Map([...usage.values()].map((row) => [row.user_id, Math.max(0, row.alerts_limit - row.alerts_used)]));
+  const deferred = new Set<string>();
+  // Candidates come oldest post first, so the quota goes to the oldest posts.
+  for (const candidate of candidates) {
+    const dedupeKey = `x:${candidate.post.id}`;
+    const stored = existing.get(itemKey(candidate.userId, dedupeKey));
+    if (stored) {
+      const added = candidateSources(candidate).filter((label) => !stored.includes(label));
+      if (added.length > 0) {
+        merges.push({ userId: candidate.userId, dedupeKey, added });
+      }
+      continue;
+    }
+    const left = remaining.get(candidate.userId) ?? 0;
+    if (left < (input.deferBelowQuota ?? 0)) {
+      deferred.add(candidate.post.id);
+      continue;
+    }
+    if (left <= 0) {
+      result.droppedForQuota += 1;
+      continue;
+    }
+    remaining.set(candidate.userId, left - 1);
+    fresh.push(toFeedItem(candidate));
+  }
+
+  if (merges.length > 0) {
+    await client.query(MERGE_SOURCES, [column(merges, (m) => m.userId), column(merges, (m) => m.dedupeKey), column(merges, (m) => JSON.stringify(m.added))]);
+    result.merged = merges.length;
+  }
+
+  const { inserted } = await insertFeedItems(client, fresh);
+  result.inserted = inserted;
+
+  const alerts = new Map<string, number>();
+  for (const row of inserted) alerts.set(row.userId, (alerts.get(row.userId) ?? 0) + 1);
+  const share = input.postsRead / served.length;
+  const accounted = [...usage.values()].filter((row) => share > 0 || alerts.has(row.user_id));
+  if (accounted.length > 0) {
+    await client.query(ADD_USAGE, [
+      column(accounted, (row) => row.user_id),
+      column(accounted, (row) => row.period_start),
+      column(accounted, (row) => alerts.get(row.user_id) ?? 0),
+      column(accounted, () => share.toFixed(6)),
+    ]);
+  }
+  const jobs: OutboxEntry[] = inserted.map((row) => ({
+    queue: 'alert-routing',
+    name: 'route-alert',
+    jobId: routeAlertJobId(row.id),
+    payload: { feedItemId: row.id, userId: row.userId },
+  }));
+  await writeOutbox(client, jobs);
+  result.deferredPostIds = [...deferred];
+  return result;
+}

@@ -1,0 +1,213 @@
+import { randomBytes } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type pg from 'pg';
+import { createAccount } from '@hashwatch/accounts';
+import { createLogger, type Logger } from '@hashwatch/logger';
+import { createQueues, createRedisConnection, type Queues } from '@hashwatch/queues';
+import { useTestEnvironment, type TestEnvironment } from '@hashwatch/testing';
+import { createXClient, type XClient, type XClientOptions } from '@hashwatch/x-api';
+// The simulator plays X; tests drive it in-process. Test code only: the scanner never imports an app.
+import { createSimulator, serveSimulator, DEFAULT_APP_TOKEN, type RunningSimulator, type Simulator, type SimulatorOptions } from '../../../x-sim/src/index';
+import { createScanner, type Scanner, type ScannerOptions } from '../scanner';
+
+export { DEFAULT_APP_TOKEN };
+
+export interface StoredItem {
+  id: string;
+  user_id: string;
+  x_post_id: string;
+  type: string;
+  hashtag: string | null;
+  account: string | null;
+  sources: string[];
+  author: string;
+  author_name: string;
+  text: string;
+  url: string;
+  posted_at: Date;
+  detected_at: Date;
+  engagement_tracked: boolean;
+  track_likes: boolean;
+}
+
+export interface TrackOptions {
+  lang?: string | null;
+  excludeRetweets?: boolean;
+  trackEngagement?: boolean;
+  trackLikes?: boolean;
+  /** Default: one second ago, so posts injected right after are clearly newer. */
+  createdAt?: Date;
+}
+
+export interface AccountTrackOptions {
+  excludeReplies?: boolean;
+  trackEngagement?: boolean;
+  createdAt?: Date;
+}
+
+export interface ScannerFixture {
+  readonly env: TestEnvironment;
+  readonly sim: Simulator;
+  readonly simUrl: string;
+  readonly queues: Queues;
+  readonly producer: Redis;
+  readonly logger: Logger;
+  pool(): pg.Pool;
+  /** A client on the simulator and this file's prefix: each call is another replica's client. */
+  xClient(overrides?: Partial<XClientOptions>): XClient;
+  /** A scanner replica (its own X client) on this file's database, prefix and simulator. */
+  scanner(overrides?: Partial<ScannerOptions>): Scanner;
+  /** A served account (active subscription) on `plan`, with optional snapshot overrides. */
+  account(options?: { plan?: 'starter' | 'pro' | 'business'; scanIntervalSeconds?: number; alertsLimit?: number }): Promise<string>;
+  track(userId: string, hashtag: string, options?: TrackOptions): Promise<string>;
+  accountTrack(userId: string, username: string, options?: AccountTrackOptions): Promise<string>;
+  /** Every source due now, so the next tick scans it without waiting for its cadence. */
+  makeDue(): Promise<void>;
+  items(userId: string): Promise<StoredItem[]>;
+  usage(userId: string): Promise<{ alerts_used: number; upstream_posts_read: number } | null>;
+  searchRequests(): number;
+  /** Ids of route-alert jobs in the alert-routing queue (waiting, delayed, active, completed or failed). */
+  alertJobIds(): Promise<string[]>;
+}
+
+/** Hooks for a scanner test file: its own database, Redis prefix and X simulator (rate window 2 s). */
+export function useScannerFixture(simOptions: SimulatorOptions = {}): ScannerFixture {
+  const env = useTestEnvironment();
+  const logger = createLogger('scanner-test', { level: process.env.TEST_LOG_LEVEL ?? 'error' });
+  let sim: Simulator | undefined;
+  let running: RunningSimulator | undefined;
+  let producer: Redis | undefined;
+  let queues: Queues | undefined;
+  let counter = 0;
+
+  beforeAll(async () => {
+    sim = createSimulator({ rateLimitWindowSeconds: 2, ...simOptions });
+    running = await serveSimulator(sim);
+    producer = createRedisConnection(env.redisUrl, { role: 'producer' });
+    queues = createQueues({ connection: producer, prefix: env.queuePrefix });
+  });
+
+  afterAll(async () => {
+    await queues?.close();
+    producer?.disconnect();
+    await running?.close();
+  });
+
+  const ready = <T>(value: T | undefined, what: string): T => {
+    if (value === undefined) throw new Error(`${what} is only available inside tests and hooks`);
+    return value;
+  };
+  const pool = () => env.database.db.pool;
+
+  const fixture: ScannerFixture = {
+    env,
+    logger,
+    get sim() {
+      return ready(sim, 'sim');
+    },
+    get simUrl() {
+      return ready(running, 'simulator').url;
+    },
+    get queues() {
+      return ready(queues, 'queues');
+    },
+    get producer() {
+      return ready(producer, 'producer');
+    },
+    pool,
+    xClient(overrides = {}) {
+      return createXClient({
+        baseUrl: fixture.simUrl,
+        bearerToken: DEFAULT_APP_TOKEN,
+        redis: fixture.producer,
+        keyPrefix: env.queuePrefix,
+        logger,
+        ...overrides,
+      });
+    },
+    scanner(overrides = {}) {
+      return createScanner({
+        pool: pool(),
+        x: fixture.xClient(),
+        queues: fixture.queues,
+        logger,
+        maxQueryLength: 512,
+        retryDelaysMs: [20, 50],
+        ...overrides,
+      });
+    },
+    async account(options = {}) {
+      counter += 1;
+      const email = `scan${counter}-${randomBytes(3).toString('hex')}@example.com`;
+      const { accountId } = await createAccount(env.database.db.prisma, { email, planId: options.plan ?? 'business' });
+      if (options.scanIntervalSeconds !== undefined || options.alertsLimit !== undefined) {
+        await pool().query(
+          'UPDATE users SET scan_interval_seconds = COALESCE($2, scan_interval_seconds), alerts_limit = COALESCE($3, alerts_limit) WHERE id = $1',
+          [accountId, options.scanIntervalSeconds ?? null, options.alertsLimit ?? null],
+        );
+      }
+      return accountId;
+    },
+    async track(userId, hashtag, options = {}) {
+      counter += 1;
+      const id = `trk_t${counter}${randomBytes(4).toString('hex')}`;
+      await pool().query(
+        `INSERT INTO tracks (id, user_id, hashtag, hashtag_norm, lang, exclude_retweets, track_engagement, track_likes, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+        [id, userId, hashtag, hashtag.toLowerCase(), options.lang ?? null, options.excludeRetweets ?? true, options.trackEngagement ?? false,
+          options.trackLikes ?? true, options.createdAt ?? new Date(Date.now() - 1000)],
+      );
+      return id;
+    },
+    async accountTrack(userId, username, options = {}) {
+      counter += 1;
+      const id = `acc_a${counter}${randomBytes(4).toString('hex')}`;
+      await pool().query(
+        `INSERT INTO account_tracks (id, user_id, username, username_norm, exclude_replies, track_engagement, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+        [id, userId, username, username.toLowerCase(), options.excludeReplies ?? true, options.trackEngagement ?? false,
+          options.createdAt ?? new Date(Date.now() - 1000)],
+      );
+      return id;
+    },
+    async makeDue() {
+      await pool().query('UPDATE source_cursors SET next_scan_at = now() - interval \'1 second\'');
+    },
+    async items(userId) {
+      const { rows } = await pool().query<StoredItem>(
+        `SELECT id, user_id, x_post_id, type, hashtag, account, sources, author, author_name, text, url, posted_at, detected_at,
+                engagement_tracked, track_likes
+           FROM feed_items WHERE user_id = $1 ORDER BY x_post_id::numeric`,
+        [userId],
+      );
+      return rows;
+    },
+    async usage(userId) {
+      const { rows } = await pool().query<{ alerts_used: number; upstream_posts_read: string }>(
+        `SELECT p.alerts_used, p.upstream_posts_read::text FROM usage_periods p JOIN users u ON u.id = p.user_id AND p.period_start = u.current_period_start
+          WHERE p.user_id = $1`,
+        [userId],
+      );
+      const row = rows[0];
+      return row ? { alerts_used: row.alerts_used, upstream_posts_read: Number(row.upstream_posts_read) } : null;
+    },
+    searchRequests() {
+      return fixture.sim.state.requestLog.requestCount('search_recent');
+    },
+    async alertJobIds() {
+      const jobs = await fixture.queues.byName['alert-routing'].getJobs(['waiting', 'delayed', 'active', 'completed', 'failed', 'prioritized']);
+      return jobs.map((job) => job.id as string).sort();
+    },
+  };
+  return fixture;
+}
+
+/** Polls `check` until it returns true or `timeoutMs` passes. */
+export async function waitFor(check: () => Promise<boolean> | boolean, timeoutMs = 10_000, what = 'condition'): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+}

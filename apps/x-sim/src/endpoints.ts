@@ -1,0 +1,38 @@
+/**
+ * The X API v2 endpoints the simulator serves. Each is one rate-limit bucket, as on X: limits apply per
+ * endpoint per token (app-only bearer → per-app bucket, user token → per-user bucket).
+ */
+export const X_ENDPOINTS = [
+  'search_recent',
+  'posts_lookup',
+  'post_by_id',
+  'users_by_usernames',
+  'user_by_username',
+  'user_posts',
+  'liking_users',
+  'retweeted_by',
+] as const;
+
+export type XEndpoint = (typeof X_ENDPOINTS)[number];
+
+export interface EndpointLimit {
+  app: number;
+  user: number;
+}
+
+/**
+ * Published per-15-minute limits of the pay-per-use era (docs.x.com fundamentals/rate-limits, July 2026).
+ * liking_users has no app bucket on X (it refuses app-only tokens); the number is never used for apps.
+ */
+export const DEFAULT_ENDPOINT_LIMITS: Record<XEndpoint, EndpointLimit> = {
+  search_recent: { app: 450, user: 300 },
+  posts_lookup: { app: 3500, user: 5000 },
+  post_by_id: { app: 450, user: 900 },
+  users_by_usernames: { app: 300, user: 900 },
+  user_by_username: { app: 300, user: 900 },
+  user_posts: { app: 10000, user: 900 },
+  liking_users: { app: 75, user: 75 },
+  retweeted_by: { app: 75, user: 75 },
+};
+
+export const DEFAULT_WINDOW_SECONDS = 15 * 60;

@@ -1,0 +1,71 @@
+import request from 'supertest';
+import { APP, simulatorWithClock } from '../test-support/sim-harness';
+
+const SEARCH = '/2/tweets/search/recent';
+
+describe('fault injection', () => {
+  it('forces the next N answers of one endpoint to 429 with remaining 0, then serves normally', async () => {
+    const sim = simulatorWithClock();
+    await request(sim.app).post('/_sim/faults').send({ endpoint: 'search_recent', kind: 'rate_limited', count: 2 }).expect(201);
+    for (let i = 0; i < 2; i += 1) {
+      const res = await request(sim.app).get(SEARCH).query({ query: '#a' }).set(APP).expect(429);
+      expect(res.body.errors[0].code).toBe(88);
+      expect(res.headers['x-rate-limit-remaining']).toBe('0');
+      expect(Number(res.headers['x-rate-limit-reset'])).toBeGreaterThan(sim.clock.now / 1000);
+    }
+    await request(sim.app).get('/2/tweets/1').set(APP).expect(200);
+    const ok = await request(sim.app).get(SEARCH).query({ query: '#a' }).set(APP).expect(200);
+    // Forced answers do not use up the real window.
+    expect(ok.headers['x-rate-limit-remaining']).toBe('449');
+  });
+
+  it('forces 503 without rate headers, 500, and the problem-JSON 429', async () => {
+    const sim = simulatorWithClock();
+    sim.state.injectFault({ endpoint: 'posts_lookup', kind: 'unavailable' });
+    sim.state.injectFault({ endpoint: 'posts_lookup', kind: 'internal_error' });
+    sim.state.injectFault({ endpoint: 'posts_lookup', kind: 'rate_limited', body: 'problem' });
+    const unavailable = await request(sim.app).get('/2/tweets').query({ ids: '1' }).set(APP).expect(503);
+    expect(unavailable.body).toMatchObject({ title: 'Service Unavailable', status: 503 });
+    expect(unavailable.headers['x-rate-limit-limit']).toBeUndefined();
+    await request(sim.app).get('/2/tweets').query({ ids: '1' }).set(APP).expect(500);
+    const limited = await request(sim.app).get('/2/tweets').query({ ids: '1' }).set(APP).expect(429);
+    expect(limited.body).toMatchObject({ title: 'Too Many Requests', type: 'about:blank' });
+    await request(sim.app).get('/2/tweets').query({ ids: '1' }).set(APP).expect(200);
+  });
+
+  it('forces usage-capped 429 problems, on any endpoint with "*"', async () => {
+    const sim = simulatorWithClock();
+    sim.state.injectFault({ endpoint: '*', kind: 'usage_capped', count: 2 });
+    const first = await request(sim.app).get(SEARCH).query({ query: '#a' }).set(APP).expect(429);
+    expect(first.body).toMatchObject({ type: 'https://api.twitter.com/2/problems/usage-capped', period: 'Monthly', scope: 'Product' });
+    await request(sim.app).get('/2/users/by/username/a').set(APP).expect(429);
+    await request(sim.app).get('/2/users/by/username/a').set(APP).expect(200);
+  });
+
+  it('holds a slow answer for delay_ms and then serves it', async () => {
+    const sim = simulatorWithClock();
+    sim.state.injectFault({ endpoint: 'search_recent', kind: 'slow', delay_ms: 150 });
+    const started = Date.now();
+    await request(sim.app).get(SEARCH).query({ query: '#a' }).set(APP).expect(200);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(140);
+  });
+
+  it('answers every request 429 usage-capped once postCap post reads were served', async () => {
+    const sim = simulatorWithClock({ postCap: 2 });
+    sim.state.injectPost({ author: 'a', text: '#x one' });
+    sim.state.injectPost({ author: 'a', text: '#x two' });
+    await request(sim.app).get(SEARCH).query({ query: '#x' }).set(APP).expect(200);
+    const capped = await request(sim.app).get(SEARCH).query({ query: '#x' }).set(APP).expect(429);
+    expect(capped.body.type).toMatch(/usage-capped$/);
+  });
+
+  it('lists and clears pending faults', async () => {
+    const sim = simulatorWithClock();
+    await request(sim.app).post('/_sim/faults').send({ endpoint: 'user_posts', kind: 'unavailable', count: 3 }).expect(201);
+    const listed = await request(sim.app).get('/_sim/faults').expect(200);
+    expect(listed.body.data).toEqual([expect.objectContaining({ endpoint: 'user_posts', kind: 'unavailable', remaining: 3 })]);
+    await request(sim.app).delete('/_sim/faults').expect(204);
+    expect((await request(sim.app).get('/_sim/faults')).body.data).toEqual([]);
+    await request(sim.app).post('/_sim/faults').send({ endpoint: 'nowhere', kind: 'unavailable' }).expect(400);
+  });
+});

@@ -1,0 +1,17 @@
+export { createSimulator } from './simulator';
+export type { Simulator } from './simulator';
+export { serveSimulator } from './serve-simulator';
+export type { RunningSimulator } from './serve-simulator';
+export { SimulatorState } from './simulator-state';
+export { DEFAULT_APP_TOKEN, DEFAULT_USER_TOKEN, simulatorOptionsSchema } from './simulator-options';
+export type { SimulatorOptions, SimulatorSettings } from './simulator-options';
+export { X_ENDPOINTS, DEFAULT_ENDPOINT_LIMITS } from './endpoints';
+export type { XEndpoint, EndpointLimit } from './endpoints';
+export { FAULT_KINDS } from './faults/fault-injector';
+export type { Fault, FaultKind } from './faults/fault-injector';
+export type { RequestLogEntry, EndpointCounters } from './observability/request-log';
+export { parseQuery } from './query/query-parser';
+export { QuerySyntaxError } from './query/query-ast';
+export type { QueryNode, QueryTerm } from './query/query-ast';
+export type { Naming } from './fields/field-catalog';
+export type { GeneratorOptions, GeneratorOverrides } from './generator/generator-options';

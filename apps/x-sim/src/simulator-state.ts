@@ -1,0 +1,133 @@
+import type { Logger } from '@hashwatch/logger';
+import { ALL_FIELDS } from './fields/field-selection';
+import { Serializer } from './fields/serializer';
+import { FaultInjector, type Fault } from './faults/fault-injector';
+import { PostGenerator } from './generator/post-generator';
+import { Problems } from './http/problems';
+import { SimRateLimiter } from './limits/rate-limiter';
+import { RequestLog } from './observability/request-log';
+import {
+  createUserBody,
+  engagementBody,
+  faultBody,
+  injectPostBody,
+  replyBody,
+  type CreateUserBody,
+  type EngagementBody,
+  type FaultBody,
+  type InjectPostBody,
+  type ReplyBody,
+} from './routes/control.schema';
+import type { SimulatorSettings } from './simulator-options';
+import { SimStore, type SimPost, type SimUser } from './store/sim-store';
+
+/**
+ * Everything the simulated X knows: the world (users, posts), rate-limit windows, queued faults, the request
+ * log and the generator. The control API and in-process tests change it through the same methods, and every
+ * input is checked with the control API's zod schemas.
+ */
+export class SimulatorState {
+  readonly store: SimStore;
+  readonly serializer: Serializer;
+  readonly problems: Problems;
+  readonly limiter: SimRateLimiter;
+  readonly faults = new FaultInjector();
+  readonly requestLog: RequestLog;
+  readonly generator: PostGenerator;
+
+  constructor(
+    readonly settings: SimulatorSettings,
+    readonly now: () => number,
+    logger?: Logger,
+  ) {
+    this.store = new SimStore(now);
+    this.serializer = new Serializer(this.store, settings.naming);
+    this.problems = new Problems(this.serializer.keys);
+    this.limiter = new SimRateLimiter(settings.rateLimitWindowSeconds, settings.rateLimits, now);
+    this.requestLog = new RequestLog(settings.requestLogSize);
+    this.generator = new PostGenerator(this.store, { now, indexLagMs: settings.indexLagMs }, settings.generator, logger);
+  }
+
+  createUser(input: CreateUserBody): SimUser {
+    const body = createUserBody.parse(input);
+    return this.store.createUser({
+      username: body.username,
+      name: body.name,
+      id: body.id,
+      description: body.description,
+      location: body.location,
+      verified: body.verified,
+      protected: body.protected,
+      followersCount: body.followers_count,
+      createdAt: body.created_at === undefined ? undefined : Date.parse(body.created_at),
+    });
+  }
+
+  injectPost(input: InjectPostBody): SimPost {
+    const body = injectPostBody.parse(input);
+    const createdAt = body.created_at === undefined ? this.now() : Date.parse(body.created_at);
+    const metrics = body.public_metrics;
+    return this.store.createPost({
+      authorId: this.store.ensureUser(body.author).id,
+      text: body.text,
+      lang: body.lang,
+      createdAt,
+      visibleAt: createdAt + this.settings.indexLagMs + (body.visible_after_ms ?? 0),
+      replyTo: body.reply_to,
+      retweetOf: body.retweet_of,
+      quoteOf: body.quote_of,
+      metrics: metrics && {
+        retweets: metrics.retweet_count,
+        replies: metrics.reply_count,
+        likes: metrics.like_count,
+        quotes: metrics.quote_count,
+        bookmarks: metrics.bookmark_count,
+        impressions: metrics.impression_count,
+      },
+    });
+  }
+
+  addLikes(postId: string, input: EngagementBody): SimPost {
+    const body = engagementBody.parse(input);
+    return this.store.addLikes(postId, body.usernames.map((name) => this.store.ensureUser(name).id), body.anonymous);
+  }
+
+  addRetweets(postId: string, input: EngagementBody): SimPost {
+    const body = engagementBody.parse(input);
+    return this.store.addRetweets(postId, body.usernames.map((name) => this.store.ensureUser(name).id), body.anonymous, this.now());
+  }
+
+  addReply(postId: string, input: ReplyBody): SimPost {
+    const body = replyBody.parse(input);
+    return this.injectPost({ ...body, reply_to: postId });
+  }
+
+  deletePost(postId: string): void {
+    this.store.deletePost(postId);
+  }
+
+  injectFault(input: FaultBody): Fault[] {
+    const body = faultBody.parse(input);
+    this.faults.add({ endpoint: body.endpoint, kind: body.kind, remaining: body.count, delayMs: body.delay_ms, body: body.body });
+    return this.faults.pending();
+  }
+
+  /** A post as X would show it with every modelled field, plus its author's handle. */
+  describePost(post: SimPost): Record<string, unknown> {
+    const author = this.store.userById(post.authorId);
+    return { ...this.serializer.post(post, ALL_FIELDS.post), author_username: author?.username ?? null, visible_at: new Date(post.visibleAt).toISOString() };
+  }
+
+  describeUser(user: SimUser): Record<string, unknown> {
+    return this.serializer.user(user, ALL_FIELDS.user);
+  }
+
+  /** Back to an empty world: no users, posts, windows, faults or log; the generator stops. */
+  reset(): void {
+    this.generator.stop();
+    this.store.reset();
+    this.limiter.resetWindows();
+    this.faults.clear();
+    this.requestLog.clear();
+  }
+}

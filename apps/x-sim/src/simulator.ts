@@ -1,0 +1,47 @@
+import express, { type ErrorRequestHandler, type Express } from 'express';
+import { controlRouter } from './routes/control.router';
+import { engagementRouter } from './routes/engagement.router';
+import { postsRouter } from './routes/posts.router';
+import { searchRouter } from './routes/search.router';
+import { usersRouter } from './routes/users.router';
+import { SimulatorState } from './simulator-state';
+import { simulatorOptionsSchema, type SimulatorOptions } from './simulator-options';
+
+export interface Simulator {
+  /** The HTTP app; listen on it (port 0 in tests) or hand it to supertest. */
+  app: Express;
+  /** The simulated world and its instruments, for in-process tests. */
+  state: SimulatorState;
+  /** Stops the generator's timer. */
+  close(): void;
+}
+
+/** Builds an X API v2 simulator. Options are validated; unknown ones are refused. */
+export function createSimulator(options: SimulatorOptions = {}): Simulator {
+  const { now = Date.now, logger, ...rest } = options;
+  const settings = simulatorOptionsSchema.parse(rest);
+  const state = new SimulatorState(settings, now, logger);
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use(controlRouter(state));
+  app.use(searchRouter(state));
+  app.use(postsRouter(state));
+  app.use(usersRouter(state));
+  app.use(engagementRouter(state));
+  app.use((_req, res) => {
+    const answer = state.problems.routeNotFound();
+    res.status(answer.status).type(answer.contentType ?? 'application/json').send(JSON.stringify(answer.body));
+  });
+  const internal: ErrorRequestHandler = (error: Error, req, res, next) => {
+    if (res.headersSent) return next(error);
+    logger?.error('simulator request failed', { path: req.path, error: error.message });
+    const answer = state.problems.internalError();
+    res.status(answer.status).type(answer.contentType ?? 'application/json').send(JSON.stringify(answer.body));
+  };
+  app.use(internal);
+
+  if (settings.generatorAutoStart) state.generator.start();
+  return { app, state, close: () => state.generator.stop() };
+}

@@ -1,0 +1,233 @@
+// The notifier under load: throughput against a bare axios sender, latency at 500 alerts/s, isolation.
+//
+//   npx tsx --tsconfig bench/notifier-tsconfig.json bench/notifier-delivery.ts
+//
+// Needs PostgreSQL (DATABASE_URL; the role must be able to CREATE DATABASE) and Redis (REDIS_URL). Makes its
+// own database and Redis prefix and removes them. Everything runs in this one process on this machine: the
+// notifier (routing, drains, sweeper), the sink it delivers to, and the load generator that stores feed items
+// the way the scanner does (feed items + route-alert outbox rows in one transaction, relayed after commit).
+// NOTIFIER_BENCH_SCALE=<0..1> shrinks every phase for a quick run.
+// Goals: >= 50% of the bare sender's alerts/s; p99 stored -> received < 200 ms at 500 alerts/s; with 10,000
+// alerts queued for one paced channel, another account's alert arrives within 1 s.
+import { randomBytes } from 'node:crypto';
+import { createServer, Agent } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { cpus, totalmem } from 'node:os';
+import axios from 'axios';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { createAccount } from '@hashwatch/accounts';
+import { createDatabase, migrate, seedPlans, transaction, type Database } from '@hashwatch/db';
+import { insertFeedItems, type NewFeedItem } from '@hashwatch/feed';
+import { relayOutbox, writeOutbox } from '@hashwatch/outbox';
+import { createQueues, createRedisConnection, routeAlertJobId, type Queues } from '@hashwatch/queues';
+import { adminUrl, baseDatabaseUrl, databaseUrlFor, deletePrefixKeys } from '@hashwatch/testing';
+import { addWebhook, post, startTestNotifier, type NotifierHandle } from '../apps/notifier/src/test-support/notifier-fixture';
+import type { NotifierOptions } from '../apps/notifier/src/notifier-options';
+
+const SCALE = Number(process.env.NOTIFIER_BENCH_SCALE ?? 1);
+const log = (line: string) => process.stdout.write(`${line}\n`);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function admin(sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl() });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+interface Sink {
+  url: string;
+  count: number;
+  /** post id -> arrival time (ms) */
+  arrivals: Map<string, number>;
+  onArrival?: (postId: string, at: number) => void;
+  close(): Promise<void>;
+}
+
+/** A receiver answering 204 to everything; it notes when each post id arrived. */
+async function startSink(): Promise<Sink> {
+  const sink: Sink = { url: '', count: 0, arrivals: new Map(), close: async () => undefined };
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const at = Date.now();
+      sink.count += 1;
+      try {
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { type: string; post?: { id: string }; posts?: { id: string }[] };
+        const ids = body.type === 'digest' ? (body.posts ?? []).map((p) => p.id) : body.post ? [body.post.id] : [];
+        for (const id of ids) {
+          if (!sink.arrivals.has(id)) sink.arrivals.set(id, at);
+          sink.onArrival?.(id, at);
+        }
+      } catch {
+        // not an alert
+      }
+      res.writeHead(204);
+      res.end();
+    });
+  });
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  sink.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  sink.close = () => new Promise<void>((resolve) => {
+    server.closeAllConnections();
+    server.close(() => resolve());
+  });
+  return sink;
+}
+
+/** Stores items and their route-alert outbox rows in one transaction, then relays at once, as the scanner does. */
+async function store(db: Database, queues: Queues, items: NewFeedItem[]): Promise<{ id: string; detectedAt: Date }[]> {
+  const inserted = await transaction(db.pool, async (client) => {
+    const result = await insertFeedItems(client, items);
+    await writeOutbox(client, result.inserted.map((item) => ({
+      queue: 'alert-routing',
+      name: 'route-alert',
+      jobId: routeAlertJobId(item.id),
+      payload: { feedItemId: item.id, userId: item.userId },
+    })));
+    return result.inserted;
+  });
+  await relayOutbox(db.pool, queues);
+  return inserted.map((item) => ({ id: item.id, detectedAt: item.detectedAt }));
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length - 1) * p))] ?? NaN;
+}
+
+async function untilArrived(sink: Sink, ids: string[], timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (ids.every((id) => sink.arrivals.has(id))) return true;
+    await sleep(20);
+  }
+  return false;
+}
+
+async function main(): Promise<void> {
+  const dbName = `hw_bench_notifier_${randomBytes(4).toString('hex')}`;
+  const prefix = `hwb${randomBytes(4).toString('hex')}`;
+  const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+  log(`machine: ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, node ${process.version}`);
+  log(`database ${dbName} on ${new URL(baseDatabaseUrl()).host}, redis prefix ${prefix}`);
+  await admin(`CREATE DATABASE "${dbName}"`);
+  const db = createDatabase(databaseUrlFor(dbName), { max: 20, applicationName: 'hashwatch-bench' });
+  const cleanup = new Redis(redisUrl);
+  const producer = createRedisConnection(redisUrl, { role: 'producer' });
+  await new Promise<void>((resolve) => (producer.status === 'ready' ? resolve() : producer.once('ready', () => resolve())));
+  const queues = createQueues({ connection: producer, prefix });
+  const sink = await startSink();
+  let handle: NotifierHandle | undefined;
+  const startNotifier = async (options: Partial<NotifierOptions>) => {
+    await handle?.stop();
+    handle = await startTestNotifier(db.pool, { redisUrl, prefix, notifier: { sendTimeoutMs: 10_000, sweepIntervalMs: 1_000, relayIntervalMs: 1_000, backoffBaseMs: 5_000, maxBackoffMs: 3_600_000, failurePauseMs: 2_000, ...options } });
+  };
+  try {
+    await migrate(db.pool);
+    await seedPlans(db.pool);
+    const accounts: { userId: string }[] = [];
+    for (let i = 0; i < 100; i += 1) {
+      const { accountId } = await createAccount(db.prisma, { email: `bench${i}@example.com`, planId: 'business' });
+      await addWebhook(db.pool, accountId, { url: `${sink.url}/hook/${i}` });
+      accounts.push({ userId: accountId });
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // 1. Throughput: N alerts over 100 channels, end to end, against a bare axios keep-alive sender.
+    const n = Math.round(5_000 * SCALE);
+    const agent = new Agent({ keepAlive: true, maxSockets: 50 });
+    const client = axios.create({ httpAgent: agent, validateStatus: () => true });
+    const sample = JSON.stringify({ type: 'post', post: { id: 'post_x', type: 'hashtag', source: '#btc', author: '@alice', author_name: 'Alice', text: 'post about #btc', url: 'https://x.com/alice/status/1' }, text: '#btc @alice' });
+    let next = 0;
+    const bareStarted = Date.now();
+    await Promise.all(Array.from({ length: 50 }, async () => {
+      while (next < n) {
+        next += 1;
+        await client.post(`${sink.url}/bare`, sample, { headers: { 'content-type': 'application/json', 'webhook-id': `msg_${next}` } });
+      }
+    }));
+    const bareRate = n / ((Date.now() - bareStarted) / 1000);
+    agent.destroy();
+    log(`throughput: bare axios keep-alive sender (50 in flight): ${bareRate.toFixed(0)} alerts/s`);
+
+    // One message per alert (no digests) and a json pace high enough not to be what is measured.
+    await startNotifier({ digestThreshold: 1_000_000, pace: { json: [{ limit: 1_000, windowMs: 1_000 }] } as never });
+    const stored: string[] = [];
+    const started = Date.now();
+    for (let batch = 0; batch < n / 100; batch += 1) {
+      const items = accounts.map(({ userId }) => post(userId));
+      stored.push(...(await store(db, queues, items)).map((item) => item.id));
+    }
+    const storedAt = Date.now();
+    const ok = await untilArrived(sink, stored, 120_000);
+    const elapsed = (Math.max(...stored.map((id) => sink.arrivals.get(id) ?? Date.now())) - started) / 1000;
+    const ourRate = stored.length / elapsed;
+    log(`throughput: notifier, ${stored.length} alerts over 100 channels, stored in ${((storedAt - started) / 1000).toFixed(1)} s: ${ourRate.toFixed(0)} alerts/s end to end${ok ? '' : ' (NOT ALL ARRIVED)'}`);
+    log(`throughput: ratio ${(ourRate / bareRate * 100).toFixed(0)}% of the bare sender (goal >= 50%)`);
+
+    // ---------------------------------------------------------------------------------------------
+    // 2. Latency at 500 alerts/s: 50 items every 100 ms over 100 accounts (5/s each), default pacing/digests.
+    await startNotifier({});
+    const seconds = Math.max(2, Math.round(10 * SCALE));
+    const latencyItems: { id: string; detectedAt: Date }[] = [];
+    const tickStart = Date.now();
+    for (let tick = 0; tick < seconds * 10; tick += 1) {
+      const due = tickStart + tick * 100;
+      if (Date.now() < due) await sleep(due - Date.now());
+      const items = Array.from({ length: 50 }, (_, i) => post(accounts[(tick * 50 + i) % 100]!.userId));
+      latencyItems.push(...(await store(db, queues, items)));
+    }
+    const generated = latencyItems.length / ((Date.now() - tickStart) / 1000);
+    const arrived = await untilArrived(sink, latencyItems.map((item) => item.id), 60_000);
+    const latencies = latencyItems.map((item) => (sink.arrivals.get(item.id) ?? Infinity) - item.detectedAt.getTime()).sort((a, b) => a - b);
+    log(`latency: ${latencyItems.length} alerts at ${generated.toFixed(0)} alerts/s, stored (detected_at) -> received: p50 ${percentile(latencies, 0.5)} ms, p90 ${percentile(latencies, 0.9)} ms, p99 ${percentile(latencies, 0.99)} ms, max ${latencies.at(-1)} ms${arrived ? '' : ' (NOT ALL ARRIVED)'} (goal p99 < 200 ms)`);
+
+    // ---------------------------------------------------------------------------------------------
+    // 3. Isolation: 10,000 alerts queued for one Slack-paced channel (1 message/s), then another account's alerts.
+    const queued = Math.round(10_000 * SCALE);
+    const { accountId: busy } = await createAccount(db.prisma, { email: 'busy@example.com', planId: 'business' });
+    const busyChannel = await addWebhook(db.pool, busy, { url: `${sink.url}/busy`, format: 'slack' });
+    for (let batch = 0; batch < queued / 500; batch += 1) {
+      await store(db, queues, Array.from({ length: 500 }, () => post(busy)));
+    }
+    const routedBy = Date.now() + 120_000;
+    while (Date.now() < routedBy) {
+      const { rows } = await db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM deliveries WHERE channel_id = $1`, [busyChannel.id]);
+      if ((rows[0]?.n ?? 0) >= queued) break;
+      await sleep(200);
+    }
+    const { rows: pendingRows } = await db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM deliveries WHERE channel_id = $1 AND status = 'pending'`, [busyChannel.id]);
+    const isolation: number[] = [];
+    for (let i = 0; i < 10; i += 1) {
+      const [item] = await store(db, queues, [post(accounts[i]!.userId)]);
+      await untilArrived(sink, [item!.id], 5_000);
+      isolation.push((sink.arrivals.get(item!.id) ?? Infinity) - item!.detectedAt.getTime());
+      await sleep(300);
+    }
+    isolation.sort((a, b) => a - b);
+    log(`isolation: ${pendingRows[0]?.n ?? 0} alerts pending for one paced channel; another account's alert stored -> received: p50 ${percentile(isolation, 0.5)} ms, max ${isolation.at(-1)} ms over ${isolation.length} alerts (goal < 1000 ms)`);
+  } finally {
+    await handle?.stop();
+    await queues.close();
+    producer.disconnect();
+    await sink.close();
+    await deletePrefixKeys(cleanup, prefix);
+    cleanup.disconnect();
+    await db.close();
+    await admin(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
+    process.exit(1);
+  },
+);

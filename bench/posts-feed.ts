@@ -1,0 +1,252 @@
+// GET /v1/posts under load, against a bare Express handler in the same run.
+//
+//   npx tsx --tsconfig bench/posts-tsconfig.json bench/posts-feed.ts
+//
+// Needs PostgreSQL (DATABASE_URL, default postgresql://postgres@127.0.0.1:5432/hashwatch; the role must be
+// able to CREATE DATABASE) and Redis (REDIS_URL). Makes its own databases and Redis prefix and removes them.
+// POSTS_BENCH_ITEMS=<n> shrinks the data for a quick run (the deep page stays at 90% of it);
+// POSTS_BENCH_PROFILE=<dir> writes a V8 CPU profile of the server process there.
+// Goals: the feed at >= 35% of the bare handler's req/s with p99 < 30 ms (50 connections), and a page
+// 900,000 items deep at <= 1.3x the first page's p50.
+import { fork, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { createAccount } from '@hashwatch/accounts';
+import { createDatabase, migrate, seedPlans, type Database } from '@hashwatch/db';
+import { generateSecretsKey } from '@hashwatch/secrets';
+import { adminUrl, baseDatabaseUrl, databaseUrlFor, deletePrefixKeys } from '@hashwatch/testing';
+import { postCursor } from '../apps/gateway/src/routes/posts/post-cursor';
+import { listPosts } from '../apps/gateway/src/routes/posts/posts.service';
+import type { ServerReady } from './posts-server';
+
+const ITEMS = Number(process.env.POSTS_BENCH_ITEMS ?? 1_000_000);
+const OTHER_TENANT_ITEMS = ITEMS / 10;
+const DEEP = ITEMS * 0.9;
+const CONNECTIONS = 50;
+const SECONDS = 10;
+
+interface Row {
+  name: string;
+  reqPerSec: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+const log = (line: string) => process.stdout.write(`${line}\n`);
+
+async function admin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: adminUrl() });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** 1M items for one account (and 100k for another) in one set-based INSERT each: 3 items per millisecond, mixed types. */
+async function fill(db: Database, userId: string, count: number, salt: string): Promise<void> {
+  await db.pool.query(
+    `INSERT INTO feed_items (id, user_id, dedupe_key, type, hashtag, account, sources, x_post_id, author_id, author, author_name,
+                             text, url, posted_at, detected_at, parent_id, kind, engagement_tracked, retweet_count, like_count,
+                             reply_count, retweeters, likers, repliers, engagement_updated_at)
+     SELECT 'post_' || substr(md5($2 || g), 1, 16), $1, 'x:' || g,
+            (CASE WHEN g % 20 = 0 THEN 'engagement' WHEN g % 20 = 1 THEN 'account' ELSE 'hashtag' END)::feed_item_type,
+            CASE WHEN g % 20 = 1 THEN NULL ELSE (ARRAY['btc', 'eth', 'sol'])[1 + g % 3] END,
+            CASE WHEN g % 20 = 1 THEN 'alice' END,
+            CASE WHEN g % 20 = 1 THEN ARRAY['@alice']
+                 WHEN g % 5000 = 2 THEN ARRAY['#rare', '@alice']
+                 WHEN g % 7 = 0 THEN ARRAY['#' || (ARRAY['btc', 'eth', 'sol'])[1 + g % 3], '@alice']
+                 ELSE ARRAY['#' || (ARRAY['btc', 'eth', 'sol'])[1 + g % 3]] END,
+            (1860000000000000000 + g)::text, (g % 50000)::text, '@user' || (g % 50000), 'User number ' || (g % 50000),
+            'Post ' || g || ': ' || repeat('markets are moving today, ', 5) || '#btc $eth',
+            'https://x.com/user' || (g % 50000) || '/status/' || (1860000000000000000 + g),
+            CASE WHEN g % 20 = 0 THEN NULL ELSE $3::timestamptz + (g / 3) * interval '1 millisecond' - interval '4 seconds' END,
+            $3::timestamptz + (g / 3) * interval '1 millisecond',
+            CASE WHEN g % 20 = 0 THEN 'post_' || substr(md5($2 || (g - 1)), 1, 16) END,
+            CASE WHEN g % 20 = 0 THEN 'like'::engagement_kind END,
+            g % 3 = 0 AND g % 20 <> 0,
+            g % 100, g % 1000, g % 10,
+            CASE WHEN g % 3 = 0 THEN ARRAY['@bob', '@carol', '@dave', '@erin', '@frank'] ELSE '{}' END,
+            CASE WHEN g % 3 = 0 THEN ARRAY['@gina', '@hank', '@ivan', '@judy', '@kate', '@liam'] ELSE '{}' END,
+            '{}',
+            CASE WHEN g % 3 = 0 THEN $3::timestamptz + (g / 3) * interval '1 millisecond' + interval '1 minute' END
+       FROM generate_series(1, $4::int) AS g`,
+    [userId, salt, new Date(Date.now() - 86_400_000), count],
+  );
+}
+
+async function load(name: string, url: string, headers: Record<string, string>, connections = CONNECTIONS, duration = SECONDS): Promise<Row> {
+  const result = await autocannon({ url, connections, duration, headers });
+  const row = { name, reqPerSec: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors + result.timeouts };
+  log(`  ${name}: ${row.reqPerSec.toFixed(0)} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, non-2xx ${row.non2xx}, errors ${row.errors}`);
+  return row;
+}
+
+function startServers(env: Record<string, string>): Promise<{ child: ChildProcess; ready: ServerReady }> {
+  const child = fork(path.join(__dirname, 'posts-server.ts'), [], {
+    execArgv: ['--import', 'tsx', ...(process.env.POSTS_BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.POSTS_BENCH_PROFILE}`] : [])],
+    env: { ...process.env, ...env, TSX_TSCONFIG_PATH: path.join(__dirname, 'posts-tsconfig.json') },
+  });
+  return new Promise((resolve, reject) => {
+    child.once('message', (ready) => resolve({ child, ready: ready as ServerReady }));
+    child.once('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
+  });
+}
+
+async function explain(db: Database, sql: string, values: unknown[]): Promise<string> {
+  const { rows } = await db.pool.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${sql}`, values);
+  return rows.map((row) => `    ${row['QUERY PLAN']}`).join('\n');
+}
+
+async function main(): Promise<void> {
+  const run = randomBytes(4).toString('hex');
+  const template = `hw_bench_${run}_tpl`;
+  const name = `hw_bench_${run}`;
+  const prefix = `hwbench${run}`;
+  const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+  const redis = new Redis(redisUrl);
+  let db: Database | undefined;
+  let child: ChildProcess | undefined;
+
+  log('## GET /v1/posts');
+  log(`machine: ${availableParallelism()} CPUs (${cpus()[0]?.model ?? 'unknown'}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}`);
+  log(`database: ${new URL(baseDatabaseUrl()).host}`);
+  try {
+    await admin((client) => client.query(`CREATE DATABASE "${template}"`));
+    const tpl = createDatabase(databaseUrlFor(template), { max: 1 });
+    await migrate(tpl.pool);
+    await seedPlans(tpl.pool);
+    await tpl.close();
+    await admin((client) => client.query(`CREATE DATABASE "${name}" TEMPLATE "${template}"`));
+    db = createDatabase(databaseUrlFor(name), { max: 4 });
+    const { rows: version } = await db.pool.query<{ server_version: string }>('SHOW server_version');
+    log(`PostgreSQL ${version[0]?.server_version}`);
+
+    const owner = await createAccount(db.prisma, { email: 'bench@example.com', planId: 'business' });
+    const other = await createAccount(db.prisma, { email: 'other@example.com', planId: 'business' });
+    // The per-key cap would stop the load after 600 requests; the limiter still runs on every request.
+    await db.pool.query('UPDATE users SET rate_limit_per_minute = 100000000');
+    let started = Date.now();
+    await fill(db, owner.accountId, ITEMS, 'a');
+    await fill(db, other.accountId, OTHER_TENANT_ITEMS, 'b');
+    await db.pool.query('VACUUM ANALYZE feed_items');
+    // Flush the dirty pages of the load now, not during the first measurement.
+    await db.pool.query('CHECKPOINT').catch(() => log('(CHECKPOINT refused: the role is not allowed to run it; the first measurement may be slower)'));
+    log(`data: ${ITEMS.toLocaleString('en')} items for the account, ${OTHER_TENANT_ITEMS.toLocaleString('en')} for another, in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+
+    const secretsKey = generateSecretsKey();
+    const cursors = postCursor(secretsKey);
+    const scope = { userId: owner.accountId, hashtag: null, account: null, type: null, sinceMs: null };
+    const { rows: deepRows } = await db.pool.query<{ detected_at: Date; id: string }>(
+      'SELECT detected_at, id FROM feed_items WHERE user_id = $1 ORDER BY detected_at DESC, id DESC OFFSET $2 LIMIT 1',
+      [owner.accountId, DEEP - 1],
+    );
+    const deepRow = deepRows[0];
+    if (!deepRow) throw new Error(`no item ${DEEP} deep`);
+    const deepCursor = cursors.encode({ detectedAtMs: deepRow.detected_at.getTime(), id: deepRow.id }, scope);
+    const { rows: pollRows } = await db.pool.query<{ since: string }>(
+      `SELECT to_char(detected_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS since
+         FROM feed_items WHERE user_id = $1 ORDER BY detected_at DESC, id DESC OFFSET 9 LIMIT 1`,
+      [owner.accountId],
+    );
+    const since = pollRows[0]?.since as string;
+    const firstPage = await listPosts(db.pool, cursors, owner.accountId, { limit: 20 });
+    const bareBody = JSON.stringify(firstPage);
+    log(`first page: ${bareBody.length} bytes of JSON; the bare handler answers the same body`);
+
+    const servers = await startServers({
+      DATABASE_URL: databaseUrlFor(name),
+      REDIS_URL: redisUrl,
+      SECRETS_KEY: secretsKey,
+      QUEUE_PREFIX: prefix,
+      LOG_LEVEL: 'warn',
+      BARE_BODY: bareBody,
+    });
+    child = servers.child;
+    const gateway = `http://127.0.0.1:${servers.ready.gatewayPort}`;
+    const bare = `http://127.0.0.1:${servers.ready.barePort}`;
+    const auth = { Authorization: `Bearer ${owner.apiKey}` };
+
+    log(`load average before the load: ${loadavg().map((value) => value.toFixed(2)).join(', ')}`);
+    log('warm-up (5 s each, not reported)');
+    for (const [url, headers] of [[`${gateway}/v1/posts?limit=20`, auth], [`${bare}/bare`, {}], [`${bare}/auth-only`, auth]] as const) {
+      await autocannon({ url, connections: CONNECTIONS, duration: 5, headers });
+    }
+
+    log(`throughput: ${CONNECTIONS} connections, ${SECONDS} s each`);
+    started = Date.now();
+    // The headline pair twice, alternating, so a burst of other load on the machine hits both alike.
+    const pairs: [Row, Row][] = [];
+    for (let round = 1; round <= 2; round += 1) {
+      pairs.push([
+        await load(`GET /v1/posts?limit=20 (round ${round})`, `${gateway}/v1/posts?limit=20`, auth),
+        await load(`bare Express, same body (round ${round})`, `${bare}/bare`, {}),
+      ]);
+    }
+    const best = (rows: Row[]) => rows.reduce((a, b) => (b.reqPerSec > a.reqPerSec ? b : a));
+    const posts = best(pairs.map(([feed]) => feed));
+    const bareRow = best(pairs.map(([, plain]) => plain));
+    const authOnly = await load('authenticate + rate limit, then {}', `${bare}/auth-only`, auth);
+    const bareEmpty = await load('bare Express, {}', `${bare}/bare-empty`, {});
+    const filtered = await load('GET /v1/posts?hashtag=eth&limit=20', `${gateway}/v1/posts?hashtag=eth&limit=20`, auth);
+    const sparse = await load('GET /v1/posts?type=account&account=alice&limit=20', `${gateway}/v1/posts?type=account&account=alice&limit=20`, auth);
+    const rare = await load('GET /v1/posts?hashtag=rare&limit=20 (1 item in 5,000)', `${gateway}/v1/posts?hashtag=rare&limit=20`, auth);
+    const poll = await load('GET /v1/posts?since=<10th newest> (a poll)', `${gateway}/v1/posts?since=${since}`, auth);
+
+    log(`latency of one request at a time: first page vs a page ${DEEP.toLocaleString('en')} items deep (1 connection, 5 s each)`);
+    const first = await load('first page', `${gateway}/v1/posts?limit=20`, auth, 1, 5);
+    const deepName = `${DEEP.toLocaleString('en')} deep`;
+    const deep = await load(deepName, `${gateway}/v1/posts?limit=20&cursor=${deepCursor}`, auth, 1, 5);
+    const deepLoaded = await load(`${deepName}, ${CONNECTIONS} connections`, `${gateway}/v1/posts?limit=20&cursor=${deepCursor}`, auth, CONNECTIONS, SECONDS);
+    log(`load phase took ${((Date.now() - started) / 1000).toFixed(0)} s; load average after: ${loadavg().map((value) => value.toFixed(2)).join(', ')}`);
+
+    const ratios = pairs.map(([feed, plain]) => feed.reqPerSec / plain.reqPerSec);
+    const deepRatio = deep.p50 / Math.max(first.p50, 0.001);
+    log('');
+    log('| measurement | req/s | p50 ms | p99 ms |');
+    log('|---|---:|---:|---:|');
+    for (const row of [...pairs.flat(), filtered, sparse, rare, poll, authOnly, bareEmpty, first, deep, deepLoaded]) {
+      log(`| ${row.name} | ${row.reqPerSec.toFixed(0)} | ${row.p50} | ${row.p99} |`);
+    }
+    log('');
+    log(`- feed vs bare (same body), per round: ${ratios.map((ratio) => `${(ratio * 100).toFixed(1)}%`).join(', ')} of the req/s (goal >= 35%); best feed round p99 ${posts.p99} ms (goal < 30 ms); best of each: ${((posts.reqPerSec / bareRow.reqPerSec) * 100).toFixed(1)}%`);
+    log(`- authenticate + rate limit alone vs bare {}: ${((authOnly.reqPerSec / bareEmpty.reqPerSec) * 100).toFixed(1)}% of the req/s`);
+    log(`- page ${deepName} vs first page, p50: ${deep.p50} ms vs ${first.p50} ms = ${deepRatio.toFixed(2)}x (goal <= 1.3x)`);
+    const failures = [...pairs.flat(), authOnly, bareEmpty, filtered, sparse, rare, poll, first, deep, deepLoaded].filter((row) => row.non2xx > 0 || row.errors > 0);
+    if (failures.length > 0) log(`- WARNING: non-2xx or errors in ${failures.map((row) => row.name).join(', ')}`);
+
+    log('');
+    log(`query plans (EXPLAIN ANALYZE): first page, ${deepName}, hashtag=eth, hashtag=rare`);
+    const page = (where: string) => `SELECT id FROM feed_items WHERE user_id = $1 ${where} ORDER BY detected_at DESC, id DESC LIMIT 21`;
+    log(await explain(db, page(''), [owner.accountId]));
+    log(await explain(db, page('AND (detected_at, id) < ($2, $3)'), [owner.accountId, deepRow.detected_at, deepRow.id]));
+    log(await explain(db, page(`AND sources @> ARRAY['#eth']`), [owner.accountId]));
+    log(await explain(db, page(`AND sources @> ARRAY['#rare']`), [owner.accountId]));
+  } finally {
+    if (child?.connected) {
+      const exited = once(child, 'exit');
+      child.disconnect();
+      await exited;
+    }
+    await db?.close();
+    await admin(async (client) => {
+      await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await client.query(`DROP DATABASE IF EXISTS "${template}" WITH (FORCE)`);
+    });
+    await deletePrefixKeys(redis, prefix);
+    redis.disconnect();
+  }
+}
+
+void main().catch((error: unknown) => {
+  process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
+  process.exitCode = 1;
+});

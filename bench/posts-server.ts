@@ -1,0 +1,79 @@
+// Child process of bench/posts-feed.ts: the servers under load, kept out of the process that generates the
+// load so autocannon never shares an event loop with them. Configured only through the environment.
+//   :gatewayPort  the real gateway (createApp), wired as apps/gateway/src/main.ts wires it
+//   :barePort     /bare        a bare Express JSON handler answering a static body the size of a feed page
+//                 /bare-empty  the same answering {}
+//                 /auth-only   the gateway's real authenticate middleware (key lookup, rate limit,
+//                              subscription), then {}: the cost of authentication and rate limiting alone
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import { Redis } from 'ioredis';
+import { createDatabase } from '@hashwatch/db';
+import { createLogger } from '@hashwatch/logger';
+import { createCipher } from '@hashwatch/secrets';
+import { createApp } from '../apps/gateway/src/app';
+import type { GatewayDeps } from '../apps/gateway/src/deps';
+import { authenticate } from '../apps/gateway/src/middleware/authenticate';
+import { errorHandler } from '../apps/gateway/src/middleware/error-handler';
+
+export interface ServerReady {
+  gatewayPort: number;
+  barePort: number;
+}
+
+const env = (name: string): string => {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is required`);
+  return value;
+};
+
+function listen(server: Server): Promise<number> {
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
+}
+
+async function main(): Promise<void> {
+  const logger = createLogger('gateway', { level: process.env.LOG_LEVEL ?? 'warn' });
+  const db = createDatabase(env('DATABASE_URL'), { max: 20, applicationName: 'hashwatch-gateway' });
+  const redis = new Redis(env('REDIS_URL'), { maxRetriesPerRequest: 1, enableOfflineQueue: false });
+  const secretsKey = env('SECRETS_KEY');
+  const deps: GatewayDeps = {
+    db,
+    redis,
+    logger,
+    cipher: createCipher(secretsKey),
+    secretsKey,
+    keyPrefix: env('QUEUE_PREFIX'),
+    now: () => new Date(),
+  };
+  const bareBody: unknown = JSON.parse(env('BARE_BODY'));
+
+  const gateway = createServer(createApp(deps));
+  gateway.keepAliveTimeout = 65_000;
+
+  const bare = express();
+  bare.disable('x-powered-by');
+  bare.set('etag', false);
+  bare.get('/bare', (_req, res) => {
+    res.json(bareBody);
+  });
+  bare.get('/bare-empty', (_req, res) => {
+    res.json({});
+  });
+  bare.get('/auth-only', authenticate(deps), (_req, res) => {
+    res.json({});
+  });
+  bare.use(errorHandler(logger));
+  const bareServer = createServer(bare);
+  bareServer.keepAliveTimeout = 65_000;
+
+  const ready: ServerReady = { gatewayPort: await listen(gateway), barePort: await listen(bareServer) };
+  process.send?.(ready);
+  // The parent is done: exit at once (requests still in flight die with their sockets; a CPU profile is written).
+  process.on('disconnect', () => process.exit(0));
+}
+
+void main().catch((error: unknown) => {
+  process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,168 @@
+// Ingest throughput of the scanner: feed items stored per second with dedupe, alert quota and alert hand-off
+// (outbox), against a raw `INSERT ... SELECT FROM unnest(...)` of the same rows in the same run.
+//
+//   npx tsx --tsconfig bench/scanner-tsconfig.json bench/scanner-ingest.ts
+//
+// Needs PostgreSQL (DATABASE_URL; the role must be able to CREATE DATABASE) and Redis (REDIS_URL). Makes its
+// own database and Redis prefix and removes them. The X simulator runs in-process and serves full pages.
+// Workload: 100 accounts, each tracking 5 of 20 tags (each tag tracked by 25 accounts); every round 200 new
+// posts with one tag each, so one packed query brings 2 pages and 5,000 feed items per round.
+// Goal: the scanner's store at >= 60% of the raw insert's items/s.
+import type pg from 'pg';
+import { transaction } from '@hashwatch/db';
+import { insertFeedItems, type NewFeedItem } from '@hashwatch/feed';
+import { newId } from '@hashwatch/secrets';
+import type { XPost } from '@hashwatch/x-api';
+import { fetchPack, packSinceId } from '../apps/scanner/src/fetching/fetch-pack';
+import { matchPosts, toFeedItem, type Subscription } from '../apps/scanner/src/matching/match-posts';
+import { buildQuery, sourceTerms } from '../apps/scanner/src/packing/pack-sources';
+import { createScanner } from '../apps/scanner/src/scanner';
+import type { Source } from '../apps/scanner/src/sources/source';
+import { syncSources } from '../apps/scanner/src/sources/sync-sources';
+import { storePack } from '../apps/scanner/src/storing/store-pack';
+import { benchEnvironment, log, machineLine, seedAccounts, seedTracks, type BenchEnvironment } from './scanner-support';
+
+const ACCOUNTS = 100;
+const TAGS = Array.from({ length: 20 }, (_, i) => `ingest${String.fromCharCode(97 + i)}`);
+const TAGS_PER_ACCOUNT = 5;
+const ROUNDS = Number(process.env.SCANNER_BENCH_ROUNDS ?? 20);
+const POSTS_PER_ROUND = 200;
+const REPEATS = Number(process.env.SCANNER_BENCH_REPEATS ?? 3);
+
+interface Round {
+  posts: XPost[];
+  newestId: string | null;
+  postsRead: number;
+}
+
+const RAW_INSERT = `
+INSERT INTO feed_items (id, user_id, dedupe_key, type, hashtag, account, sources, x_post_id, author_id, author,
+                        author_name, text, url, posted_at, detected_at, engagement_tracked, track_likes, track_reposts, track_comments)
+SELECT r.id, r.user_id, r.dedupe_key, r.type, r.hashtag, r.account, ARRAY(SELECT jsonb_array_elements_text(r.sources::jsonb)),
+       r.x_post_id, r.author_id, r.author, r.author_name, r.text, r.url, r.posted_at, now(), r.engagement_tracked, r.track_likes,
+       r.track_reposts, r.track_comments
+  FROM unnest($1::text[], $2::text[], $3::feed_item_type[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
+              $10::text[], $11::text[], $12::text[], $13::timestamptz[], $14::boolean[], $15::boolean[], $16::boolean[], $17::boolean[], $18::text[])
+    AS r(user_id, dedupe_key, type, hashtag, account, sources, x_post_id, author_id, author, author_name, text, url, posted_at,
+         engagement_tracked, track_likes, track_reposts, track_comments, id)`;
+
+async function rawInsert(client: pg.PoolClient, items: NewFeedItem[]): Promise<void> {
+  const col = <T>(pick: (item: NewFeedItem) => T) => items.map(pick);
+  await client.query(RAW_INSERT, [
+    col((i) => i.userId), col((i) => i.dedupeKey), col((i) => i.type), col((i) => i.hashtag), col((i) => i.account),
+    col((i) => JSON.stringify(i.sources)), col((i) => i.xPostId), col((i) => i.authorId), col((i) => i.author), col((i) => i.authorName),
+    col((i) => i.text), col((i) => i.url), col((i) => i.postedAt?.toISOString() ?? null), col((i) => i.engagementTracked ?? false),
+    col((i) => i.trackLikes ?? true), col((i) => i.trackReposts ?? true), col((i) => i.trackComments ?? true),
+    // The same kind of primary key as the scanner's rows (random post_ ids), or the raw insert would get an
+    // append-only index for free.
+    items.map(() => newId('post')),
+  ]);
+}
+
+async function reset(env: BenchEnvironment): Promise<void> {
+  await env.db.pool.query('TRUNCATE feed_items, deliveries, outbox_jobs, usage_periods, x_posts');
+  await env.db.pool.query('UPDATE source_cursors SET since_id = NULL');
+  await env.db.pool.query('VACUUM ANALYZE feed_items');
+}
+
+async function main(): Promise<void> {
+  log(machineLine());
+  const env = await benchEnvironment('ingest');
+  try {
+    const users = await seedAccounts(env.db, ACCOUNTS, { alertsLimit: 10_000_000, scanIntervalSeconds: 60 });
+    await seedTracks(env.db, users.flatMap((userId, u) => Array.from({ length: TAGS_PER_ACCOUNT }, (_, k) => ({ userId, hashtag: TAGS[(u + k * 4) % TAGS.length] as string }))), 3_600_000);
+    await syncSources(env.db.pool);
+    const { rows: sourceRows } = await env.db.pool.query<{ not_before: Date }>('SELECT not_before FROM source_cursors LIMIT 1');
+    const notBefore = sourceRows[0]?.not_before ?? new Date(0);
+    const sources: Source[] = TAGS.map((name) => ({ key: `tag:${name}`, kind: 'tag', name, sinceId: null, notBefore, intervalSeconds: 60, failures: 0 }));
+    const query = buildQuery(sources.flatMap(sourceTerms));
+
+    // The rounds, fetched once from the simulator (full pages of 100), replayed by both contenders.
+    const x = env.xClient();
+    const rounds: Round[] = [];
+    let cursor: string | null = null;
+    let postNo = 0;
+    for (let r = 0; r < ROUNDS; r += 1) {
+      for (let i = 0; i < POSTS_PER_ROUND; i += 1) {
+        postNo += 1;
+        env.sim.state.injectPost({ author: `writer${postNo % 50}`, text: `news ${postNo} about #${TAGS[postNo % TAGS.length]}`, lang: 'en' });
+      }
+      const fetched = await fetchPack(x, query, packSinceId(sources.map((s) => ({ ...s, sinceId: cursor })), Date.now()), { retryDelaysMs: [], sleep: async () => undefined, now: Date.now });
+      cursor = fetched.newestId;
+      rounds.push({ posts: fetched.posts, newestId: fetched.newestId, postsRead: fetched.postsRead });
+    }
+
+    const { rows: subscriptionRows } = await env.db.pool.query<{ id: string; user_id: string; hashtag: string; hashtag_norm: string; created_at: Date }>(
+      'SELECT id, user_id, hashtag, hashtag_norm, created_at FROM tracks',
+    );
+    const subscriptions: Subscription[] = subscriptionRows.map((row) => ({
+      id: row.id, kind: 'hashtag', sourceKey: `tag:${row.hashtag_norm}`, userId: row.user_id, label: row.hashtag, norm: row.hashtag_norm,
+      lang: null, excludeRetweets: true, excludeReplies: false, xUserId: null, trackEngagement: false, trackLikes: true, trackReposts: true,
+      trackComments: true, createdAt: row.created_at,
+    }));
+    const matchStarted = performance.now();
+    const rawRounds = rounds.map((round) => matchPosts(round.posts, sources, subscriptions).candidates.map(toFeedItem));
+    const matchMs = performance.now() - matchStarted;
+    const totalItems = rawRounds.reduce((sum, items) => sum + items.length, 0);
+    log(`matching and building the items alone (in JS, part of storePack): ${matchMs.toFixed(0)} ms for all rounds`);
+    log(`workload: ${ROUNDS} rounds of ${POSTS_PER_ROUND} posts, ${totalItems} feed items (${totalItems / ROUNDS} per transaction)`);
+
+    const results: { raw: number[]; feed: number[]; scanner: number[] } = { raw: [], feed: [], scanner: [] };
+    for (let repeat = 0; repeat < REPEATS; repeat += 1) {
+      await reset(env);
+      let started = performance.now();
+      for (const items of rawRounds) await transaction(env.db.pool, (client) => rawInsert(client, items));
+      results.raw.push(totalItems / ((performance.now() - started) / 1000));
+
+      // The feed package's insert alone (feed clock, RETURNING, its row building): the floor of any feed writer.
+      await reset(env);
+      started = performance.now();
+      for (const items of rawRounds) await transaction(env.db.pool, (client) => insertFeedItems(client, items));
+      results.feed.push(totalItems / ((performance.now() - started) / 1000));
+
+      await reset(env);
+      let stored = 0;
+      started = performance.now();
+      for (const round of rounds) {
+        const result = await transaction(env.db.pool, (client) => storePack(client, { sources, claimId: 0, posts: round.posts, complete: { newestId: round.newestId }, postsRead: round.postsRead }));
+        stored += result.inserted.length;
+      }
+      results.scanner.push(stored / ((performance.now() - started) / 1000));
+      if (stored !== totalItems) throw new Error(`scanner stored ${stored} of ${totalItems}`);
+    }
+    const best = (values: number[]) => Math.max(...values);
+    log('');
+    log(`| contender | feed items/s (best of ${REPEATS}) | runs | vs raw |`);
+    log('|---|---|---|---|');
+    log(`| raw INSERT ... SELECT FROM unnest (same rows and batches) | ${best(results.raw).toFixed(0)} | ${results.raw.map((v) => v.toFixed(0)).join(', ')} | 100% |`);
+    log(`| insertFeedItems alone (@hashwatch/feed: feed clock, RETURNING) | ${best(results.feed).toFixed(0)} | ${results.feed.map((v) => v.toFixed(0)).join(', ')} | ${((best(results.feed) / best(results.raw)) * 100).toFixed(0)}% |`);
+    log(`| scanner storePack: match, dedupe, quota, x_posts, cursors, health, feed clock, outbox | ${best(results.scanner).toFixed(0)} | ${results.scanner.map((v) => v.toFixed(0)).join(', ')} | ${((best(results.scanner) / best(results.raw)) * 100).toFixed(0)}% |`);
+
+    // End to end: ticks of the real scanner, fetching from the simulator and relaying each alert job to BullMQ.
+    await reset(env);
+    await env.db.pool.query(`UPDATE source_cursors SET since_id = $1`, [cursor]);
+    const scanner = createScanner({ pool: env.db.pool, x, queues: env.queues, logger: env.logger, maxQueryLength: 512 });
+    let e2eItems = 0;
+    let e2eMs = 0;
+    for (let r = 0; r < 5; r += 1) {
+      for (let i = 0; i < POSTS_PER_ROUND; i += 1) {
+        postNo += 1;
+        env.sim.state.injectPost({ author: `writer${postNo % 50}`, text: `news ${postNo} about #${TAGS[postNo % TAGS.length]}`, lang: 'en' });
+      }
+      await env.db.pool.query('UPDATE source_cursors SET next_scan_at = now()');
+      const started = performance.now();
+      const summary = await scanner.runTick();
+      e2eMs += performance.now() - started;
+      e2eItems += summary.stored;
+    }
+    const jobs = await env.queues.byName['alert-routing'].getJobCountByTypes('waiting', 'prioritized', 'delayed');
+    log(`| scanner tick end to end: fetch 2 pages, store, relay every alert job to BullMQ | ${(e2eItems / (e2eMs / 1000)).toFixed(0)} | 5 ticks, ${e2eItems} items, ${jobs} jobs in Redis | |`);
+  } finally {
+    await env.close();
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
+  process.exit(1);
+});

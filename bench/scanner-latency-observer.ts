@@ -1,0 +1,51 @@
+// Child process of bench/scanner-latency.ts: watches from outside the scanner process, as clients do. It runs
+// the `since` query of GET /v1/posts in a loop (across accounts) and listens to alert-routing's events, and
+// notes when each feed item became visible and when its alert job was added. Over IPC:
+//   -> {ready: true}   <- {stop: true}   -> {visible: [id, ms][], enqueued: [id, ms][]}
+import { setTimeout as sleep } from 'node:timers/promises';
+import { QueueEvents } from 'bullmq';
+import { createDatabase } from '@hashwatch/db';
+import { createRedisConnection } from '@hashwatch/queues';
+
+// Every 5 ms: fine enough to time items to a few ms, without the observer itself loading the 2 CPUs (a
+// client polling in a tight loop costs the database as much as the scanner does).
+const POLL_MS = 5;
+
+const env = (name: string): string => {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is required`);
+  return value;
+};
+
+async function main(): Promise<void> {
+  const db = createDatabase(env('DATABASE_URL'), { max: 2, applicationName: 'bench-observer' });
+  const connection = createRedisConnection(env('REDIS_URL'), { role: 'worker' });
+  const events = new QueueEvents('alert-routing', { connection, prefix: env('QUEUE_PREFIX') });
+  const visible = new Map<string, number>();
+  const enqueued = new Map<string, number>();
+  events.on('waiting', ({ jobId }) => enqueued.set(jobId.replace(/^route-/, ''), Date.now()));
+  await events.waitUntilReady();
+  let running = true;
+  process.on('message', (message: { stop?: boolean }) => {
+    if (message.stop) running = false;
+  });
+  process.send?.({ ready: true });
+  let since = new Date(0);
+  while (running) {
+    const { rows } = await db.pool.query<{ id: string; detected_at: Date }>('SELECT id, detected_at FROM feed_items WHERE detected_at > $1 ORDER BY detected_at, id', [since]);
+    const now = Date.now();
+    for (const row of rows) if (!visible.has(row.id)) visible.set(row.id, now);
+    const last = rows.at(-1);
+    if (last) since = last.detected_at;
+    await sleep(POLL_MS);
+  }
+  process.send?.({ visible: [...visible], enqueued: [...enqueued] }, () => {
+    void events.close().then(async () => {
+      connection.disconnect();
+      await db.close();
+      process.exit(0);
+    });
+  });
+}
+
+void main();

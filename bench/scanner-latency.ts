@@ -1,0 +1,164 @@
+// Internal latency of the scanner at 1,000 items/s: from the moment X's answer carrying a post is received to
+// the moment its feed item is visible to the posts query and its alert job is in the alert-routing queue.
+//
+//   npx tsx --tsconfig bench/scanner-tsconfig.json bench/scanner-latency.ts
+//
+// Needs PostgreSQL (DATABASE_URL; the role must be able to CREATE DATABASE) and Redis (REDIS_URL). Makes its
+// own database and Redis prefix and removes them. Three processes, like production: this one runs only the
+// scanner (its real BullMQ workers, ticking every second through job schedulers); a child plays X (the
+// simulator) and publishes 500 posts/s in 20 ms steps, each matching two accounts (1,000 items/s); another
+// child observes as a client would, running the `since` query of GET /v1/posts in a loop and listening to
+// alert-routing's events. The scanner stamps when each answer arrived; the observer when each item became
+// visible and its job was added (one machine, one clock). SCANNER_BENCH_SECONDS (default 30) sets the run;
+// SCANNER_BENCH_MAX_PAGES the scanner's maxPagesPerBatch (default: the scanner's, 3).
+// Goal: p99 < 150 ms.
+import { fork, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import path from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createRedisConnection, listSchedulers, removeScheduler } from '@hashwatch/queues';
+import { createXClient } from '@hashwatch/x-api';
+import { DEFAULT_APP_TOKEN } from '../apps/x-sim/src/index';
+import { reconcileScanSchedulers } from '../apps/scanner/src/scan-schedulers';
+import { createScanner } from '../apps/scanner/src/scanner';
+import { startScannerWorkers } from '../apps/scanner/src/scanner-workers';
+import { benchEnvironment, log, machineLine, percentile, seedAccounts, seedTracks } from './scanner-support';
+
+const SECONDS = Number(process.env.SCANNER_BENCH_SECONDS ?? 30);
+const WARMUP_SECONDS = 5;
+const POSTS_PER_SECOND = 500;
+const STEP_MS = 20;
+const TAGS = Array.from({ length: 10 }, (_, i) => `lat${String.fromCharCode(97 + i)}`);
+
+function child(script: string, env: Record<string, string> = {}): ChildProcess {
+  return fork(path.join(__dirname, script), [], {
+    execArgv: ['--import', 'tsx'],
+    env: { ...process.env, ...env, TSX_TSCONFIG_PATH: path.join(__dirname, 'scanner-tsconfig.json') },
+  });
+}
+
+async function message<T>(process: ChildProcess, pick: (message: Record<string, unknown>) => T | undefined): Promise<T> {
+  for (;;) {
+    const [received] = (await once(process, 'message')) as [Record<string, unknown>];
+    const value = pick(received);
+    if (value !== undefined) return value;
+  }
+}
+
+async function main(): Promise<void> {
+  log(machineLine());
+  const env = await benchEnvironment('latency');
+  const workerConnection = createRedisConnection(env.redisUrl, { role: 'worker' });
+  const sim = child('scanner-latency-sim.ts');
+  const observer = child('scanner-latency-observer.ts', { DATABASE_URL: env.databaseUrl, REDIS_URL: env.redisUrl, QUEUE_PREFIX: env.prefix });
+  try {
+    const simUrl = await message(sim, (m) => m.url as string | undefined);
+    await message(observer, (m) => m.ready as boolean | undefined);
+    // 20 accounts; tag k is tracked by accounts 2k and 2k+1, so every post is two feed items.
+    const users = await seedAccounts(env.db, TAGS.length * 2, { scanIntervalSeconds: 1, alertsLimit: 10_000_000 });
+    await seedTracks(env.db, users.map((userId, i) => ({ userId, hashtag: TAGS[Math.floor(i / 2)] as string })));
+
+    const receivedAt = new Map<string, number>();
+    const phases: { commit: number[]; relay: number[] } = { commit: [], relay: [] };
+    const batches: { items: number; storeMs: number; relayMs: number }[] = [];
+    const x = createXClient({ baseUrl: simUrl, bearerToken: DEFAULT_APP_TOKEN, redis: env.producer, keyPrefix: env.prefix, logger: env.logger });
+    const scanner = createScanner({
+      pool: env.db.pool,
+      x,
+      queues: env.queues,
+      logger: env.logger,
+      maxQueryLength: 512,
+      ...(process.env.SCANNER_BENCH_MAX_PAGES ? { maxPagesPerBatch: Number(process.env.SCANNER_BENCH_MAX_PAGES) } : {}),
+      onBatchStored: ({ receivedAt: answers, stored, startedAt, committedAt, relayedAt }) => {
+        batches.push({ items: stored.inserted.length, storeMs: committedAt - startedAt, relayMs: relayedAt - committedAt });
+        for (const item of stored.inserted) {
+          const at = answers.get(item.xPostId);
+          if (at === undefined) continue;
+          receivedAt.set(item.id, at);
+          phases.commit.push(committedAt - at);
+          phases.relay.push(relayedAt - at);
+        }
+      },
+    });
+
+    const workers = startScannerWorkers({ pool: env.db.pool, queues: env.queues, scanner, connection: workerConnection, prefix: env.prefix, logger: env.logger });
+    await reconcileScanSchedulers(env.db.pool, env.queues);
+    const loopDelay = monitorEventLoopDelay({ resolution: 5 });
+    loopDelay.enable();
+    const started = Date.now();
+    sim.send({ start: { postsPerSecond: POSTS_PER_SECOND, stepMs: STEP_MS, tags: TAGS } });
+    await sleep(SECONDS * 1000);
+    sim.send({ stop: true });
+    const injected = await message(sim, (m) => m.injected as number | undefined);
+    await sleep(3000);
+    observer.send({ stop: true });
+    const observed = await message(observer, (m) => (m.visible ? (m as { visible: [string, number][]; enqueued: [string, number][] }) : undefined));
+    await Promise.all(workers.map((worker) => worker.close()));
+    for (const scheduler of await listSchedulers(env.queues, 'source-scans')) await removeScheduler(env.queues, 'source-scans', scheduler.id);
+
+    const visibleAt = new Map(observed.visible);
+    const enqueuedAt = new Map(observed.enqueued);
+    const warmupEnd = started + WARMUP_SECONDS * 1000;
+    const visible: number[] = [];
+    const enqueued: number[] = [];
+    const both: number[] = [];
+    let missing = 0;
+    for (const [id, at] of receivedAt) {
+      if (at < warmupEnd) continue;
+      const seen = visibleAt.get(id);
+      const queued = enqueuedAt.get(id);
+      if (seen === undefined || queued === undefined) {
+        missing += 1;
+        continue;
+      }
+      visible.push(seen - at);
+      enqueued.push(queued - at);
+      both.push(Math.max(seen, queued) - at);
+    }
+    // The same, per 5 s window, to show whether latency drifts as tables grow and the outbox churns.
+    const windows = new Map<number, number[]>();
+    for (const [id, at] of receivedAt) {
+      const seen = visibleAt.get(id);
+      const queued = enqueuedAt.get(id);
+      if (seen === undefined || queued === undefined) continue;
+      const key = Math.floor((at - started) / 5000);
+      windows.set(key, [...(windows.get(key) ?? []), Math.max(seen, queued) - at]);
+    }
+    const drift = [...windows].sort((a, b) => a[0] - b[0]).map(([key, values]) => {
+      const sorted = values.sort((a, b) => a - b);
+      return `${key * 5}-${key * 5 + 5}s p50 ${percentile(sorted, 50).toFixed(0)} p99 ${percentile(sorted, 99).toFixed(0)}`;
+    });
+    log(`per window (both): ${drift.join(' | ')}`);
+    const average = (pick: (b: (typeof batches)[number]) => number) => (batches.reduce((sum, b) => sum + pick(b), 0) / Math.max(1, batches.length)).toFixed(0);
+    loopDelay.disable();
+    log(`scanner event-loop delay: p50 ${(loopDelay.percentile(50) / 1e6).toFixed(1)} ms, p99 ${(loopDelay.percentile(99) / 1e6).toFixed(1)} ms, max ${(loopDelay.max / 1e6).toFixed(1)} ms`);
+    log(`batches: ${batches.length}, on average ${average((b) => b.items)} items, ${average((b) => b.storeMs)} ms in the transaction, ${average((b) => b.relayMs)} ms more to relay`);
+    const { rows } = await env.db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM feed_items');
+    log(`ran ${SECONDS} s: ${injected} posts published, ${rows[0]?.n} items stored (${((rows[0]?.n ?? 0) / SECONDS).toFixed(0)} items/s), ${both.length} measured after a ${WARMUP_SECONDS} s warm-up, ${missing} not observed`);
+    const line = (name: string, values: number[]) => {
+      const sorted = [...values].sort((a, b) => a - b);
+      return `| ${name} | ${percentile(sorted, 50).toFixed(0)} | ${percentile(sorted, 95).toFixed(0)} | ${percentile(sorted, 99).toFixed(0)} | ${(sorted.at(-1) ?? Number.NaN).toFixed(0)} |`;
+    };
+    log('');
+    log('| from the upstream answer received to ... (ms) | p50 | p95 | p99 | max |');
+    log('|---|---|---|---|---|');
+    log(line('transaction committed (scanner)', phases.commit));
+    log(line('outbox relayed (scanner)', phases.relay));
+    log(line('visible to the posts `since` query (observer)', visible));
+    log(line('alert job added to alert-routing (observer)', enqueued));
+    log(line('both: visible and enqueued (the goal: p99 < 150)', both));
+  } finally {
+    for (const process of [sim, observer]) if (process.exitCode === null) process.kill();
+    workerConnection.disconnect();
+    await env.close();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
+    process.exit(1);
+  },
+);

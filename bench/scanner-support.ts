@@ -1,0 +1,175 @@
+// Shared set-up of the scanner benches (bench/scanner-*.ts): a database and a Redis prefix of their own, an
+// in-process X simulator, seeded accounts and tracks, the machine line. Everything it creates is removed.
+import { randomBytes } from 'node:crypto';
+import { availableParallelism, cpus, totalmem } from 'node:os';
+import type { Redis } from 'ioredis';
+import pg from 'pg';
+import { createDatabase, migrate, seedPlans, type Database } from '@hashwatch/db';
+import { createLogger, type Logger } from '@hashwatch/logger';
+import { createQueues, createRedisConnection, type Queues } from '@hashwatch/queues';
+import { adminUrl, baseDatabaseUrl, databaseUrlFor, deletePrefixKeys } from '@hashwatch/testing';
+import { createXClient, type XClient } from '@hashwatch/x-api';
+import { createSimulator, serveSimulator, DEFAULT_APP_TOKEN, type RunningSimulator, type Simulator, type SimulatorOptions } from '../apps/x-sim/src/index';
+
+export const log = (line: string) => process.stdout.write(`${line}\n`);
+
+export function machineLine(): string {
+  return `machine: ${availableParallelism()} CPUs (${cpus()[0]?.model ?? 'unknown'}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}`;
+}
+
+async function admin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: adminUrl() });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+export interface BenchEnvironment {
+  db: Database;
+  databaseUrl: string;
+  redisUrl: string;
+  prefix: string;
+  producer: Redis;
+  queues: Queues;
+  sim: Simulator;
+  simUrl: string;
+  logger: Logger;
+  xClient(): XClient;
+  close(): Promise<void>;
+}
+
+/** A migrated database, a Redis prefix and a simulator with no practical rate limit, all for this run only. */
+export async function benchEnvironment(name: string, simOptions: SimulatorOptions = {}): Promise<BenchEnvironment> {
+  const database = `hw_bench_${name}_${randomBytes(4).toString('hex')}`;
+  await admin((client) => client.query(`CREATE DATABASE "${database}"`));
+  const databaseUrl = databaseUrlFor(database);
+  const db = createDatabase(databaseUrl, { max: 20, applicationName: `bench-${name}` });
+  await migrate(db.pool);
+  await seedPlans(db.pool);
+  const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+  const prefix = `hwbench${randomBytes(4).toString('hex')}`;
+  const producer = createRedisConnection(redisUrl, { role: 'producer' });
+  const queues = createQueues({ connection: producer, prefix });
+  const unlimited = { app: 10_000_000, user: 10_000_000 };
+  const sim = createSimulator({
+    requestLogSize: 1_000_000,
+    rateLimits: { search_recent: unlimited, user_posts: unlimited, users_by_usernames: unlimited },
+    ...simOptions,
+  });
+  const running: RunningSimulator = await serveSimulator(sim);
+  const logger = createLogger(`bench-${name}`, { level: process.env.LOG_LEVEL ?? 'error' });
+  log(`database: ${new URL(baseDatabaseUrl()).host}, PostgreSQL ${(await db.pool.query<{ server_version: string }>('SHOW server_version')).rows[0]?.server_version}`);
+  return {
+    db,
+    databaseUrl,
+    redisUrl,
+    prefix,
+    producer,
+    queues,
+    sim,
+    simUrl: running.url,
+    logger,
+    xClient: () => createXClient({ baseUrl: running.url, bearerToken: DEFAULT_APP_TOKEN, redis: producer, keyPrefix: prefix, logger }),
+    async close() {
+      await queues.close();
+      await deletePrefixKeys(producer, prefix);
+      producer.disconnect();
+      await running.close();
+      await db.close();
+      await admin((client) => client.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`));
+    },
+  };
+}
+
+/** Deterministic pseudo-random numbers in [0, 1) (mulberry32). */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Draws indexes 0..n-1 with Zipf weights 1/(k+1)^s: index 0 is the most frequent. */
+export function zipfSampler(n: number, s: number, random: () => number): () => number {
+  const cumulative: number[] = [];
+  let total = 0;
+  for (let k = 0; k < n; k += 1) {
+    total += 1 / (k + 1) ** s;
+    cumulative.push(total);
+  }
+  return () => {
+    const target = random() * total;
+    let lo = 0;
+    let hi = n - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((cumulative[mid] as number) < target) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+}
+
+/**
+ * `count` distinct lower-case tags with lengths 3-14, short ones more frequent (like real hashtags and
+ * tickers): about 45% have 6 letters or fewer and so also have a cashtag form.
+ */
+export function tagVocabulary(count: number, random: () => number): string[] {
+  const lengths = [3, 3, 4, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 10, 11, 12, 14];
+  const letters = 'abcdefghijklmnopqrstuvwxyz';
+  const tags = new Set<string>();
+  while (tags.size < count) {
+    const length = lengths[Math.floor(random() * lengths.length)] as number;
+    let tag = '';
+    for (let i = 0; i < length; i += 1) tag += letters[Math.floor(random() * letters.length)];
+    tags.add(tag);
+  }
+  return [...tags];
+}
+
+/** `count` served accounts on the Business plan snapshot, with optional overrides; returns their ids. */
+export async function seedAccounts(db: Database, count: number, options: { scanIntervalSeconds?: number; alertsLimit?: number } = {}): Promise<string[]> {
+  const { rows } = await db.pool.query<{ id: string }>(
+    `INSERT INTO users (id, email, plan_id, hashtags_limit, accounts_limit, engagement_limit, webhooks_limit, alerts_limit,
+                        scan_interval_seconds, engagement_refresh_seconds, rate_limit_per_minute, subscription_status,
+                        current_period_start, current_period_end)
+     SELECT 'usr_bench' || g, 'bench' || g || '@example.com', p.id, p.hashtags_limit, p.accounts_limit, p.engagement_limit,
+            p.webhooks_limit, COALESCE($2, p.alerts_limit), COALESCE($3, p.scan_interval_seconds), p.engagement_refresh_seconds,
+            p.rate_limit_per_minute, 'active', now(), now() + interval '30 days'
+       FROM generate_series(1, $1::int) g, plans p WHERE p.id = 'business'
+     RETURNING id`,
+    [count, options.alertsLimit ?? null, options.scanIntervalSeconds ?? null],
+  );
+  return rows.map((row) => row.id);
+}
+
+/** Hashtag tracks, created `ageMs` ago (default one minute). */
+export async function seedTracks(db: Database, tracks: { userId: string; hashtag: string }[], ageMs = 60_000): Promise<void> {
+  await db.pool.query(
+    `INSERT INTO tracks (id, user_id, hashtag, hashtag_norm, created_at)
+     SELECT 'trk_b' || i, t.user_id, t.hashtag, lower(t.hashtag), now() - make_interval(secs => $3::float8 / 1000)
+       FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS t(user_id, hashtag, i)`,
+    [tracks.map((t) => t.userId), tracks.map((t) => t.hashtag), ageMs],
+  );
+}
+
+export async function seedAccountTracks(db: Database, follows: { userId: string; username: string }[], ageMs = 60_000): Promise<void> {
+  await db.pool.query(
+    `INSERT INTO account_tracks (id, user_id, username, username_norm, created_at)
+     SELECT 'acc_b' || i, t.user_id, t.username, lower(t.username), now() - make_interval(secs => $3::float8 / 1000)
+       FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS t(user_id, username, i)`,
+    [follows.map((t) => t.userId), follows.map((t) => t.username), ageMs],
+  );
+}
+
+export function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
+}

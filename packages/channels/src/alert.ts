@@ -1,0 +1,52 @@
+export type AlertType = 'hashtag' | 'account' | 'engagement';
+export type EngagementKind = 'retweet' | 'like' | 'reply';
+
+/**
+ * What one alert is about: the feed item (SPEC 2.3) in the shape the formatters need.
+ * Prefixes follow CONTRACT section 4: `author` and `source` carry `@`/`#`, `hashtag` and `account` are bare.
+ */
+export interface AlertPost {
+  /** The feed item's `post_` id, when known; receivers of the json format can use it to deduplicate. */
+  id?: string;
+  type: AlertType;
+  /** The source that matched: `#btc`, `$tsla` or `@alice`. */
+  source: string;
+  /** Bare hashtag (`btc`); empty for account posts. */
+  hashtag: string;
+  /** Bare account (`alice`); empty for hashtag posts. */
+  account: string;
+  /** Author handle with `@`; for engagement alerts the engaging account. */
+  author: string;
+  author_name: string;
+  /** Post text; for retweet and like events a fixed note. */
+  text: string;
+  url: string;
+  posted_at: string | null;
+  detected_at: string;
+  /** Engagement alerts only: what the account did. */
+  kind?: EngagementKind;
+  /** Engagement alerts only: the engaged post. */
+  parent_id?: string;
+  parent_url?: string;
+  parent_text?: string;
+  /** Set on the alert sent by `POST /notifications/test`. */
+  test?: boolean;
+}
+
+/** Several alerts sent as one message when a channel is paced. */
+export interface AlertDigest {
+  type: 'digest';
+  /** Shown in order; only the first {@link MAX_DIGEST_ALERTS} are listed. */
+  alerts: AlertPost[];
+  /** How many alerts the digest stands for (defaults to `alerts.length`); the rest are counted, not listed. */
+  total?: number;
+}
+
+export type ChannelMessage = AlertPost | AlertDigest;
+
+/** A digest lists at most this many alerts; Discord allows 10 embeds and the other platforms stay readable. */
+export const MAX_DIGEST_ALERTS = 10;
+
+export function isDigest(message: ChannelMessage): message is AlertDigest {
+  return message.type === 'digest';
+}

@@ -1,0 +1,169 @@
+import axios from 'axios';
+import type { LookupFunction } from 'node:net';
+import type { Readable } from 'node:stream';
+import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from 'request-filtering-agent';
+import type { OutgoingRequest, SendFailure, SendResult } from './channel-adapter';
+import { safeReason } from './response-rules';
+
+export interface SenderOptions {
+  /** `WEBHOOK_ALLOW_PRIVATE_NETWORKS`: allows loopback and private addresses and `http:`. Development and tests only. */
+  allowPrivateNetworks: boolean;
+  /** Deadline for the whole request: DNS, connect, TLS, sending, and reading the answer. */
+  timeoutMs: number;
+  /** DNS resolver; every address it returns is checked before connecting. Default: the system resolver. */
+  lookup?: LookupFunction;
+  /** Bytes of the answer kept; the rest is never read. Default 64 KiB. */
+  maxResponseBytes?: number;
+  userAgent?: string;
+}
+
+export interface Sender {
+  /** Never throws: a request without an HTTP answer comes back as a {@link SendFailure}. */
+  send(request: OutgoingRequest): Promise<SendResult>;
+  /** Closes pooled connections. */
+  close(): void;
+}
+
+export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024;
+
+// Cloud metadata endpoints (IPv4 as used by AWS, GCP and Azure; AWS's IPv6 one), refused even when private
+// networks are allowed: a developer's laptop on a cloud VM must not hand out its credentials either.
+const METADATA_ADDRESSES = ['169.254.169.254', '::ffff:a9fe:a9fe', '::ffff:169.254.169.254', 'fd00:ec2::254'];
+
+function refused(reason: string): SendFailure {
+  return { failure: 'refused', reason };
+}
+
+// request-filtering-agent reports a refused address as "DNS lookup <ip>(family:…) is not allowed. Because…".
+const FILTERED = /DNS lookup (\S+?)\(family:[^)]*\) is not allowed\. Because,? (.*)$/s;
+
+/** Maps any error to a reason built from codes only: axios errors carry the URL, which may hold a token. */
+function classify(error: unknown, timedOut: boolean, timeoutMs: number): SendFailure {
+  if (timedOut) return { failure: 'timeout', reason: `no complete answer within ${timeoutMs} ms` };
+  const message = error instanceof Error ? error.message : '';
+  const filtered = FILTERED.exec(message);
+  if (filtered) {
+    const what = /denyIPAddressList/.test(filtered[2] ?? '')
+      ? 'a cloud metadata address'
+      : 'in a loopback, private, link-local, shared, multicast or reserved range';
+    return refused(safeReason(`the destination address ${filtered[1]} is ${what}; alerts go only to public addresses`));
+  }
+  const code = typeof (error as { code?: unknown })?.code === 'string' ? (error as { code: string }).code : undefined;
+  switch (code) {
+    case 'ECONNABORTED':
+    case 'ETIMEDOUT':
+      return { failure: 'timeout', reason: `no complete answer within ${timeoutMs} ms` };
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return { failure: 'network', reason: 'the destination host name does not resolve' };
+    case 'ECONNREFUSED':
+      return { failure: 'network', reason: 'the destination refused the connection' };
+    case 'ECONNRESET':
+    case 'EPIPE':
+      return { failure: 'network', reason: 'the connection was reset' };
+    default:
+      return { failure: 'network', reason: `the request failed${code ? ` (${code})` : ''}` };
+  }
+}
+
+function plainHeaders(headers: object): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (typeof value === 'string' || typeof value === 'number') out[name.toLowerCase()] = String(value);
+    else if (Array.isArray(value)) out[name.toLowerCase()] = value.join(', ');
+  }
+  return out;
+}
+
+async function readCapped(stream: Readable, maxBytes: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string);
+    chunks.push(buffer.subarray(0, maxBytes - size));
+    size += Math.min(buffer.length, maxBytes - size);
+    // Leaving the loop destroys the stream: an oversized answer is never read to its end.
+    if (size >= maxBytes) break;
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * An HTTP client for alert delivery. Every connection goes through request-filtering-agent, which checks
+ * the address actually dialled (IP literals, and every DNS answer, so DNS rebinding is covered) and refuses
+ * anything but public unicast: loopback, RFC 1918, link-local, CGNAT, multicast, unspecified, IPv6 ULA,
+ * IPv4-mapped IPv6 and other reserved ranges. Redirects are never followed, proxies from the environment
+ * are ignored, and `http:` is refused unless private networks are allowed.
+ */
+export function createSender(options: SenderOptions): Sender {
+  const maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  const agentOptions = {
+    allowPrivateIPAddress: options.allowPrivateNetworks,
+    allowMetaIPAddress: false,
+    denyIPAddressList: METADATA_ADDRESSES,
+    ...(options.lookup ? { lookup: options.lookup } : {}),
+  };
+  const httpAgent = new RequestFilteringHttpAgent(agentOptions);
+  const httpsAgent = new RequestFilteringHttpsAgent(agentOptions);
+  const client = axios.create({
+    adapter: 'http',
+    httpAgent,
+    httpsAgent,
+    proxy: false,
+    maxRedirects: 0,
+    responseType: 'stream',
+    decompress: true,
+    timeout: options.timeoutMs,
+    validateStatus: () => true,
+    // The body is sent byte for byte as built (and, for json, as signed): no re-serialising or trimming.
+    transformRequest: [(data: unknown) => data],
+  });
+
+  return {
+    async send(request) {
+      let url: URL;
+      try {
+        url = new URL(request.url);
+      } catch {
+        return refused('the destination is not a valid URL');
+      }
+      if (url.protocol !== 'https:' && !(url.protocol === 'http:' && options.allowPrivateNetworks)) {
+        return refused(`${url.protocol} destinations are refused; use an https: address`);
+      }
+
+      const controller = new AbortController();
+      let timedOut = false;
+      let stream: Readable | undefined;
+      const timer = setTimeout(() => {
+        timedOut = true;
+        controller.abort();
+        stream?.destroy();
+      }, options.timeoutMs);
+      try {
+        const response = await client.request<Readable>({
+          url: request.url,
+          method: request.method,
+          headers: { 'user-agent': options.userAgent ?? 'Hashwatch-Alerts/1.0', ...request.headers },
+          data: Buffer.from(request.body, 'utf8'),
+          signal: controller.signal,
+        });
+        stream = response.data;
+        if (timedOut) {
+          stream.destroy();
+          throw new Error('deadline passed');
+        }
+        const body = await readCapped(stream, maxBytes);
+        if (timedOut) throw new Error('deadline passed');
+        return { status: response.status, headers: plainHeaders(response.headers), body };
+      } catch (error) {
+        return classify(error, timedOut, options.timeoutMs);
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    close() {
+      httpAgent.destroy();
+      httpsAgent.destroy();
+    },
+  };
+}

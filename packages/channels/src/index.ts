@@ -1,0 +1,36 @@
+export { isDigest, MAX_DIGEST_ALERTS } from './alert';
+export type { AlertDigest, AlertPost, AlertType, ChannelMessage, EngagementKind } from './alert';
+export { ChannelConfigError, isSendFailure } from './channel-adapter';
+export type {
+  ChannelAdapter,
+  ChannelConfig,
+  ChannelKind,
+  DeliveryOutcome,
+  HttpResponse,
+  OutgoingRequest,
+  RequestMeta,
+  SendFailure,
+  SendResult,
+} from './channel-adapter';
+export { adapterFor, channelAdapters } from './channel-adapters';
+export { createSender, DEFAULT_MAX_RESPONSE_BYTES } from './create-sender';
+export type { Sender, SenderOptions } from './create-sender';
+export { deliver } from './deliver';
+export type { DeliveryAttempt } from './deliver';
+export { resolveFormat } from './resolve-format';
+export type { WebhookFormat } from './resolve-format';
+export { renderTemplate } from './template';
+export { buildTestAlert } from './test-alert';
+export { discordChannel } from './discord/discord.channel';
+export { slackChannel } from './slack/slack.channel';
+export { jsonChannel } from './json/json.channel';
+export type { JsonPayload, JsonPost } from './json/json-payload';
+export {
+  DEFAULT_TOLERANCE_SECONDS,
+  generateSigningSecret,
+  signWebhook,
+  SigningSecretError,
+  verifyWebhookSignature,
+} from './json/webhook-signature';
+export type { WebhookVerification } from './json/webhook-signature';
+export { DEFAULT_TELEGRAM_BASE_URL, telegramChannel } from './telegram/telegram.channel';

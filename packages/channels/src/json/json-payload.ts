@@ -1,0 +1,70 @@
+import type { AlertDigest, AlertPost } from '../alert';
+import { cardContent, digestContent, moreLine, plainCard } from '../card-content';
+import { renderTemplate } from '../template';
+
+/** A feed item as the json format sends it: the `GET /posts` item fields (SPEC 2.3, CONTRACT 4). */
+export interface JsonPost {
+  id: string | null;
+  type: AlertPost['type'];
+  source: string;
+  hashtag: string | null;
+  account: string | null;
+  author: string;
+  author_name: string;
+  text: string;
+  url: string;
+  posted_at: string | null;
+  detected_at: string;
+  kind?: AlertPost['kind'];
+  parent_id?: string | null;
+  parent_url?: string | null;
+  parent_text?: string | null;
+}
+
+export type JsonPayload =
+  | { type: 'post' | 'engagement' | 'test'; post: JsonPost; text: string }
+  | { type: 'digest'; posts: JsonPost[]; total: number; text: string };
+
+export function jsonPost(alert: AlertPost): JsonPost {
+  const post: JsonPost = {
+    id: alert.id ?? null,
+    type: alert.type,
+    source: alert.source,
+    // The feed uses null, not "", for the source kind that did not match.
+    hashtag: alert.hashtag || null,
+    account: alert.account || null,
+    author: alert.author,
+    author_name: alert.author_name,
+    text: alert.text,
+    url: alert.url,
+    posted_at: alert.posted_at,
+    detected_at: alert.detected_at,
+  };
+  if (alert.type !== 'engagement') return post;
+  return {
+    ...post,
+    kind: alert.kind,
+    parent_id: alert.parent_id ?? null,
+    parent_url: alert.parent_url ?? null,
+    parent_text: alert.parent_text ?? null,
+  };
+}
+
+/** `text` is what a chat platform would show: the rendered template, or the default card as plain text. */
+export function jsonAlertPayload(alert: AlertPost, template: string): JsonPayload {
+  const type = alert.test ? 'test' : alert.type === 'engagement' ? 'engagement' : 'post';
+  const text = template !== '' ? renderTemplate(template, alert) : plainCard(cardContent(alert));
+  return { type, post: jsonPost(alert), text };
+}
+
+export function jsonDigestPayload(digest: AlertDigest): JsonPayload {
+  const content = digestContent(digest);
+  const lines = content.items.map((item) => `${item.source} · ${item.lead}${item.text ? `: ${item.text}` : ''} ${item.link}`);
+  if (content.more > 0) lines.push(moreLine(content.more));
+  return {
+    type: 'digest',
+    posts: digest.alerts.map(jsonPost),
+    total: Math.max(digest.total ?? digest.alerts.length, digest.alerts.length),
+    text: [content.header, ...lines].join('\n'),
+  };
+}

@@ -1,0 +1,122 @@
+import { ChannelConfigError, createSender, deliver, generateSigningSecret, jsonChannel, verifyWebhookSignature, type RequestMeta } from '../index';
+import { accountAlert, channel, EVERY_PLACEHOLDER, hashtagAlert, likeAlert, meta } from '../test-support/alerts';
+import { startLocalServer, type LocalServer } from '../test-support/local-server';
+
+const POST_URL = 'https://x.com/alice/status/1890000000000000001';
+const secret = generateSigningSecret();
+
+describe('json channel', () => {
+  let receiver: LocalServer;
+  const sender = createSender({ allowPrivateNetworks: true, timeoutMs: 5000 });
+  beforeAll(async () => {
+    // A receiver that does what Standard Webhooks asks: verify the raw body before trusting it.
+    receiver = await startLocalServer((request) =>
+      verifyWebhookSignature(secret, request.headers, request.body).valid ? { status: 204 } : { status: 401, body: 'bad signature' },
+    );
+  });
+  afterAll(async () => {
+    sender.close();
+    await receiver.close();
+  });
+  const target = () => channel({ kind: 'json', url: `${receiver.origin}/hooks`, signingSecret: secret });
+
+  it('sends {type, post, text} with Standard Webhooks headers over the exact body', () => {
+    const request = jsonChannel.buildRequest(hashtagAlert, channel({ kind: 'json', url: 'https://example.com/h', signingSecret: secret }), meta);
+    expect(request.headers).toEqual({
+      'content-type': 'application/json',
+      'webhook-id': 'dlv_123',
+      'webhook-timestamp': '1795310700',
+      'webhook-signature': expect.stringMatching(/^v1,[A-Za-z0-9+/]{43}=$/),
+    });
+    expect(JSON.parse(request.body)).toEqual({
+      type: 'post',
+      post: {
+        id: 'post_abc',
+        type: 'hashtag',
+        source: '#btc',
+        hashtag: 'btc',
+        account: null,
+        author: '@alice',
+        author_name: 'Alice Example',
+        text: 'Bitcoin just crossed 100k #btc',
+        url: POST_URL,
+        posted_at: '2026-11-22T01:24:00.000Z',
+        detected_at: '2026-11-22T01:24:59.123Z',
+      },
+      text: `New post on #btc\n@alice · Alice Example\n\nBitcoin just crossed 100k #btc\n\n${POST_URL}`,
+    });
+    expect(verifyWebhookSignature(secret, request.headers, request.body, { now: meta.timestamp }).valid).toBe(true);
+  });
+
+  it('keeps webhook-id across retries and signs each attempt with its own timestamp', () => {
+    const first = jsonChannel.buildRequest(hashtagAlert, target(), meta);
+    const retryMeta: RequestMeta = { messageId: meta.messageId, timestamp: new Date(meta.timestamp.getTime() + 5000) };
+    const second = jsonChannel.buildRequest(hashtagAlert, target(), retryMeta);
+    expect(second.headers['webhook-id']).toBe(first.headers['webhook-id']);
+    expect(second.headers['webhook-timestamp']).toBe('1795310705');
+    expect(second.headers['webhook-signature']).not.toBe(first.headers['webhook-signature']);
+    expect(second.body).toBe(first.body);
+  });
+
+  it('marks an account post with account set and hashtag null', () => {
+    const { post } = JSON.parse(jsonChannel.buildRequest(accountAlert, target(), meta).body);
+    expect(post).toMatchObject({ type: 'account', source: '@alice', hashtag: null, account: 'alice' });
+  });
+
+  it('sends engagement alerts as type engagement with kind and parent', () => {
+    const body = JSON.parse(jsonChannel.buildRequest(likeAlert, target(), meta).body);
+    expect(body.type).toBe('engagement');
+    expect(body.post).toMatchObject({ kind: 'like', parent_id: 'post_abc', parent_url: POST_URL, parent_text: 'Bitcoin just crossed 100k #btc' });
+    expect(body.text).toBe(`❤️ @bob (Bob) liked a post on #btc\n\n> Bitcoin just crossed 100k #btc\n\n${POST_URL}`);
+  });
+
+  it('puts a rendered custom template in text', () => {
+    const body = JSON.parse(jsonChannel.buildRequest(hashtagAlert, { ...target(), template: EVERY_PLACEHOLDER }, meta).body);
+    expect(body.text).toBe(`#btc|@alice|Alice Example|Bitcoin just crossed 100k #btc|${POST_URL}|btc||{unknown}`);
+  });
+
+  it('sends a digest as type digest with every post and the total', () => {
+    const body = JSON.parse(jsonChannel.buildRequest({ type: 'digest', alerts: [hashtagAlert, accountAlert], total: 5 }, target(), meta).body);
+    expect(body.type).toBe('digest');
+    expect(body.total).toBe(5);
+    expect(body.posts).toHaveLength(2);
+    expect(body.text).toBe(
+      `5 new alerts\n#btc · @alice: Bitcoin just crossed 100k #btc ${POST_URL}\n@alice · @alice: Shipping a new release today ${POST_URL}\n…and 3 more`,
+    );
+  });
+
+  it('refuses to build an unsigned request', () => {
+    expect(() => jsonChannel.buildRequest(hashtagAlert, { ...target(), signingSecret: undefined }, meta)).toThrow(ChannelConfigError);
+  });
+
+  it('delivers to a receiver that verifies the signature of the bytes it got', async () => {
+    const now: RequestMeta = { messageId: 'dlv_live', timestamp: new Date() };
+    expect(await deliver(hashtagAlert, target(), now, sender)).toEqual({ outcome: { outcome: 'delivered' }, status: 204 });
+    expect(receiver.received.at(-1)?.headers['webhook-id']).toBe('dlv_live');
+  });
+
+  it('fails permanently when the receiver rejects a signature made with a stale secret', async () => {
+    const stale = { ...target(), signingSecret: generateSigningSecret() };
+    const attempt = await deliver(hashtagAlert, stale, { messageId: 'dlv_x', timestamp: new Date() }, sender);
+    expect(attempt).toEqual({ outcome: { outcome: 'permanent', reason: 'the receiver answered 401: bad signature' }, status: 401 });
+  });
+
+  it.each([
+    [200, { outcome: 'delivered' }],
+    [410, { outcome: 'permanent', reason: 'the receiver answered 410', disableChannel: true }],
+    [429, { outcome: 'retry', afterMs: 2000, reason: 'the receiver answered 429' }],
+    [502, { outcome: 'retry', afterMs: 2000, reason: 'the receiver answered 502' }],
+    [503, { outcome: 'retry', afterMs: 2000, reason: 'the receiver answered 503' }],
+    [504, { outcome: 'retry', afterMs: 2000, reason: 'the receiver answered 504' }],
+    [500, { outcome: 'retry', afterMs: 2000, reason: 'the receiver answered 500' }],
+    [400, { outcome: 'permanent', reason: 'the receiver answered 400' }],
+    [404, { outcome: 'permanent', reason: 'the receiver answered 404' }],
+  ])('interprets %i per Standard Webhooks', (status, outcome) => {
+    expect(jsonChannel.interpret({ status, headers: { 'retry-after': '2' }, body: '' })).toEqual(outcome);
+  });
+
+  it('reads a Retry-After HTTP date against the answer Date header', () => {
+    const headers = { date: 'Sun, 22 Nov 2026 01:25:00 GMT', 'retry-after': 'Sun, 22 Nov 2026 01:26:30 GMT' };
+    expect(jsonChannel.interpret({ status: 503, headers, body: '' })).toEqual({ outcome: 'retry', afterMs: 90_000, reason: 'the receiver answered 503' });
+  });
+});

@@ -1,0 +1,21 @@
+import type { ChannelKind } from './channel-adapter';
+
+export type WebhookFormat = 'auto' | 'discord' | 'slack' | 'json';
+
+const DISCORD_HOSTS = new Set(['discord.com', 'discordapp.com']);
+
+/** CONTRACT section 4: `auto` picks Discord for discord.com / discordapp.com hosts, Slack for hooks.slack.com, else json. */
+export function resolveFormat(format: WebhookFormat, url: string): Exclude<ChannelKind, 'telegram'> {
+  if (format !== 'auto') return format;
+  let host: string;
+  try {
+    host = new URL(url).hostname.toLowerCase().replace(/\.$/, '');
+  } catch {
+    return 'json';
+  }
+  // Discord also serves webhooks on its ptb. and canary. subdomains.
+  const registrable = host.split('.').slice(-2).join('.');
+  if (DISCORD_HOSTS.has(registrable)) return 'discord';
+  if (host === 'hooks.slack.com') return 'slack';
+  return 'json';
+}

@@ -1,0 +1,44 @@
+import { isDigest } from '../alert';
+import { ChannelConfigError, type ChannelAdapter, type DeliveryOutcome, type HttpResponse } from '../channel-adapter';
+import { describeBody, permanent, retry, retryAfterMs, withTransportRules } from '../response-rules';
+import { slackAlertPayload, slackDigestPayload } from './slack-format';
+
+/**
+ * Slack answers errors as plain-text codes (PLATFORMS g). These mean the webhook itself is gone or revoked,
+ * so the channel is disabled rather than retried forever.
+ */
+const DEAD_WEBHOOK_CODES = new Set([
+  'channel_not_found',
+  'channel_is_archived',
+  'no_service',
+  'no_active_hooks',
+  'invalid_token',
+  'team_disabled',
+]);
+
+function interpretSlack(response: HttpResponse): DeliveryOutcome {
+  const { status } = response;
+  if (status >= 200 && status < 300) return { outcome: 'delivered' };
+  const code = describeBody(response.body, 100);
+  if (status === 429) return retry('Slack rate limit', retryAfterMs(response.headers));
+  if (status >= 500) return retry(`Slack answered ${status}${code ? `: ${code}` : ''}`, retryAfterMs(response.headers));
+  const dead = status === 404 || status === 410 || DEAD_WEBHOOK_CODES.has(code);
+  return permanent(`Slack answered ${status}${code ? `: ${code}` : ''}`, dead);
+}
+
+export const slackChannel: ChannelAdapter = {
+  buildRequest(message, channel) {
+    if (!channel.url) throw new ChannelConfigError('a slack channel needs a webhook url');
+    const body = isDigest(message)
+      ? slackDigestPayload(message, channel.botName)
+      : slackAlertPayload(message, channel.botName, channel.template);
+    return {
+      method: 'POST',
+      url: channel.url,
+      // Slack answers invalid_payload when the body and its content type disagree.
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    };
+  },
+  interpret: withTransportRules(interpretSlack),
+};

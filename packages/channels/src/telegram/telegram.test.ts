@@ -1,0 +1,187 @@
+import { ChannelConfigError, createSender, deliver, telegramChannel, type AlertPost, type ChannelConfig, type ChannelMessage } from '../index';
+import { channel, EVERY_PLACEHOLDER, hashtagAlert, likeAlert, meta } from '../test-support/alerts';
+import { startFakeTelegram, type FakeTelegram } from '../test-support/fake-telegram';
+import { startLocalServer } from '../test-support/local-server';
+
+const POST_URL = 'https://x.com/alice/status/1890000000000000001';
+const TOKEN = '123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw';
+const CHAT = '-1001234567890';
+
+describe('telegram channel', () => {
+  let telegram: FakeTelegram;
+  const sender = createSender({ allowPrivateNetworks: true, timeoutMs: 5000 });
+  beforeAll(async () => {
+    telegram = await startFakeTelegram({ token: TOKEN, chats: [CHAT, '42'], blocked: ['42'], migrated: { '-100': -1009999 } });
+  });
+  afterEach(() => telegram.rejectHtml(false));
+  afterAll(async () => {
+    sender.close();
+    await telegram.close();
+  });
+  const target = (overrides: Partial<ChannelConfig> = {}) =>
+    channel({ kind: 'telegram', botToken: TOKEN, chatId: CHAT, telegramBaseUrl: telegram.origin, ...overrides });
+  const sent = (alert: ChannelMessage, config = target()) => JSON.parse(telegramChannel.buildRequest(alert, config, meta).body);
+
+  it('posts the default card to /bot<token>/sendMessage as HTML with the link preview on', () => {
+    const request = telegramChannel.buildRequest(hashtagAlert, channel({ kind: 'telegram', botToken: TOKEN, chatId: CHAT }), meta);
+    expect(request.url).toBe(`https://api.telegram.org/bot${TOKEN}/sendMessage`);
+    expect(request.headers).toEqual({ 'content-type': 'application/json' });
+    expect(JSON.parse(request.body)).toEqual({
+      chat_id: CHAT,
+      text: `<b>New post on #btc</b>\n<b>@alice</b> · Alice Example\n\nBitcoin just crossed 100k #btc\n\n<a href="${POST_URL}">View post</a>`,
+      parse_mode: 'HTML',
+      link_preview_options: { is_disabled: false },
+    });
+  });
+
+  it('escapes & < > in every value, leaves # $ _ untouched, and Telegram parses it back to the original', async () => {
+    const alert: AlertPost = { ...hashtagAlert, author_name: '<Evil & Co>', text: 'Price <b>$BTC</b> & #btc_news snake_case 5 > 3' };
+    const body = sent(alert);
+    expect(body.text).toBe(
+      `<b>New post on #btc</b>\n<b>@alice</b> · &lt;Evil &amp; Co&gt;\n\nPrice &lt;b&gt;$BTC&lt;/b&gt; &amp; #btc_news snake_case 5 &gt; 3\n\n<a href="${POST_URL}">View post</a>`,
+    );
+    expect(await deliver(alert, target(), meta, sender)).toEqual({ outcome: { outcome: 'delivered' }, status: 200 });
+    expect(telegram.delivered.at(-1)).toEqual({
+      chatId: CHAT,
+      html: true,
+      text: 'New post on #btc\n@alice · <Evil & Co>\n\nPrice <b>$BTC</b> & #btc_news snake_case 5 > 3\n\nView post',
+    });
+  });
+
+  it('escapes quotes in the link attribute', async () => {
+    const alert: AlertPost = { ...hashtagAlert, url: 'https://x.com/a?q="x"&y=<z>' };
+    expect(sent(alert).text).toContain('<a href="https://x.com/a?q=&quot;x&quot;&amp;y=&lt;z&gt;">View post</a>');
+    expect((await deliver(alert, target(), meta, sender)).outcome).toEqual({ outcome: 'delivered' });
+  });
+
+  it('quotes the liked post in a blockquote on an engagement card', () => {
+    expect(sent(likeAlert).text).toBe(
+      `<b>❤️ @bob (Bob) liked a post on #btc</b>\n\n<blockquote>Bitcoin just crossed 100k #btc</blockquote>\n\n<a href="${POST_URL}">View post</a>`,
+    );
+  });
+
+  it('sends a custom template as plain text with every placeholder and no parse_mode', async () => {
+    const alert: AlertPost = { ...hashtagAlert, text: 'a <b> & c' };
+    expect(sent(alert, target({ template: EVERY_PLACEHOLDER }))).toEqual({
+      chat_id: CHAT,
+      text: `#btc|@alice|Alice Example|a <b> & c|${POST_URL}|btc||{unknown}`,
+      link_preview_options: { is_disabled: false },
+    });
+    await deliver(alert, target({ template: '{text}' }), meta, sender);
+    expect(telegram.delivered.at(-1)).toEqual({ chatId: CHAT, html: false, text: 'a <b> & c' });
+  });
+
+  it('counts the 4096 limit after entity parsing, trims only the post text, and keeps the link', async () => {
+    const alert: AlertPost = { ...hashtagAlert, text: '&'.repeat(5000) };
+    const { text } = sent(alert);
+    expect(text.length).toBeGreaterThan(4096);
+    expect(text.endsWith(`&amp;…\n\n<a href="${POST_URL}">View post</a>`)).toBe(true);
+    expect((await deliver(alert, target(), meta, sender)).outcome).toEqual({ outcome: 'delivered' });
+    const seen = telegram.delivered.at(-1)!.text;
+    expect(seen.length).toBe(4096);
+  });
+
+  it('trims a long template to 4096 characters and keeps the link', () => {
+    const { text } = sent({ ...hashtagAlert, text: 'q'.repeat(5000) }, target({ template: '{text}\n{url}' }));
+    expect(text.length).toBeLessThanOrEqual(4096);
+    expect(text.endsWith(`…\n${POST_URL}`)).toBe(true);
+  });
+
+  it('sends a digest of ten alerts within the limit with previews off', async () => {
+    const alerts = Array.from({ length: 10 }, (_, i) => ({ ...hashtagAlert, text: `<${i}> ${'w'.repeat(800)}` }));
+    const body = sent({ type: 'digest', alerts });
+    expect(body.link_preview_options).toEqual({ is_disabled: true });
+    expect(body.text.split('\n')[0]).toBe('<b>10 new alerts</b>');
+    expect(body.text.split('\n')[2]).toMatch(/^<b>#btc<\/b> · @alice: &lt;0&gt; w+… <a href="https:\/\/x\.com\/alice\/status\/1890000000000000001">View post<\/a>$/);
+    expect((await deliver({ type: 'digest', alerts }, target(), meta, sender)).outcome).toEqual({ outcome: 'delivered' });
+  });
+
+  it('retries after retry_after seconds on 429 flood control', async () => {
+    telegram.floodNext(2);
+    expect((await deliver(hashtagAlert, target(), meta, sender)).outcome).toEqual({
+      outcome: 'retry',
+      afterMs: 2000,
+      reason: 'Telegram answered 429: Too Many Requests: retry after 2',
+    });
+  });
+
+  it("gets can't parse entities for an unescaped < and interprets it as retry-plain", async () => {
+    const request = telegramChannel.buildRequest(hashtagAlert, target(), meta);
+    const broken = { ...JSON.parse(request.body), text: 'Price <$BTC> rises' };
+    const outcome = telegramChannel.interpret(await sender.send({ ...request, body: JSON.stringify(broken) }));
+    expect(outcome).toEqual({
+      outcome: 'retry-plain',
+      reason: 'Telegram answered 400: Bad Request: can\'t parse entities: Unsupported start tag "" at byte offset 6',
+    });
+  });
+
+  it("resends once as plain text when Telegram can't parse entities", async () => {
+    telegram.rejectHtml(true);
+    const first = await sender.send(telegramChannel.buildRequest(hashtagAlert, target(), meta));
+    expect(telegramChannel.interpret(first)).toMatchObject({ outcome: 'retry-plain' });
+
+    const before = telegram.received.length;
+    expect(await deliver(hashtagAlert, target(), meta, sender)).toEqual({ outcome: { outcome: 'delivered' }, status: 200 });
+    const [html, plain] = telegram.received.slice(before).map((request) => JSON.parse(request.body));
+    expect(html.parse_mode).toBe('HTML');
+    expect(plain).toEqual({
+      chat_id: CHAT,
+      text: `New post on #btc\n@alice · Alice Example\n\nBitcoin just crossed 100k #btc\n\n${POST_URL}`,
+      link_preview_options: { is_disabled: false },
+    });
+  });
+
+  it('disables the channel on 400 chat not found', async () => {
+    expect((await deliver(hashtagAlert, target({ chatId: '-555' }), meta, sender)).outcome).toEqual({
+      outcome: 'permanent',
+      reason: 'Telegram answered 400: Bad Request: chat not found',
+      disableChannel: true,
+    });
+  });
+
+  it('disables the channel on 403 bot was blocked by the user', async () => {
+    expect((await deliver(hashtagAlert, target({ chatId: '42' }), meta, sender)).outcome).toEqual({
+      outcome: 'permanent',
+      reason: 'Telegram answered 403: Forbidden: bot was blocked by the user',
+      disableChannel: true,
+    });
+  });
+
+  it('reports the new chat id when the group became a supergroup', async () => {
+    expect((await deliver(hashtagAlert, target({ chatId: '-100' }), meta, sender)).outcome).toEqual({
+      outcome: 'permanent',
+      reason: 'the group became a supergroup with chat id -1009999; update the chat id and resend',
+      migrateToChatId: '-1009999',
+    });
+  });
+
+  it('disables the channel when the token is revoked (401) without showing the token', async () => {
+    const outcome = (await deliver(hashtagAlert, target({ botToken: '123456789:revokedTokenValue' }), meta, sender)).outcome;
+    expect(outcome).toEqual({ outcome: 'permanent', reason: 'Telegram answered 401: Unauthorized', disableChannel: true });
+  });
+
+  it('retries a 5xx answer', () => {
+    const body = JSON.stringify({ ok: false, error_code: 502, description: 'Bad Gateway' });
+    expect(telegramChannel.interpret({ status: 502, headers: {}, body })).toEqual({ outcome: 'retry', reason: 'Telegram answered 502: Bad Gateway' });
+  });
+
+  it('redacts /bot<token>/ from any reason', () => {
+    const body = JSON.stringify({ ok: false, error_code: 400, description: `Bad Request: wrong path /bot${TOKEN}/sendMessage` });
+    const outcome = telegramChannel.interpret({ status: 400, headers: {}, body });
+    expect(JSON.stringify(outcome)).not.toContain(TOKEN);
+    expect(outcome).toEqual({ outcome: 'permanent', reason: 'Telegram answered 400: Bad Request: wrong path /bot[redacted]/sendMessage' });
+  });
+
+  it('keeps the token out of network failure reasons', async () => {
+    const closed = await startLocalServer(() => ({ status: 200 }));
+    await closed.close();
+    const attempt = await deliver(hashtagAlert, target({ telegramBaseUrl: closed.origin }), meta, sender);
+    expect(attempt).toEqual({ outcome: { outcome: 'retry', reason: 'the destination refused the connection' }, status: null });
+  });
+
+  it('refuses a malformed token that could change the request path', () => {
+    const build = () => telegramChannel.buildRequest(hashtagAlert, target({ botToken: '1:abc/../../x' }), meta);
+    expect(build).toThrow(ChannelConfigError);
+    expect(build).toThrow('the telegram bot token is missing or malformed');
+  });
+});

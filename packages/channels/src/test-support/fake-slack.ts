@@ -1,0 +1,40 @@
+import { startLocalServer, type LocalServer, type Reply } from './local-server';
+
+export interface FakeSlack extends LocalServer {
+  webhookUrl: string;
+  archivedWebhookUrl: string;
+  messages: { text?: string; blocks?: { type: string; text?: { text: string } }[] }[];
+}
+
+// Slack answers incoming-webhook errors as plain-text codes (PLATFORMS g).
+const error = (status: number, code: string): Reply => ({ status, headers: { 'content-type': 'text/plain' }, body: code });
+
+/** A Slack incoming webhook on 127.0.0.1, with one live and one archived channel. */
+export async function startFakeSlack(): Promise<FakeSlack> {
+  const messages: FakeSlack['messages'] = [];
+  const live = '/services/T000/B000/live';
+  const archived = '/services/T000/B001/archived';
+  const server = await startLocalServer((request) => {
+    if (request.path === archived) return error(410, 'channel_is_archived');
+    if (request.path !== live) return error(404, 'no_service');
+    if (!String(request.headers['content-type']).startsWith('application/json')) return error(400, 'invalid_payload');
+    let payload: FakeSlack['messages'][number];
+    try {
+      payload = JSON.parse(request.body) as FakeSlack['messages'][number];
+    } catch {
+      return error(400, 'invalid_payload');
+    }
+    if (!payload.text && !payload.blocks?.length) return error(400, 'no_text');
+    if ((payload.blocks?.length ?? 0) > 50) return error(400, 'invalid_blocks');
+    if (payload.blocks?.some((block) => block.type === 'section' && (block.text?.text.length ?? 0) > 3000)) {
+      return error(400, 'invalid_blocks');
+    }
+    messages.push(payload);
+    return { status: 200, headers: { 'content-type': 'text/html' }, body: 'ok' };
+  });
+  return Object.assign(server, {
+    webhookUrl: `${server.origin}${live}`,
+    archivedWebhookUrl: `${server.origin}${archived}`,
+    messages,
+  });
+}

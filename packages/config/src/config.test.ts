@@ -1,0 +1,50 @@
+import { randomBytes } from 'node:crypto';
+import { ConfigError, loadConfig } from './config';
+
+describe('loadConfig', () => {
+  it('applies the CONTRACT defaults when the environment is empty', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/hashwatch',
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      QUEUE_PREFIX: 'hw',
+      PORT: 3000,
+      X_API_BASE_URL: 'https://api.x.com',
+      X_QUERY_MAX_LENGTH: 512,
+      TELEGRAM_API_BASE_URL: 'https://api.telegram.org',
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: false,
+      LOG_LEVEL: 'info',
+    });
+    expect(config.SECRETS_KEY).toBeUndefined();
+  });
+
+  it('parses numbers and booleans from strings', () => {
+    const key = randomBytes(32).toString('base64');
+    const config = loadConfig({ PORT: '8080', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', SECRETS_KEY: key });
+    expect(config.PORT).toBe(8080);
+    expect(config.WEBHOOK_ALLOW_PRIVATE_NETWORKS).toBe(true);
+    expect(config.SECRETS_KEY).toBe(key);
+  });
+
+  it('treats an empty variable as unset', () => {
+    expect(loadConfig({ PORT: '' }).PORT).toBe(3000);
+  });
+
+  it('names every bad variable in the error', () => {
+    let thrown: unknown;
+    try {
+      loadConfig({ PORT: 'eighty', SECRETS_KEY: 'short', REDIS_URL: 'http://x' });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(ConfigError);
+    const message = (thrown as Error).message;
+    expect(message).toContain('PORT');
+    expect(message).toContain('SECRETS_KEY');
+    expect(message).toContain('REDIS_URL');
+  });
+
+  it('rejects a queue prefix with characters that would break Redis key patterns', () => {
+    expect(() => loadConfig({ QUEUE_PREFIX: 'a*b' })).toThrow(/QUEUE_PREFIX/);
+  });
+});

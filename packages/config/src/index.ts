@@ -1,0 +1,2 @@
+export { loadConfig, configSchema, ConfigError } from './config';
+export type { Config } from './config';

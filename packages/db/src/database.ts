@@ -1,0 +1,37 @@
+import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
+import { PrismaClient } from './generated/prisma/client';
+
+// Keep BIGINT (outbox ids, TOTP steps) and NUMERIC exact as strings when read through the raw pool.
+pg.types.setTypeParser(pg.types.builtins.INT8, (value) => value);
+
+export interface Database {
+  /** Typed client for everything that is not a hot path. */
+  prisma: PrismaClient;
+  /** The same connection pool, for set-based SQL on hot paths. */
+  pool: pg.Pool;
+  close(): Promise<void>;
+}
+
+/** One pool per process, shared by Prisma (through @prisma/adapter-pg) and raw SQL. */
+export function createDatabase(databaseUrl: string, options: { max?: number; applicationName?: string } = {}): Database {
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    max: options.max ?? 10,
+    application_name: options.applicationName ?? 'hashwatch',
+  });
+  // A dropped idle connection (PostgreSQL restart) must not crash the process; the pool replaces it.
+  pool.on('error', () => undefined);
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  let closed = false;
+  return {
+    prisma,
+    pool,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await prisma.$disconnect();
+      await pool.end().catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,144 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { useTestEnvironment } from '@hashwatch/testing';
+import { Prisma } from './generated/prisma/client';
+
+interface ModelField {
+  name: string;
+  column: string;
+  type: string;
+  optional: boolean;
+  list: boolean;
+}
+
+const SCALARS = new Set(['String', 'Int', 'BigInt', 'Boolean', 'DateTime', 'Decimal', 'Bytes', 'Json']);
+const schemaText = readFileSync(path.resolve(__dirname, '../../../prisma/schema.prisma'), 'utf8');
+const enumNames = new Set([...schemaText.matchAll(/^enum (\w+) \{/gm)].map((m) => m[1] as string));
+
+/** Reads models, their tables and scalar fields (with column names) out of schema.prisma. */
+function parseModels(): Map<string, { table: string; fields: ModelField[] }> {
+  const models = new Map<string, { table: string; fields: ModelField[] }>();
+  for (const match of schemaText.matchAll(/^model (\w+) \{([\s\S]*?)^\}/gm)) {
+    const [, name, body] = match as unknown as [string, string, string];
+    const table = /@@map\("([^"]+)"\)/.exec(body)?.[1] ?? name;
+    const fields: ModelField[] = [];
+    for (const line of body.split('\n')) {
+      const field = /^\s+(\w+)\s+(\w+)(\[\])?(\?)?(.*)$/.exec(line);
+      if (!field) continue;
+      const [, fieldName, type, list, optional, rest] = field as unknown as [string, string, string, string | undefined, string | undefined, string];
+      if (!SCALARS.has(type) && !enumNames.has(type)) continue;
+      fields.push({ name: fieldName, column: /@map\("([^"]+)"\)/.exec(rest)?.[1] ?? fieldName, type, optional: optional === '?', list: list === '[]' });
+    }
+    models.set(name, { table, fields });
+  }
+  return models;
+}
+
+const models = parseModels();
+
+describe('schema.prisma and the migrated database', () => {
+  const env = useTestEnvironment();
+
+  it('have the same tables and columns, with the same nullability', async () => {
+    const { rows } = await env.database.db.pool.query<{ table_name: string; column_name: string; is_nullable: 'YES' | 'NO'; data_type: string }>(
+      `SELECT table_name, column_name, is_nullable, data_type FROM information_schema.columns
+        WHERE table_schema = 'public' AND table_name <> '_prisma_migrations'`,
+    );
+    const dbTables = new Map<string, Map<string, { nullable: boolean; type: string }>>();
+    for (const row of rows) {
+      const columns = dbTables.get(row.table_name) ?? new Map();
+      columns.set(row.column_name, { nullable: row.is_nullable === 'YES', type: row.data_type });
+      dbTables.set(row.table_name, columns);
+    }
+    expect([...dbTables.keys()].sort()).toEqual([...models.values()].map((m) => m.table).sort());
+    for (const model of models.values()) {
+      const columns = dbTables.get(model.table);
+      expect([...(columns?.keys() ?? [])].sort()).toEqual(model.fields.map((f) => f.column).sort());
+      for (const field of model.fields) {
+        const column = columns?.get(field.column);
+        // Prisma itself creates list columns as nullable arrays.
+        if (!field.list) expect({ column: `${model.table}.${field.column}`, nullable: column?.nullable }).toEqual({ column: `${model.table}.${field.column}`, nullable: field.optional });
+        if (field.list) expect(column?.type).toBe('ARRAY');
+      }
+    }
+  });
+
+  it('round-trips every model and field through the Prisma client', async () => {
+    const prisma = env.database.db.prisma;
+    const at = (s: number) => new Date(Date.UTC(2026, 10, 22, 1, 24, s, 123));
+    const user = {
+      id: 'usr_roundtrip', email: 'rt@example.com', planId: 'pro', hashtagsLimit: 1, accountsLimit: 2, engagementLimit: 3,
+      webhooksLimit: 4, alertsLimit: 5, scanIntervalSeconds: 6, engagementRefreshSeconds: 7, rateLimitPerMinute: 8,
+      subscriptionStatus: 'past_due' as const, currentPeriodStart: at(1), currentPeriodEnd: at(2), totpSecretEnc: 'v1.a.b.c',
+      totpPendingSecretEnc: 'v1.d.e.f', totpLastStep: 123456789n, createdAt: at(3), updatedAt: at(4),
+    };
+    const plan = { id: 'rt', name: 'RT', hashtagsLimit: 1, accountsLimit: 2, engagementLimit: 3, webhooksLimit: 4, alertsLimit: 5, scanIntervalSeconds: 6, engagementRefreshSeconds: 7, rateLimitPerMinute: 8, updatedAt: at(5) };
+    const apiKey = { id: 'key_rt', userId: user.id, keyHash: new Uint8Array([1, 2, 3]), keyPrefix: 'hw_live_abcd', createdAt: at(6), revokedAt: at(7) };
+    const track = { id: 'trk_rt', userId: user.id, hashtag: 'BTC', hashtagNorm: 'btc', lang: 'en', excludeRetweets: false, trackEngagement: true, trackLikes: false, trackReposts: false, trackComments: false, status: 'active', createdAt: at(8), lastScannedAt: at(9), lastPostAt: at(10), scanError: 'x returned 503' };
+    const accountTrack = { id: 'acc_rt', userId: user.id, username: 'Alice', usernameNorm: 'alice', xUserId: '42', excludeReplies: false, trackEngagement: true, trackLikes: false, trackReposts: false, trackComments: false, status: 'active', createdAt: at(11), lastScannedAt: at(12), lastPostAt: at(13), scanError: 'user suspended' };
+    const feedItem = {
+      id: 'post_rt', userId: user.id, dedupeKey: 'x:1', type: 'engagement' as const, hashtag: 'btc', account: 'alice', sources: ['#btc', '@alice'], xPostId: '1', authorId: '42', author: '@alice', authorName: 'Alice', text: 'hi', url: 'https://x.com/alice/status/1',
+      postedAt: at(14), detectedAt: at(15), parentId: 'post_parent', kind: 'like' as const, engagementTracked: true, trackLikes: false, trackReposts: false, trackComments: false, retweetCount: 1, likeCount: 2, replyCount: 3,
+      retweeters: ['@a'], likers: ['@b'], repliers: ['@c'], engagementUpdatedAt: at(16),
+    };
+    const usage = { userId: user.id, periodStart: at(17), periodEnd: at(18), alertsUsed: 9, upstreamPostsRead: new Prisma.Decimal('12.3456'), updatedAt: at(19) };
+    const channel = { id: 'wh_rt', userId: user.id, kind: 'webhook' as const, position: 2, url: 'https://example.com/h', format: 'json', botName: 'Bot', hashtags: ['btc'], accounts: ['alice'], sourceFilter: 'hashtags', engagementAlerts: true, template: '{url}', enabled: false, signingSecretEnc: 'v1.s', botTokenEnc: 'v1.t', tokenHint: 'wxyz', chatId: '-100', disabledReason: 'discord answered 404', createdAt: at(20), updatedAt: at(21) };
+    const delivery = { id: 'dlv_rt', userId: user.id, channelId: channel.id, feedItemId: feedItem.id, messageId: 'msg_1', status: 'failed' as const, attempts: 3, lastError: '500', lastStatus: 500, nextAttemptAt: at(22), deliveredAt: at(23), digestId: 'dig_1', createdAt: at(24), updatedAt: at(25) };
+    const xPost = { id: '1', authorId: '42', authorUsername: 'alice', authorName: 'Alice', text: 'hi #btc', lang: 'en', conversationId: '1', isRetweet: true, isReply: true, postedAt: at(26), firstSeenAt: at(27) };
+    const engagement = { xPostId: '1', intervalSeconds: 60, pollUntil: at(28), nextPollAt: at(29), retweetCount: 1, likeCount: 2, replyCount: 3, sampledRetweets: 4, sampledLikes: 5, sampledReplies: 6, retweeters: ['@a'], likers: ['@b'], repliers: ['@c'], countsUpdatedAt: at(30), samplesUpdatedAt: at(31), createdAt: at(32) };
+    const cursor = { sourceKey: 'tag:btc', sinceId: '99', notBefore: at(33), lastScanAt: at(34), lastError: 'timeout', updatedAt: at(35), intervalSeconds: 10, nextScanAt: at(38), claimedBy: 7, failures: 2 };
+    const outbox = { queue: 'alert-routing', name: 'route-alert', jobId: 'route-post_rt', payload: { feedItemId: 'post_rt', nested: [1, 'a', null] }, createdAt: at(36) };
+
+    await prisma.plan.create({ data: plan });
+    await prisma.user.create({ data: user });
+    await prisma.apiKey.create({ data: apiKey });
+    await prisma.track.create({ data: track });
+    await prisma.accountTrack.create({ data: accountTrack });
+    await prisma.feedItem.create({ data: feedItem });
+    await prisma.usagePeriod.create({ data: usage });
+    await prisma.notificationChannel.create({ data: channel });
+    await prisma.delivery.create({ data: delivery });
+    await prisma.xPost.create({ data: xPost });
+    await prisma.engagementState.create({ data: engagement });
+    await prisma.sourceCursor.create({ data: cursor });
+    const { id: outboxId } = await prisma.outboxJob.create({ data: outbox });
+    await prisma.feedClock.update({ where: { id: 1 }, data: { last: at(37) } });
+
+    expect(await prisma.plan.findUnique({ where: { id: plan.id } })).toEqual(plan);
+    expect(await prisma.user.findUnique({ where: { id: user.id } })).toEqual(user);
+    expect(await prisma.apiKey.findUnique({ where: { id: apiKey.id } })).toEqual(apiKey);
+    expect(await prisma.track.findUnique({ where: { id: track.id } })).toEqual(track);
+    expect(await prisma.accountTrack.findUnique({ where: { id: accountTrack.id } })).toEqual(accountTrack);
+    expect(await prisma.feedItem.findUnique({ where: { id: feedItem.id } })).toEqual(feedItem);
+    const readUsage = await prisma.usagePeriod.findUniqueOrThrow({ where: { userId_periodStart: { userId: user.id, periodStart: usage.periodStart } } });
+    expect({ ...readUsage, upstreamPostsRead: readUsage.upstreamPostsRead.toString() }).toEqual({ ...usage, upstreamPostsRead: '12.3456' });
+    expect(await prisma.notificationChannel.findUnique({ where: { id: channel.id } })).toEqual(channel);
+    expect(await prisma.delivery.findUnique({ where: { id: delivery.id } })).toEqual(delivery);
+    expect(await prisma.xPost.findUnique({ where: { id: xPost.id } })).toEqual(xPost);
+    expect(await prisma.engagementState.findUnique({ where: { xPostId: engagement.xPostId } })).toEqual(engagement);
+    expect(await prisma.sourceCursor.findUnique({ where: { sourceKey: cursor.sourceKey } })).toEqual(cursor);
+    expect(await prisma.outboxJob.findUnique({ where: { id: outboxId } })).toEqual({ id: outboxId, ...outbox });
+    expect(await prisma.feedClock.findUnique({ where: { id: 1 } })).toEqual({ id: 1, last: at(37) });
+
+    // Every scalar field of every model was written above and read back.
+    const written: Record<string, object> = {
+      Plan: plan, User: user, ApiKey: apiKey, Track: track, AccountTrack: accountTrack, FeedItem: feedItem, UsagePeriod: usage,
+      NotificationChannel: channel, Delivery: delivery, XPost: xPost, EngagementState: engagement, SourceCursor: cursor,
+      OutboxJob: { id: outboxId, ...outbox }, FeedClock: { id: 1, last: at(37) },
+    };
+    for (const [name, model] of models) {
+      expect({ model: name, fields: Object.keys(written[name] ?? {}).sort() }).toEqual({ model: name, fields: model.fields.map((f) => f.name).sort() });
+    }
+  });
+
+  it('keeps the Prisma migration bookkeeping that `prisma migrate deploy` reads', async () => {
+    const { rows } = await env.database.db.pool.query<{ migration_name: string; finished_at: Date | null; checksum: string }>(
+      'SELECT migration_name, finished_at, checksum FROM _prisma_migrations ORDER BY migration_name',
+    );
+    expect(rows.length).toBeGreaterThan(0);
+    for (const row of rows) {
+      expect(row.finished_at).not.toBeNull();
+      expect(row.checksum).toMatch(/^[0-9a-f]{64}$/);
+    }
+  });
+});

@@ -1,0 +1,3 @@
+export { nextDetectedAt } from './feed-clock';
+export { insertFeedItems } from './insert-feed-items';
+export type { NewFeedItem, FeedItemRow } from './insert-feed-items';

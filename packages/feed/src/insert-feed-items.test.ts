@@ -1,0 +1,105 @@
+import { createAccount } from '@hashwatch/accounts';
+import { transaction } from '@hashwatch/db';
+import { useTestEnvironment } from '@hashwatch/testing';
+import { insertFeedItems } from './insert-feed-items';
+import { hashtagPost } from './test-support/hashtag-post';
+
+describe('insertFeedItems', () => {
+  const env = useTestEnvironment();
+  const pool = () => env.database.db.pool;
+  let userId: string;
+
+  beforeAll(async () => {
+    ({ accountId: userId } = await createAccount(env.database.db.prisma, { email: 'feed@example.com', planId: 'starter' }));
+  });
+
+  it('stores a batch with new post_ ids and one millisecond detected_at for the whole transaction', async () => {
+    const before = Date.now();
+    const { inserted } = await transaction(pool(), (client) =>
+      insertFeedItems(client, [
+        hashtagPost(userId, 1, { sources: ['#BTC', '@Alice'], account: 'Alice', author: '@already' }),
+        hashtagPost(userId, 2, { engagementTracked: true, trackLikes: false }),
+      ]),
+    );
+    expect(inserted).toHaveLength(2);
+    const [first, second] = inserted;
+    expect(first?.id).toMatch(/^post_[A-Za-z0-9_-]{16}$/);
+    expect(second?.id).not.toBe(first?.id);
+    expect(first?.detectedAt.getTime()).toBe(second?.detectedAt.getTime());
+    expect(first?.detectedAt.getTime()).toBeGreaterThanOrEqual(before);
+
+    const { rows } = await pool().query(
+      `SELECT id, sources, author, detected_at, posted_at, engagement_tracked, track_likes, track_reposts, parent_id, kind,
+              retweet_count, retweeters
+         FROM feed_items WHERE user_id = $1 ORDER BY x_post_id`,
+      [userId],
+    );
+    expect(rows).toEqual([
+      {
+        id: first?.id, sources: ['#btc', '@alice'], author: '@already', detected_at: first?.detectedAt,
+        posted_at: new Date('2026-11-22T01:00:00.123Z'), engagement_tracked: false, track_likes: true, track_reposts: true,
+        parent_id: null, kind: null, retweet_count: 0, retweeters: [],
+      },
+      {
+        id: second?.id, sources: ['#btc'], author: '@author2', detected_at: first?.detectedAt,
+        posted_at: new Date('2026-11-22T01:00:00.123Z'), engagement_tracked: true, track_likes: false, track_reposts: true,
+        parent_id: null, kind: null, retweet_count: 0, retweeters: [],
+      },
+    ]);
+    expect(first).toMatchObject({ sources: ['#btc', '@alice'], author: '@already', engagementTracked: false, kind: null });
+  });
+
+  it('skips an item already stored for the account and one repeated in the batch, and returns only what it stored', async () => {
+    const { accountId: otherUser } = await createAccount(env.database.db.prisma, { email: 'other@example.com', planId: 'starter' });
+    await transaction(pool(), (client) => insertFeedItems(client, [hashtagPost(userId, 10)]));
+    const { inserted } = await transaction(pool(), (client) =>
+      insertFeedItems(client, [
+        hashtagPost(userId, 10, { text: 'again' }),
+        hashtagPost(userId, 11),
+        hashtagPost(userId, 11, { text: 'twice in one batch' }),
+        hashtagPost(otherUser, 10),
+      ]),
+    );
+    expect(inserted.map((row) => [row.userId, row.dedupeKey, row.text])).toEqual([
+      [userId, 'x:11', 'post 11 about #btc'],
+      [otherUser, 'x:10', 'post 10 about #btc'],
+    ]);
+    const { rows } = await pool().query(`SELECT text FROM feed_items WHERE user_id = $1 AND dedupe_key IN ('x:10', 'x:11') ORDER BY dedupe_key`, [userId]);
+    expect(rows.map((row) => row.text)).toEqual(['post 10 about #btc', 'post 11 about #btc']);
+  });
+
+  it('stores engagement items with their parent and kind', async () => {
+    const { inserted } = await transaction(pool(), async (client) => {
+      const parent = await insertFeedItems(client, [hashtagPost(userId, 20, { engagementTracked: true })]);
+      return insertFeedItems(client, [
+        hashtagPost(userId, 20, {
+          dedupeKey: 'e:20:like:777', type: 'engagement', author: 'liker', text: 'liked the post', postedAt: null,
+          parentId: parent.inserted[0]?.id ?? null, kind: 'like',
+        }),
+      ]);
+    });
+    const { rows } = await pool().query(`SELECT type, parent_id, kind, posted_at FROM feed_items WHERE id = $1`, [inserted[0]?.id]);
+    expect(rows[0]).toEqual({ type: 'engagement', parent_id: expect.stringMatching(/^post_/), kind: 'like', posted_at: null });
+  });
+
+  it('refuses an engagement item without its parent and kind, and writes nothing of the batch', async () => {
+    const batch = [hashtagPost(userId, 30), hashtagPost(userId, 31, { dedupeKey: 'e:31:like:1', type: 'engagement', kind: 'like' })];
+    await expect(transaction(pool(), (client) => insertFeedItems(client, batch))).rejects.toThrow('parentId and kind');
+    const { rowCount } = await pool().query(`SELECT 1 FROM feed_items WHERE user_id = $1 AND dedupe_key = 'x:30'`, [userId]);
+    expect(rowCount).toBe(0);
+  });
+
+  it('stores a batch of 1,000 items with one statement', async () => {
+    const items = Array.from({ length: 1000 }, (_, i) => hashtagPost(userId, 100_000 + i));
+    const { inserted } = await transaction(pool(), (client) => insertFeedItems(client, items));
+    expect(inserted).toHaveLength(1000);
+    expect(new Set(inserted.map((row) => row.id)).size).toBe(1000);
+  });
+
+  it('does not touch the clock for an empty batch', async () => {
+    const { rows: before } = await pool().query('SELECT last FROM feed_clock');
+    await transaction(pool(), (client) => insertFeedItems(client, []));
+    const { rows: after } = await pool().query('SELECT last FROM feed_clock');
+    expect(after).toEqual(before);
+  });
+});

@@ -1,0 +1,2 @@
+export { createLogger, redact } from './logger';
+export type { Logger } from './logger';

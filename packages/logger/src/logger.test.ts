@@ -1,0 +1,46 @@
+import { Writable } from 'node:stream';
+import winston from 'winston';
+import { createLogger, redact } from './logger';
+
+function capture(): { lines: string[]; transport: winston.transport } {
+  const lines: string[] = [];
+  const stream = new Writable({
+    write(chunk, _encoding, callback) {
+      lines.push(String(chunk).trim());
+      callback();
+    },
+  });
+  return { lines, transport: new winston.transports.Stream({ stream }) };
+}
+
+describe('createLogger', () => {
+  it('writes one JSON line with the service, message and fields', () => {
+    const { lines, transport } = capture();
+    const log = createLogger('gateway', { transports: [transport] });
+    log.info('request done', { status: 200, durationMs: 3 });
+    const entry = JSON.parse(lines[0] ?? '{}');
+    expect(entry).toMatchObject({ service: 'gateway', message: 'request done', status: 200, level: 'info' });
+    expect(entry.timestamp).toEqual(expect.any(String));
+  });
+
+  it('never writes an API key, token or secret, whatever field carries it', () => {
+    const { lines, transport } = capture();
+    const log = createLogger('gateway', { transports: [transport] });
+    log.warn('oops', {
+      authorization: 'Bearer hw_live_abcdefghijkl',
+      apiKey: 'hw_live_secretvalue',
+      nested: { botToken: '123:ABC', url: 'https://api.telegram.org/bot123456:AAbbCC_dd/sendMessage' },
+      note: 'failed with key hw_live_zzzzzzzz and whsec_c2VjcmV0',
+      webhook: 'https://discord.com/api/webhooks/123/tok-en_secret',
+    });
+    const text = lines.join('\n');
+    for (const secret of ['abcdefghijkl', 'secretvalue', '123:ABC', 'AAbbCC_dd', 'zzzzzzzz', 'c2VjcmV0', 'tok-en_secret']) {
+      expect(text).not.toContain(secret);
+    }
+    expect(text).toContain('[redacted]');
+  });
+
+  it('keeps booleans such as two_factor_enabled readable', () => {
+    expect(redact({ token_present: true, two_factor_enabled: false })).toEqual({ token_present: true, two_factor_enabled: false });
+  });
+});

@@ -1,0 +1,2 @@
+export { writeOutbox, relayOutbox } from './outbox';
+export type { OutboxEntry } from './outbox';

@@ -1,0 +1,54 @@
+import { useTestEnvironment } from '@hashwatch/testing';
+import { listPlans, resyncLimits, switchPlan, updatePlan } from './plans';
+
+describe('plans', () => {
+  const env = useTestEnvironment();
+  const prisma = () => env.database.db.prisma;
+
+  async function createUser(id: string, planId: string) {
+    const plan = await prisma().plan.findUniqueOrThrow({ where: { id: planId } });
+    const { id: _planKey, name: _name, updatedAt: _updated, ...limits } = plan;
+    return prisma().user.create({
+      data: {
+        id,
+        email: `${id}@example.com`,
+        planId,
+        ...limits,
+        subscriptionStatus: 'active',
+        currentPeriodStart: new Date(),
+        currentPeriodEnd: new Date(Date.now() + 30 * 86_400_000),
+      },
+    });
+  }
+
+  it('seeds the SPEC 8.1 / 8.3 and CONTRACT section 3 defaults', async () => {
+    const plans = await listPlans(prisma());
+    expect(plans.map((plan) => [plan.id, plan.hashtagsLimit, plan.accountsLimit, plan.engagementLimit, plan.webhooksLimit, plan.alertsLimit, plan.scanIntervalSeconds, plan.engagementRefreshSeconds, plan.rateLimitPerMinute])).toEqual([
+      ['starter', 3, 2, 3, 1, 1000, 60, 300, 60],
+      ['pro', 15, 10, 15, 5, 25000, 30, 180, 180],
+      ['business', 40, 25, 25, 10, 75000, 10, 60, 600],
+    ]);
+  });
+
+  it('changes a plan without touching existing snapshots until resync', async () => {
+    await createUser('usr_resync', 'starter');
+    await updatePlan(prisma(), 'starter', { hashtagsLimit: 5, scanIntervalSeconds: 1 });
+    expect((await prisma().user.findUniqueOrThrow({ where: { id: 'usr_resync' } })).hashtagsLimit).toBe(3);
+    const snapshot = await resyncLimits(prisma(), 'usr_resync');
+    expect(snapshot).toMatchObject({ planId: 'starter', hashtagsLimit: 5, scanIntervalSeconds: 1 });
+    expect((await prisma().user.findUniqueOrThrow({ where: { id: 'usr_resync' } })).hashtagsLimit).toBe(5);
+    await updatePlan(prisma(), 'starter', { hashtagsLimit: 3, scanIntervalSeconds: 60 });
+  });
+
+  it('takes a snapshot of the new plan at once when an account switches plan', async () => {
+    await createUser('usr_switch', 'starter');
+    await switchPlan(prisma(), 'usr_switch', 'business');
+    const user = await prisma().user.findUniqueOrThrow({ where: { id: 'usr_switch' } });
+    expect(user).toMatchObject({ planId: 'business', hashtagsLimit: 40, rateLimitPerMinute: 600, engagementRefreshSeconds: 60 });
+  });
+
+  it('refuses an interval under 1 s or an unknown field', async () => {
+    await expect(updatePlan(prisma(), 'pro', { scanIntervalSeconds: 0 })).rejects.toThrow();
+    await expect(updatePlan(prisma(), 'pro', { bogus: 1 } as never)).rejects.toThrow();
+  });
+});

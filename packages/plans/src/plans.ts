@@ -1,0 +1,76 @@
+import { z } from 'zod';
+import type { Plan, PrismaClient } from '@hashwatch/db';
+
+export const PLAN_IDS = ['starter', 'pro', 'business'] as const;
+export const planIdSchema = z.enum(PLAN_IDS);
+export type PlanId = z.infer<typeof planIdSchema>;
+
+const limit = z.number().int().min(0).max(1_000_000_000);
+// CONTRACT section 3: intervals down to 1 s are accepted (private deployments, tests).
+const interval = z.number().int().min(1).max(86_400);
+
+/** The plan values an operator may change with `plan:set`. */
+export const planConfigPatchSchema = z.strictObject({
+  hashtagsLimit: limit.optional(),
+  accountsLimit: limit.optional(),
+  engagementLimit: limit.optional(),
+  webhooksLimit: limit.optional(),
+  alertsLimit: limit.optional(),
+  scanIntervalSeconds: interval.optional(),
+  engagementRefreshSeconds: interval.optional(),
+  rateLimitPerMinute: z.number().int().min(1).max(1_000_000).optional(),
+});
+export type PlanConfigPatch = z.infer<typeof planConfigPatchSchema>;
+
+/** The plan-derived values copied onto an account: the limits it lives by until its next snapshot. */
+export interface LimitSnapshot {
+  planId: string;
+  hashtagsLimit: number;
+  accountsLimit: number;
+  engagementLimit: number;
+  webhooksLimit: number;
+  alertsLimit: number;
+  scanIntervalSeconds: number;
+  engagementRefreshSeconds: number;
+  rateLimitPerMinute: number;
+}
+
+export function snapshotOf(plan: Plan): LimitSnapshot {
+  return {
+    planId: plan.id,
+    hashtagsLimit: plan.hashtagsLimit,
+    accountsLimit: plan.accountsLimit,
+    engagementLimit: plan.engagementLimit,
+    webhooksLimit: plan.webhooksLimit,
+    alertsLimit: plan.alertsLimit,
+    scanIntervalSeconds: plan.scanIntervalSeconds,
+    engagementRefreshSeconds: plan.engagementRefreshSeconds,
+    rateLimitPerMinute: plan.rateLimitPerMinute,
+  };
+}
+
+export async function listPlans(prisma: PrismaClient): Promise<Plan[]> {
+  return prisma.plan.findMany({ orderBy: { hashtagsLimit: 'asc' } });
+}
+
+/** Changes a plan's config. Accounts keep their snapshot until they switch plan or resync. */
+export async function updatePlan(prisma: PrismaClient, planId: PlanId, patch: PlanConfigPatch): Promise<Plan> {
+  const data = planConfigPatchSchema.parse(patch);
+  return prisma.plan.update({ where: { id: planId }, data: { ...data, updatedAt: new Date() } });
+}
+
+/** Moves an account to a plan and takes a fresh snapshot of its limits at once. */
+export async function switchPlan(prisma: PrismaClient, userId: string, planId: PlanId): Promise<LimitSnapshot> {
+  const plan = await prisma.plan.findUniqueOrThrow({ where: { id: planId } });
+  const snapshot = snapshotOf(plan);
+  await prisma.user.update({ where: { id: userId }, data: { ...snapshot, updatedAt: new Date() } });
+  return snapshot;
+}
+
+/** Re-reads the account's current plan and takes a fresh snapshot (`POST /me/resync-limits`). */
+export async function resyncLimits(prisma: PrismaClient, userId: string): Promise<LimitSnapshot> {
+  const user = await prisma.user.findUniqueOrThrow({ where: { id: userId }, include: { plan: true } });
+  const snapshot = snapshotOf(user.plan);
+  await prisma.user.update({ where: { id: userId }, data: { ...snapshot, updatedAt: new Date() } });
+  return snapshot;
+}

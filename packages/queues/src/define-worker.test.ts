@@ -1,0 +1,101 @@
+import { UnrecoverableError } from 'bullmq';
+import { enqueue } from './enqueue';
+import { createRedisConnection } from './redis-connection';
+import { defineWorker } from './define-worker';
+import { redisUrl, untilReady, useQueueFixture, waitForState } from './test-support/use-queue-fixture';
+
+describe('defineWorker', () => {
+  const fixture = useQueueFixture();
+
+  it('hands the handler the parsed payload and a job logger, and completes the job', async () => {
+    const received: { intervalSeconds: number }[] = [];
+    fixture.startWorker('source-scans', {
+      'scan-sources': async (payload, job, log) => {
+        received.push(payload);
+        log.info('sources scanned', { sources: 3 });
+        return { scanned: 3, name: job.name };
+      },
+    });
+    await enqueue(fixture.queues, 'source-scans', 'scan-sources', { intervalSeconds: 30 }, { jobId: 'scan-typed' });
+    const job = await waitForState(fixture.queues.byName['source-scans'], 'scan-typed', 'completed');
+
+    expect(received).toEqual([{ intervalSeconds: 30 }]);
+    expect(job.returnvalue).toEqual({ scanned: 3, name: 'scan-sources' });
+    const jobFields = { queue: 'source-scans', job: 'scan-sources', jobId: 'scan-typed', attempt: 1 };
+    expect(fixture.logLines).toContainEqual(expect.objectContaining({ message: 'sources scanned', sources: 3, ...jobFields }));
+    expect(fixture.logLines).toContainEqual(expect.objectContaining({ message: 'job completed', durationMs: expect.any(Number), ...jobFields }));
+  });
+
+  it('fails a malformed job added around enqueue at once, without retry', async () => {
+    const handled: unknown[] = [];
+    fixture.startWorker('alert-routing', {
+      'route-alert': async (payload) => {
+        handled.push(payload);
+      },
+    });
+    const queue = fixture.queues.byName['alert-routing'];
+    // Raw add with retries allowed: only the worker's check stands between this payload and the handler.
+    await queue.add('route-alert', { feedItemId: 42 } as never, { jobId: 'route-malformed', attempts: 5, backoff: 10 });
+    const job = await waitForState(queue, 'route-malformed', 'failed');
+
+    expect(handled).toEqual([]);
+    expect(job.attemptsMade).toBe(1);
+    expect(job.failedReason).toMatch(/feedItemId/);
+    expect(fixture.logLines).toContainEqual(expect.objectContaining({ message: 'job rejected', jobId: 'route-malformed', level: 'error' }));
+  });
+
+  it('fails a job whose name the catalog does not declare, without retry', async () => {
+    fixture.startWorker('outbox-relay', { 'relay-outbox': async () => undefined });
+    const queue = fixture.queues.byName['outbox-relay'];
+    await queue.add('relay-everything' as never, {}, { jobId: 'relay-unknown', attempts: 5, backoff: 10 });
+    const job = await waitForState(queue, 'relay-unknown', 'failed');
+
+    expect(job.attemptsMade).toBe(1);
+    expect(job.failedReason).toMatch(/no job named relay-everything/);
+  });
+
+  it('retries a job whose handler throws an ordinary error', async () => {
+    let calls = 0;
+    fixture.startWorker('engagement-refreshes', {
+      'refresh-engagement': async () => undefined,
+      'sample-engagement': async () => {
+        calls += 1;
+        if (calls === 1) throw new Error('upstream timed out');
+      },
+    });
+    const queue = fixture.queues.byName['engagement-refreshes'];
+    await queue.add('sample-engagement', { xPostId: '77' }, { jobId: 'sample-77-retry', attempts: 3, backoff: 10 });
+    const job = await waitForState(queue, 'sample-77-retry', 'completed');
+
+    expect(calls).toBe(2);
+    expect(job.attemptsMade).toBe(2);
+    expect(fixture.logLines).toContainEqual(expect.objectContaining({ message: 'job will retry', attempt: 1 }));
+  });
+
+  it('fails a job whose handler throws UnrecoverableError, without retry', async () => {
+    fixture.startWorker('alert-deliveries', {
+      'deliver-alert': async () => {
+        throw new UnrecoverableError('channel disabled');
+      },
+      'deliver-digest': async () => undefined,
+      'drain-channel': async () => undefined,
+    });
+    await enqueue(fixture.queues, 'alert-deliveries', 'deliver-alert', { deliveryId: 'dlv_gone' }, { jobId: 'deliver-dlv_gone' });
+    const job = await waitForState(fixture.queues.byName['alert-deliveries'], 'deliver-dlv_gone', 'failed');
+
+    expect(job.attemptsMade).toBe(1);
+    expect(fixture.logLines).toContainEqual(expect.objectContaining({ message: 'job failed', jobId: 'deliver-dlv_gone' }));
+  });
+
+  it('refuses a producer connection, whose blocking reads could give up during a reconnect', async () => {
+    const producer = createRedisConnection(redisUrl, { role: 'producer' });
+    await untilReady(producer);
+    try {
+      expect(() =>
+        defineWorker('outbox-relay', { 'relay-outbox': async () => undefined }, { connection: producer, prefix: fixture.prefix, concurrency: 1, logger: fixture.logger }),
+      ).toThrow(/maxRetriesPerRequest/);
+    } finally {
+      await producer.quit();
+    }
+  });
+});

@@ -1,0 +1,95 @@
+import { UnrecoverableError, Worker, type Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Logger } from '@hashwatch/logger';
+import { JobPayloadError, parseJobPayload, UnknownJobError } from './job-payload';
+import type { JobName, ParsedJobPayload, QueueJobData, QueueName } from './queue-catalog';
+
+/** One handler per job of the queue; the compiler requires them all. */
+export type JobHandlers<Q extends QueueName> = {
+  readonly [J in JobName<Q>]: (
+    payload: ParsedJobPayload<Q, J>,
+    job: Job<QueueJobData<Q>, unknown, JobName<Q>>,
+    log: Logger,
+  ) => Promise<unknown>;
+};
+
+export interface DefineWorkerOptions {
+  /** Use a `worker` connection (maxRetriesPerRequest: null); BullMQ duplicates it for blocking reads. */
+  connection: Redis;
+  prefix: string;
+  concurrency: number;
+  logger: Logger;
+}
+
+export interface DefinedWorker<Q extends QueueName> {
+  readonly queueName: Q;
+  readonly worker: Worker;
+  /** Stops taking jobs and waits for the running ones. The connection stays open for its owner to close. */
+  close(): Promise<void>;
+}
+
+type AnyHandler = (payload: unknown, job: Job, log: Logger) => Promise<unknown>;
+
+/**
+ * Starts a BullMQ Worker for one catalog queue. Each job is checked against the catalog before its
+ * handler runs: an unknown job name or a payload that does not parse fails at once with
+ * UnrecoverableError, since retrying cannot fix it. Handlers get a child logger carrying the job's ids.
+ */
+export function defineWorker<Q extends QueueName>(
+  queueName: Q,
+  handlers: JobHandlers<Q>,
+  options: DefineWorkerOptions,
+): DefinedWorker<Q> {
+  const { logger } = options;
+  // BullMQ refuses this too, but only after opening a blocking connection it then never closes.
+  if (options.connection.options.maxRetriesPerRequest !== null) {
+    throw new TypeError('defineWorker needs a worker connection (maxRetriesPerRequest: null): createRedisConnection(url, { role: "worker" })');
+  }
+  // parseJobPayload checks each name against its payload type before dispatch, so a plain map is enough here.
+  const byName = handlers as unknown as Record<string, AnyHandler>;
+
+  const processor = async (job: Job): Promise<unknown> => {
+    const log = logger.child({ queue: queueName, job: job.name, jobId: job.id, attempt: job.attemptsMade + 1 });
+    let payload: unknown;
+    try {
+      payload = parseJobPayload(queueName, job.name, job.data).data;
+    } catch (error) {
+      if (error instanceof UnknownJobError || error instanceof JobPayloadError) {
+        log.error('job rejected', { error });
+        throw new UnrecoverableError(error.message);
+      }
+      throw error;
+    }
+    // hasOwn: a job named "toString" must not reach Object.prototype.
+    const handler = Object.hasOwn(handlers, job.name) ? byName[job.name] : undefined;
+    if (!handler) {
+      log.error('job rejected', { reason: 'no handler' });
+      throw new UnrecoverableError(`no handler for ${queueName}/${job.name}`);
+    }
+    const started = Date.now();
+    try {
+      const result = await handler(payload, job, log);
+      log.info('job completed', { durationMs: Date.now() - started });
+      return result;
+    } catch (error) {
+      const attempts = job.opts.attempts ?? 1;
+      const final = error instanceof UnrecoverableError || job.attemptsMade + 1 >= attempts;
+      log.warn(final ? 'job failed' : 'job will retry', { durationMs: Date.now() - started, error });
+      throw error;
+    }
+  };
+
+  const worker = new Worker(queueName, processor, {
+    connection: options.connection,
+    prefix: options.prefix,
+    concurrency: options.concurrency,
+  });
+  // A Worker with no 'error' listener writes each Redis error to the console itself.
+  worker.on('error', (error) => logger.warn('worker error', { queue: queueName, error }));
+
+  return {
+    queueName,
+    worker,
+    close: () => worker.close(),
+  };
+}

@@ -1,0 +1,126 @@
+import { createQueuePrefix, deletePrefixKeys } from '@hashwatch/testing';
+import { createQueues } from './create-queues';
+import { enqueue, enqueueRecord } from './enqueue';
+import { JobIdError, routeAlertJobId } from './job-id';
+import { JobPayloadError, UnknownJobError } from './job-payload';
+import { redisUrl, useQueueFixture, waitForState } from './test-support/use-queue-fixture';
+import { createRedisConnection } from './redis-connection';
+
+describe('enqueue', () => {
+  const fixture = useQueueFixture();
+
+  it('rejects a payload that does not match its schema and adds nothing', async () => {
+    const queue = fixture.queues.byName['source-scans'];
+    await expect(
+      // @ts-expect-error intervalSeconds must be a number: the catalog types the payload
+      enqueue(fixture.queues, 'source-scans', 'scan-sources', { intervalSeconds: '60' }, { jobId: 'scan-bad-type' }),
+    ).rejects.toThrow(JobPayloadError);
+    await expect(
+      enqueue(fixture.queues, 'source-scans', 'scan-sources', { intervalSeconds: 0 }, { jobId: 'scan-bad-range' }),
+    ).rejects.toThrow(/intervalSeconds/);
+    expect(await queue.getJob('scan-bad-type')).toBeUndefined();
+    expect(await queue.getJobCountByTypes('wait', 'delayed', 'prioritized')).toBe(0);
+  });
+
+  it('rejects a payload that carries more than ids (a row) and adds nothing', async () => {
+    const adding = enqueue(
+      fixture.queues,
+      'alert-routing',
+      'route-alert',
+      // @ts-expect-error payloads are strict: extra fields do not compile either
+      { feedItemId: 'post_abc', userId: 'usr_abc', text: 'hello', botToken: '123:ABC' },
+      { jobId: routeAlertJobId('post_abc') },
+    );
+    await expect(adding).rejects.toThrow(JobPayloadError);
+    await expect(adding).rejects.not.toThrow(/123:ABC/);
+    expect(await fixture.queues.byName['alert-routing'].getJob('route-post_abc')).toBeUndefined();
+  });
+
+  it('rejects a job id containing ":" before BullMQ sees it', async () => {
+    await expect(
+      enqueue(fixture.queues, 'alert-deliveries', 'deliver-alert', { deliveryId: 'dlv_1' }, { jobId: 'deliver:dlv_1' }),
+    ).rejects.toThrow(JobIdError);
+  });
+
+  it('stores the job with its catalog retry policy and bounded retention', async () => {
+    const job = await enqueue(fixture.queues, 'alert-deliveries', 'deliver-alert', { deliveryId: 'dlv_policy' }, { jobId: 'deliver-dlv_policy', delay: 60_000 });
+    expect(job.id).toBe('deliver-dlv_policy');
+    expect(job.opts).toMatchObject({
+      attempts: 15,
+      backoff: { type: 'exponential', delay: 10_000 },
+      delay: 60_000,
+      removeOnComplete: { age: 86_400, count: 10_000 },
+      removeOnFail: { age: 604_800, count: 50_000 },
+    });
+    expect(await job.getState()).toBe('delayed');
+  });
+
+  it('runs a job added twice with the same job id once', async () => {
+    const queue = fixture.queues.byName['alert-routing'];
+    const payload = { feedItemId: 'post_twice', userId: 'usr_twice' };
+    const first = await enqueue(fixture.queues, 'alert-routing', 'route-alert', payload, { jobId: routeAlertJobId('post_twice') });
+    const second = await enqueue(fixture.queues, 'alert-routing', 'route-alert', payload, { jobId: routeAlertJobId('post_twice') });
+    expect(second.id).toBe(first.id);
+    expect(await queue.getJobCountByTypes('wait')).toBe(1);
+
+    const seen: string[] = [];
+    fixture.startWorker('alert-routing', {
+      'route-alert': async (data) => {
+        seen.push(data.feedItemId);
+      },
+    });
+    await waitForState(queue, 'route-post_twice', 'completed');
+    // A third add after completion is still a no-op while the completed job is kept.
+    await enqueue(fixture.queues, 'alert-routing', 'route-alert', payload, { jobId: routeAlertJobId('post_twice') });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(seen).toEqual(['post_twice']);
+  });
+
+  it('keeps jobs of two prefixes on one Redis apart', async () => {
+    const otherPrefix = createQueuePrefix();
+    const otherConnection = createRedisConnection(redisUrl, { role: 'producer' });
+    const other = createQueues({ connection: otherConnection, prefix: otherPrefix });
+    try {
+      await enqueue(other, 'alert-deliveries', 'deliver-alert', { deliveryId: 'dlv_other' }, { jobId: 'deliver-dlv_other' });
+      const seen: string[] = [];
+      fixture.startWorker('alert-deliveries', {
+        'deliver-alert': async (data) => {
+          seen.push(data.deliveryId);
+        },
+        'deliver-digest': async () => undefined,
+        'drain-channel': async () => undefined,
+      });
+      await enqueue(fixture.queues, 'alert-deliveries', 'deliver-alert', { deliveryId: 'dlv_mine' }, { jobId: 'deliver-dlv_mine' });
+      await waitForState(fixture.queues.byName['alert-deliveries'], 'deliver-dlv_mine', 'completed');
+
+      expect(seen).toEqual(['dlv_mine']);
+      expect(await fixture.queues.byName['alert-deliveries'].getJob('deliver-dlv_other')).toBeUndefined();
+      expect(await (await other.byName['alert-deliveries'].getJob('deliver-dlv_other'))?.getState()).toBe('waiting');
+    } finally {
+      await other.close();
+      await deletePrefixKeys(otherConnection, otherPrefix);
+      await otherConnection.quit();
+    }
+  });
+});
+
+describe('enqueueRecord', () => {
+  const fixture = useQueueFixture();
+
+  it('enqueues a stored outbox record after checking it against the catalog', async () => {
+    const job = await enqueueRecord(fixture.queues, {
+      queueName: 'engagement-refreshes',
+      jobName: 'sample-engagement',
+      payload: { xPostId: '1893456789012345678' },
+      jobId: 'sample-1893456789012345678-0',
+    });
+    expect(job.name).toBe('sample-engagement');
+    expect(job.opts.attempts).toBe(3);
+  });
+
+  it('rejects a record naming an unknown queue or job', async () => {
+    const base = { payload: {}, jobId: 'relay-x' };
+    await expect(enqueueRecord(fixture.queues, { ...base, queueName: 'nope', jobName: 'relay-outbox' })).rejects.toThrow(UnknownJobError);
+    await expect(enqueueRecord(fixture.queues, { ...base, queueName: 'outbox-relay', jobName: 'toString' })).rejects.toThrow(UnknownJobError);
+  });
+});

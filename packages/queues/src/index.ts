@@ -1,0 +1,14 @@
+export { queueCatalog, queueNames, isQueueName, findJobDefinition } from './queue-catalog';
+export type { QueueName, JobName, JobPayload, ParsedJobPayload, QueueJobData, JobDefinition } from './queue-catalog';
+export { createRedisConnection } from './redis-connection';
+export type { RedisRole, RedisConnectionOptions } from './redis-connection';
+export { createQueues, defaultJobOptions } from './create-queues';
+export type { Queues, CatalogQueue } from './create-queues';
+export { enqueue, enqueueRecord, retryOptions } from './enqueue';
+export type { EnqueueOptions, JobRecord } from './enqueue';
+export { upsertScheduler, removeScheduler, listSchedulers } from './upsert-scheduler';
+export type { SchedulerOptions, SchedulerInfo } from './upsert-scheduler';
+export { defineWorker } from './define-worker';
+export type { JobHandlers, DefineWorkerOptions, DefinedWorker } from './define-worker';
+export { parseJobPayload, JobPayloadError, UnknownJobError } from './job-payload';
+export { jobId, assertJobId, routeAlertJobId, deliverAlertJobId, cadenceSchedulerId, JobIdError } from './job-id';

@@ -1,0 +1,44 @@
+/** A custom job or scheduler id BullMQ would refuse. */
+export class JobIdError extends Error {
+  constructor(readonly jobId: string) {
+    super(`job id ${JSON.stringify(jobId)} must be non-empty, not only digits, and without ':'`);
+    this.name = 'JobIdError';
+  }
+}
+
+// Percent-encoding keeps ids injective: "a:b" and "a_b" stay different ids.
+function encodePart(part: string | number): string {
+  return String(part).replace(/%/g, '%25').replace(/:/g, '%3A');
+}
+
+/**
+ * Throws {@link JobIdError} unless BullMQ accepts `id` as a custom job id: it treats ':' as its key
+ * separator and refuses ids made only of digits.
+ */
+export function assertJobId(id: string): string {
+  if (id === '' || id.includes(':') || /^\d+$/.test(id)) throw new JobIdError(id);
+  return id;
+}
+
+/**
+ * A deterministic job id (the idempotency key) from its parts, joined with '-'. Any ':' inside a part
+ * is encoded, so the id is always one BullMQ accepts. Start with a verb so it is never only digits.
+ */
+export function jobId(first: string, ...rest: (string | number)[]): string {
+  return assertJobId([first, ...rest].map(encodePart).join('-'));
+}
+
+/** `route-<feedItemId>`: one routing job per feed item. */
+export function routeAlertJobId(feedItemId: string): string {
+  return jobId('route', feedItemId);
+}
+
+/** `deliver-<deliveryId>`: one delivery job per (channel, feed item) delivery row. */
+export function deliverAlertJobId(deliveryId: string): string {
+  return jobId('deliver', deliveryId);
+}
+
+/** `<jobName>-every-<n>s`: the scheduler of one cadence, so each distinct interval has exactly one. */
+export function cadenceSchedulerId(jobName: string, intervalSeconds: number): string {
+  return jobId(jobName, 'every', `${intervalSeconds}s`);
+}

@@ -1,0 +1,119 @@
+import { Writable } from 'node:stream';
+import type { Job, Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { createLogger, type Logger } from '@hashwatch/logger';
+import { createQueuePrefix, deletePrefixKeys } from '@hashwatch/testing';
+import { createQueues, type Queues } from '../create-queues';
+import { defineWorker, type DefinedWorker, type JobHandlers } from '../define-worker';
+import type { QueueName } from '../queue-catalog';
+import { createRedisConnection } from '../redis-connection';
+
+export const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+type Transports = NonNullable<NonNullable<Parameters<typeof createLogger>[1]>['transports']>;
+
+/** Collects log entries. winston takes any object-mode Writable with a two-argument `log` as a transport. */
+class CaptureTransport extends Writable {
+  constructor(private readonly lines: Record<string, unknown>[]) {
+    super({ objectMode: true });
+  }
+
+  log(entry: Record<string, unknown>, callback: () => void): void {
+    this.lines.push({ ...entry });
+    callback();
+  }
+
+  override _write(entry: Record<string, unknown>, _encoding: BufferEncoding, callback: () => void): void {
+    this.log(entry, callback);
+  }
+}
+
+/** A logger whose entries land in `lines`, so tests can read what a worker logged. */
+export function captureLogger(): { logger: Logger; lines: Record<string, unknown>[] } {
+  const lines: Record<string, unknown>[] = [];
+  const transports = [new CaptureTransport(lines)] as unknown as Transports;
+  return { logger: createLogger('queues-test', { level: 'debug', transports }), lines };
+}
+
+export interface QueueFixture {
+  readonly prefix: string;
+  readonly queues: Queues;
+  readonly producer: Redis;
+  readonly logger: Logger;
+  readonly logLines: Record<string, unknown>[];
+  /** Starts a worker on this file's prefix; it is closed after the test. */
+  startWorker<Q extends QueueName>(queueName: Q, handlers: JobHandlers<Q>, concurrency?: number): DefinedWorker<Q>;
+}
+
+/**
+ * Hooks giving a test file its own QUEUE_PREFIX, a producer and a worker connection, and the catalog's queues;
+ * afterwards every worker, queue and connection is closed and only this prefix's keys are deleted.
+ */
+export function useQueueFixture(prefix = createQueuePrefix()): QueueFixture {
+  const { logger, lines } = captureLogger();
+  const workers: DefinedWorker<QueueName>[] = [];
+  let producer: Redis | undefined;
+  let workerConnection: Redis | undefined;
+  let queues: Queues | undefined;
+
+  beforeAll(async () => {
+    producer = createRedisConnection(redisUrl, { role: 'producer' });
+    workerConnection = createRedisConnection(redisUrl, { role: 'worker' });
+    queues = createQueues({ connection: producer, prefix });
+    // A producer refuses commands until its first connect (enableOfflineQueue: false).
+    await untilReady(producer);
+  });
+
+  afterEach(async () => {
+    await Promise.all(workers.splice(0).map((worker) => worker.close()));
+    lines.length = 0;
+  });
+
+  afterAll(async () => {
+    await queues?.close();
+    if (producer) await deletePrefixKeys(producer, prefix);
+    await producer?.quit();
+    await workerConnection?.quit();
+  });
+
+  const ready = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error('the queue fixture is only available inside tests and hooks');
+    return value;
+  };
+  return {
+    prefix,
+    get queues() {
+      return ready(queues);
+    },
+    get producer() {
+      return ready(producer);
+    },
+    logger,
+    logLines: lines,
+    startWorker(queueName, handlers, concurrency = 1) {
+      const worker = defineWorker(queueName, handlers, { connection: ready(workerConnection), prefix, concurrency, logger });
+      workers.push(worker as DefinedWorker<QueueName>);
+      return worker;
+    },
+  };
+}
+
+/** Resolves once the connection is ready to take commands. */
+export async function untilReady(redis: Redis): Promise<void> {
+  if (redis.status === 'ready') return;
+  await new Promise<void>((resolve) => redis.once('ready', () => resolve()));
+}
+
+/** Polls until the job reaches `state` (BullMQ has no promise for it without a QueueEvents connection). */
+export async function waitForState(queue: Queue, jobId: string, state: 'completed' | 'failed', timeoutMs = 10_000): Promise<Job> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    // State first, then the job: a job read before it finished would show stale attempt counts.
+    if ((await queue.getJobState(jobId)) === state) {
+      const job = await queue.getJob(jobId);
+      if (job) return job;
+    }
+    if (Date.now() > deadline) throw new Error(`job ${jobId} did not reach ${state} within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}

@@ -1,0 +1,72 @@
+import type { Queue } from 'bullmq';
+import { defaultJobOptions, type Queues } from './create-queues';
+import { retryOptions } from './enqueue';
+import { assertJobId } from './job-id';
+import { parseJobPayload } from './job-payload';
+import type { JobName, JobPayload, QueueName } from './queue-catalog';
+
+export interface SchedulerOptions {
+  /** Stable id of the scheduler (see cadenceSchedulerId); upserting the same id replaces it. No ':'. */
+  schedulerId: string;
+  /** Milliseconds between runs. */
+  everyMs: number;
+}
+
+export interface SchedulerInfo {
+  id: string;
+  jobName: string;
+  everyMs: number | undefined;
+  /** Unix milliseconds of the next run, when known. */
+  next: number | undefined;
+}
+
+function untyped(queues: Queues, queueName: QueueName): Queue<unknown, unknown, string> {
+  return queues.byName[queueName] as unknown as Queue<unknown, unknown, string>;
+}
+
+/**
+ * Creates or replaces a BullMQ job scheduler that adds `jobName` with `payload` every `everyMs`.
+ * Safe to call from every replica at start-up: the same id always leaves exactly one scheduler.
+ */
+export async function upsertScheduler<Q extends QueueName, J extends JobName<Q>>(
+  queues: Queues,
+  queueName: Q,
+  jobName: J,
+  payload: JobPayload<Q, J>,
+  options: SchedulerOptions,
+): Promise<void> {
+  const { definition, data } = parseJobPayload(queueName, jobName, payload);
+  assertJobId(options.schedulerId);
+  if (!Number.isInteger(options.everyMs) || options.everyMs < 1) {
+    throw new RangeError(`everyMs must be a positive integer, got ${options.everyMs}`);
+  }
+  await untyped(queues, queueName).upsertJobScheduler(
+    options.schedulerId,
+    { every: options.everyMs },
+    {
+      name: jobName,
+      data,
+      opts: {
+        removeOnComplete: defaultJobOptions.removeOnComplete,
+        removeOnFail: defaultJobOptions.removeOnFail,
+        ...retryOptions(definition),
+      },
+    },
+  );
+}
+
+/** Removes one scheduler (a cadence no account uses any more); false when it did not exist. */
+export async function removeScheduler(queues: Queues, queueName: QueueName, schedulerId: string): Promise<boolean> {
+  return untyped(queues, queueName).removeJobScheduler(schedulerId);
+}
+
+/** Every scheduler of one queue, so a caller can reconcile them with the cadences in use. */
+export async function listSchedulers(queues: Queues, queueName: QueueName): Promise<SchedulerInfo[]> {
+  const schedulers = await untyped(queues, queueName).getJobSchedulers(0, -1, true);
+  return schedulers.map((scheduler) => ({
+    id: scheduler.key,
+    jobName: scheduler.name,
+    everyMs: scheduler.every,
+    next: scheduler.next,
+  }));
+}

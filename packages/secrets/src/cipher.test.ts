@@ -1,0 +1,51 @@
+import { createCipher, generateSecretsKey, SecretsError } from './cipher';
+import { generateApiKey, hashApiKey, newId } from './tokens';
+
+describe('createCipher', () => {
+  const cipher = createCipher(generateSecretsKey());
+
+  it('round-trips a value and never repeats a ciphertext', () => {
+    const a = cipher.encrypt('123456:bot-token');
+    const b = cipher.encrypt('123456:bot-token');
+    expect(a).not.toBe(b);
+    expect(a).not.toContain('bot-token');
+    expect(cipher.decrypt(a)).toBe('123456:bot-token');
+  });
+
+  it('refuses a tampered ciphertext', () => {
+    const sealed = cipher.encrypt('secret');
+    const parts = sealed.split('.');
+    const body = Buffer.from(parts[3] ?? '', 'base64url');
+    body[0] = (body[0] ?? 0) ^ 1;
+    parts[3] = body.toString('base64url');
+    expect(() => cipher.decrypt(parts.join('.'))).toThrow(SecretsError);
+  });
+
+  it('refuses a value sealed with another key', () => {
+    const other = createCipher(generateSecretsKey());
+    expect(() => other.decrypt(cipher.encrypt('secret'))).toThrow(/authentication/);
+  });
+
+  it('refuses a key that is not 32 bytes', () => {
+    expect(() => createCipher(Buffer.alloc(16).toString('base64'))).toThrow(SecretsError);
+  });
+
+  it('refuses garbage', () => {
+    expect(() => cipher.decrypt('plaintext')).toThrow(SecretsError);
+  });
+});
+
+describe('tokens', () => {
+  it('makes prefixed URL-safe ids', () => {
+    expect(newId('trk')).toMatch(/^trk_[A-Za-z0-9_-]{16}$/);
+    expect(newId('post')).not.toBe(newId('post'));
+  });
+
+  it('hashes API keys with SHA-256', () => {
+    const key = generateApiKey();
+    expect(key).toMatch(/^hw_live_[A-Za-z0-9_-]{43}$/);
+    expect(hashApiKey(key)).toHaveLength(32);
+    expect(hashApiKey(key)).toEqual(hashApiKey(key));
+    expect(hashApiKey(key)).not.toEqual(hashApiKey(`${key}x`));
+  });
+});

@@ -1,0 +1,32 @@
+export { createXClient } from './x-client';
+export type { XClient, XClientOptions } from './x-client';
+export type { SearchRecentParams, UserPostsParams, EngagementParams } from './x-request.schema';
+export {
+  XApiError,
+  XRateLimitedError,
+  XUsageCappedError,
+  XAuthError,
+  XInvalidRequestError,
+  XUnavailableError,
+  XUserTokenRequiredError,
+  XInvalidResponseError,
+} from './x-errors';
+export type { XErrorCode } from './x-errors';
+export { X_ENDPOINT_NAMES, POST_FIELDS, POST_EXPANSIONS, USER_FIELDS } from './x-endpoints';
+export type { XEndpointName } from './x-endpoints';
+export type { BudgetState } from './rate-budget';
+export type {
+  XPost,
+  XUser,
+  XPostMetrics,
+  XTagEntity,
+  XMentionEntity,
+  XReferenceType,
+  XProblem,
+  XPageMeta,
+  XPostLookup,
+  XPostPage,
+  XUserLookup,
+  XSingleUser,
+  XUserPage,
+} from './x-types';

@@ -1,0 +1,274 @@
+import axios, { type AxiosInstance, type AxiosResponse } from 'axios';
+import type { Redis } from 'ioredis';
+import { z } from 'zod';
+import type { Logger } from '@hashwatch/logger';
+import { interpretError, readRateHeaders } from './interpret-error';
+import { normalizePostLookup, normalizePostPage, normalizeProblem, normalizeUser } from './normalize-response';
+import { RateBudget, type BudgetState } from './rate-budget';
+import { POST_EXPANSIONS, POST_FIELDS, USER_FIELDS, type XEndpointName } from './x-endpoints';
+import { XInvalidRequestError, XInvalidResponseError, XRateLimitedError, XUnavailableError, XUserTokenRequiredError } from './x-errors';
+import {
+  clientOptionsSchema,
+  engagementParamsSchema,
+  searchParamsSchema,
+  snowflake,
+  userPostsParamsSchema,
+  username,
+  type EngagementParams,
+  type SearchRecentParams,
+  type UserPostsParams,
+} from './x-request.schema';
+import { postListResponseSchema, singleUserResponseSchema, userListResponseSchema } from './x-response.schema';
+import type { XPostLookup, XPostPage, XSingleUser, XUserLookup, XUserPage } from './x-types';
+
+export interface XClientOptions {
+  /** Base of X API v2 without the /2, e.g. https://api.x.com or the simulator's address. */
+  baseUrl: string;
+  /** App-only bearer token: every endpoint but liking_users. */
+  bearerToken: string;
+  /** User-context token; X serves liking_users only to one. */
+  userToken?: string;
+  /** Holds the shared rate budget; every replica with the same keyPrefix shares it. */
+  redis: Redis;
+  keyPrefix: string;
+  logger: Logger;
+  /** Per request; a timeout is an XUnavailableError. Default 10 s. */
+  timeoutMs?: number;
+  /** When the budget is used up: throw XRateLimitedError at once (default), or wait for the reset and retry. */
+  onRateLimited?: 'throw' | 'wait';
+  /** Longest total wait in 'wait' mode before throwing anyway. Default 16 minutes (one X window). */
+  maxRateLimitWaitMs?: number;
+  /** Longest search query the X plan accepts: 512 self-serve, 4096 Enterprise. Longer ones never leave. */
+  maxQueryLength?: number;
+  /** How long a 429 without x-rate-limit-reset blocks the endpoint. Default 60 s. */
+  rateLimitFallbackSeconds?: number;
+}
+
+/** Typed X API v2 client: field selection, both spellings normalised, typed errors, one shared rate budget. */
+export interface XClient {
+  /** GET /2/tweets/search/recent, newest first. maxResults defaults to 100: X bills per post, not per call. */
+  searchRecent(params: SearchRecentParams): Promise<XPostPage>;
+  /** GET /2/users/by for up to 100 handles; unknown handles come back in `errors`. */
+  usersByUsernames(usernames: readonly string[]): Promise<XUserLookup>;
+  /** GET /2/users/by/username/:username; `user` is null when X does not know the handle. */
+  userByUsername(username: string): Promise<XSingleUser>;
+  /** GET /2/users/:id/tweets, newest first. maxResults defaults to 100. */
+  userPosts(userId: string, params?: UserPostsParams): Promise<XPostPage>;
+  /** GET /2/tweets?ids= for up to 100 ids; deleted or unknown ones come back in `errors`. */
+  postsByIds(ids: readonly string[]): Promise<XPostLookup>;
+  /** GET /2/tweets/:id/liking_users with the user token; throws XUserTokenRequiredError without one. */
+  likingUsers(postId: string, params?: EngagementParams): Promise<XUserPage>;
+  /** GET /2/tweets/:id/retweeted_by. */
+  retweetedBy(postId: string, params?: EngagementParams): Promise<XUserPage>;
+  /** What the shared budget knows about an endpoint's window. */
+  readBudget(endpoint: XEndpointName): Promise<BudgetState | null>;
+}
+
+// X's reset is whole seconds and clocks drift a little: a waiting client retries just after it.
+const RESET_MARGIN_MS = 250;
+
+/** X takes RFC 3339 in whole seconds; flooring keeps an inclusive start_time from skipping a post. */
+function xTime(date: Date): string {
+  return new Date(Math.floor(date.getTime() / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export function createXClient(options: XClientOptions): XClient {
+  const settings = clientOptionsSchema.parse({ ...options, redis: undefined, logger: undefined });
+  const log = options.logger.child({ component: 'x-api' });
+  const budget = new RateBudget(options.redis, settings.keyPrefix);
+  const http: AxiosInstance = axios.create({
+    baseURL: settings.baseUrl.replace(/\/+$/, ''),
+    timeout: settings.timeoutMs,
+    validateStatus: () => true,
+    headers: { 'User-Agent': 'hashwatch-x-api/1', Accept: 'application/json' },
+    transitional: { clarifyTimeoutError: true },
+  });
+
+  function invalidInput(endpoint: XEndpointName, error: z.ZodError): XInvalidRequestError {
+    const issue = error.issues[0];
+    return new XInvalidRequestError({ endpoint, status: null }, issue ? `${issue.path.join('.') || 'input'} ${issue.message}` : 'invalid input');
+  }
+
+  function validate<T>(endpoint: XEndpointName, schema: z.ZodType<T>, input: unknown): T {
+    const parsed = schema.safeParse(input);
+    if (!parsed.success) throw invalidInput(endpoint, parsed.error);
+    return parsed.data;
+  }
+
+  // Redis trouble must not stop detection: without the budget the client still calls X, and X's own 429s
+  // still stop it.
+  async function guarded<T>(what: string, endpoint: XEndpointName, action: () => Promise<T>, fallback: T): Promise<T> {
+    try {
+      return await action();
+    } catch (error) {
+      log.warn('x rate budget unavailable', { what, endpoint, error: (error as Error).message });
+      return fallback;
+    }
+  }
+
+  async function send(endpoint: XEndpointName, path: string, params: URLSearchParams, bearer: string): Promise<AxiosResponse> {
+    const started = Date.now();
+    try {
+      const response = await http.get(path, { params, headers: { Authorization: `Bearer ${bearer}` } });
+      log.debug('x request', { endpoint, status: response.status, ms: Date.now() - started });
+      return response;
+    } catch (error) {
+      const timedOut = axios.isAxiosError(error) && (error.code === 'ETIMEDOUT' || error.code === 'ECONNABORTED');
+      log.warn('x request failed', { endpoint, reason: timedOut ? 'timeout' : 'network', error: (error as Error).message });
+      throw new XUnavailableError({ endpoint, status: null }, timedOut ? 'timeout' : 'network', (error as Error).message);
+    }
+  }
+
+  /** Waits for the reset in 'wait' mode when it falls before the deadline; throws XRateLimitedError otherwise. */
+  async function waitOrThrow(endpoint: XEndpointName, resetSeconds: number, upstream: boolean, deadline: number): Promise<void> {
+    const resumeAt = resetSeconds * 1000 + RESET_MARGIN_MS;
+    log.warn('x rate limited', { endpoint, resetAt: new Date(resetSeconds * 1000).toISOString(), upstream, mode: settings.onRateLimited });
+    if (settings.onRateLimited === 'wait' && resumeAt <= deadline) {
+      await sleep(Math.max(0, resumeAt - Date.now()));
+      return;
+    }
+    throw new XRateLimitedError({ endpoint, status: upstream ? 429 : null }, new Date(resetSeconds * 1000), upstream);
+  }
+
+  /** One logical call: budget check, request, budget update, typed error or validated body. */
+  async function call<T>(endpoint: XEndpointName, path: string, params: URLSearchParams, bearer: string, parse: (body: unknown) => T): Promise<T> {
+    const deadline = Date.now() + settings.maxRateLimitWaitMs;
+    for (;;) {
+      const blockedUntil = await guarded('reserve', endpoint, () => budget.reserve(endpoint, Date.now()), null);
+      if (blockedUntil !== null) {
+        await waitOrThrow(endpoint, blockedUntil, false, deadline);
+        continue;
+      }
+      const response = await send(endpoint, path, params, bearer);
+      const rate = readRateHeaders(response.headers as Record<string, unknown>);
+      if (response.status === 200) {
+        if (rate) await guarded('record', endpoint, () => budget.record(endpoint, rate), undefined);
+        return parse(response.data);
+      }
+      const fallbackReset = Math.ceil(Date.now() / 1000) + settings.rateLimitFallbackSeconds;
+      const error = interpretError(endpoint, response.status, response.data, rate, new Date(fallbackReset * 1000));
+      if (error instanceof XRateLimitedError) {
+        // A reset already past (clock skew) still blocks a second, so a waiting client never spins on 429s.
+        const reset = Math.max(error.resetAt.getTime() / 1000, Math.ceil(Date.now() / 1000) + 1);
+        const settled = await guarded('exhaust', endpoint, () => budget.exhaust(endpoint, reset), reset);
+        await waitOrThrow(endpoint, settled, true, deadline);
+        continue;
+      }
+      if (rate) await guarded('record', endpoint, () => budget.record(endpoint, rate), undefined);
+      log.warn('x request refused', { endpoint, status: response.status, code: error.code });
+      throw error;
+    }
+  }
+
+  function parser<S extends z.ZodType, T>(endpoint: XEndpointName, schema: S, normalize: (body: z.infer<S>) => T): (body: unknown) => T {
+    return (body) => {
+      const parsed = schema.safeParse(body);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        throw new XInvalidResponseError({ endpoint, status: 200 }, issue ? `${issue.path.join('.')}: ${issue.message}` : 'body does not parse');
+      }
+      return normalize(parsed.data);
+    };
+  }
+
+  function postParams(entries: Record<string, string | undefined>): URLSearchParams {
+    const params = new URLSearchParams();
+    for (const [key, value] of Object.entries(entries)) if (value !== undefined) params.set(key, value);
+    params.set('tweet.fields', POST_FIELDS);
+    params.set('expansions', POST_EXPANSIONS);
+    params.set('user.fields', USER_FIELDS);
+    return params;
+  }
+
+  function userPage(endpoint: XEndpointName) {
+    return parser(endpoint, userListResponseSchema, (body): XUserPage => ({
+      users: (body.data ?? []).map(normalizeUser),
+      errors: (body.errors ?? []).map(normalizeProblem),
+      meta: { resultCount: body.meta?.result_count ?? body.data?.length ?? 0, nextToken: body.meta?.next_token ?? null },
+    }));
+  }
+
+  function engagement(endpoint: 'liking_users' | 'retweeted_by', postId: string, input: EngagementParams | undefined, bearer: string): Promise<XUserPage> {
+    const id = validate(endpoint, snowflake, postId);
+    const params = validate(endpoint, engagementParamsSchema, input ?? {});
+    const query = new URLSearchParams({ max_results: String(params.maxResults ?? 100) });
+    if (params.paginationToken) query.set('pagination_token', params.paginationToken);
+    const path = `/2/tweets/${id}/${endpoint}`;
+    return call(endpoint, path, query, bearer, userPage(endpoint));
+  }
+
+  return {
+    async searchRecent(input) {
+      const endpoint = 'search_recent';
+      const params = validate(endpoint, searchParamsSchema, input);
+      const length = [...params.query].length;
+      if (length > settings.maxQueryLength) {
+        throw new XInvalidRequestError({ endpoint, status: null }, `query is ${length} characters; the X plan accepts ${settings.maxQueryLength}`);
+      }
+      const query = postParams({
+        query: params.query,
+        max_results: String(params.maxResults ?? 100),
+        since_id: params.sinceId,
+        start_time: params.startTime && xTime(params.startTime),
+        next_token: params.nextToken,
+      });
+      return call(endpoint, '/2/tweets/search/recent', query, settings.bearerToken, parser(endpoint, postListResponseSchema, normalizePostPage));
+    },
+
+    async usersByUsernames(usernames) {
+      const endpoint = 'users_by_usernames';
+      const names = validate(endpoint, z.array(username).max(100), [...new Set(usernames)]);
+      if (names.length === 0) return { users: [], errors: [] };
+      const query = new URLSearchParams({ usernames: names.join(',') });
+      return call(endpoint, '/2/users/by', query, settings.bearerToken, parser(endpoint, userListResponseSchema, (body) => ({
+        users: (body.data ?? []).map(normalizeUser),
+        errors: (body.errors ?? []).map(normalizeProblem),
+      })));
+    },
+
+    async userByUsername(handle) {
+      const endpoint = 'user_by_username';
+      const name = validate(endpoint, username, handle);
+      return call(endpoint, `/2/users/by/username/${name}`, new URLSearchParams(), settings.bearerToken, parser(endpoint, singleUserResponseSchema, (body) => ({
+        user: body.data ? normalizeUser(body.data) : null,
+        errors: (body.errors ?? []).map(normalizeProblem),
+      })));
+    },
+
+    async userPosts(userId, input) {
+      const endpoint = 'user_posts';
+      const id = validate(endpoint, snowflake, userId);
+      const params = validate(endpoint, userPostsParamsSchema, input ?? {});
+      const query = postParams({
+        max_results: String(params.maxResults ?? 100),
+        since_id: params.sinceId,
+        start_time: params.startTime && xTime(params.startTime),
+        pagination_token: params.paginationToken,
+        exclude: params.exclude && params.exclude.length > 0 ? [...new Set(params.exclude)].join(',') : undefined,
+      });
+      return call(endpoint, `/2/users/${id}/tweets`, query, settings.bearerToken, parser(endpoint, postListResponseSchema, normalizePostPage));
+    },
+
+    async postsByIds(ids) {
+      const endpoint = 'posts_lookup';
+      const unique = validate(endpoint, z.array(snowflake).max(100), [...new Set(ids)]);
+      if (unique.length === 0) return { posts: [], includedPosts: [], errors: [] };
+      return call(endpoint, '/2/tweets', postParams({ ids: unique.join(',') }), settings.bearerToken, parser(endpoint, postListResponseSchema, normalizePostLookup));
+    },
+
+    async likingUsers(postId, input) {
+      if (!settings.userToken) throw new XUserTokenRequiredError('liking_users');
+      return engagement('liking_users', postId, input, settings.userToken);
+    },
+
+    async retweetedBy(postId, input) {
+      return engagement('retweeted_by', postId, input, settings.bearerToken);
+    },
+
+    readBudget(endpoint) {
+      return budget.read(endpoint);
+    },
+  };
+}

@@ -1,0 +1,20 @@
+/**
+ * The X API v2 endpoints the client calls. Each name is one upstream rate-limit bucket and one key of the
+ * shared budget in Redis (`<prefix>:xrl:<name>`).
+ */
+export const X_ENDPOINT_NAMES = [
+  'search_recent',
+  'posts_lookup',
+  'users_by_usernames',
+  'user_by_username',
+  'user_posts',
+  'liking_users',
+  'retweeted_by',
+] as const;
+
+export type XEndpointName = (typeof X_ENDPOINT_NAMES)[number];
+
+// What the service needs from a post and nothing more: every extra field is bytes, and X bills per resource.
+export const POST_FIELDS = 'created_at,lang,public_metrics,referenced_tweets,conversation_id,entities,author_id,in_reply_to_user_id';
+export const POST_EXPANSIONS = 'author_id';
+export const USER_FIELDS = 'username,name';

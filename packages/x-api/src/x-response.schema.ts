@@ -1,0 +1,103 @@
+import { z } from 'zod';
+
+// Wire shapes of X API v2 answers, accepting both spellings: OpenAPI 2.166 (retweet_count, referenced_tweets,
+// edit_history_tweet_ids, includes.tweets) and 2.167 (repost_count, referenced_posts, edit_history_post_ids,
+// includes.posts). Unknown keys are ignored; only what the client reads is required.
+
+const snowflake = z.string().regex(/^[0-9]{1,19}$/);
+const count = z.number().int().min(0);
+
+const reference = z.object({ type: z.string().min(1), id: snowflake });
+const tag = z.object({ start: z.number().int(), end: z.number().int(), tag: z.string() });
+const mention = z.object({ start: z.number().int(), end: z.number().int(), username: z.string().nullish(), id: z.string().nullish() });
+
+const publicMetrics = z
+  .object({
+    retweet_count: count.optional(),
+    repost_count: count.optional(),
+    reply_count: count,
+    like_count: count,
+    quote_count: count.optional(),
+    bookmark_count: count.optional(),
+    impression_count: count.optional(),
+  })
+  .refine((metrics) => metrics.retweet_count !== undefined || metrics.repost_count !== undefined, {
+    message: 'public_metrics has neither retweet_count nor repost_count',
+  });
+
+export const wirePostSchema = z.object({
+  id: snowflake,
+  text: z.string(),
+  author_id: z.string().optional(),
+  created_at: z.iso.datetime({ offset: true }).optional(),
+  lang: z.string().optional(),
+  conversation_id: z.string().optional(),
+  in_reply_to_user_id: z.string().optional(),
+  referenced_tweets: z.array(reference).optional(),
+  referenced_posts: z.array(reference).optional(),
+  edit_history_tweet_ids: z.array(z.string()).optional(),
+  edit_history_post_ids: z.array(z.string()).optional(),
+  public_metrics: publicMetrics.optional(),
+  entities: z
+    .object({ hashtags: z.array(tag).nullish(), cashtags: z.array(tag).nullish(), mentions: z.array(mention).nullish() })
+    .optional(),
+});
+
+export const wireUserSchema = z.object({ id: z.string().min(1), username: z.string().min(1), name: z.string() });
+
+export const wireProblemSchema = z.object({
+  type: z.string().optional(),
+  title: z.string().optional(),
+  detail: z.string().optional(),
+  resource_type: z.string().optional(),
+  resource_id: z.string().optional(),
+  parameter: z.string().optional(),
+  value: z.unknown().optional(),
+});
+
+const includes = z.object({
+  users: z.array(wireUserSchema).optional(),
+  tweets: z.array(wirePostSchema).optional(),
+  posts: z.array(wirePostSchema).optional(),
+});
+
+const pageMeta = z.object({
+  result_count: z.number().int().min(0).optional(),
+  newest_id: z.string().optional(),
+  oldest_id: z.string().optional(),
+  next_token: z.string().optional(),
+});
+
+/** search/recent, users/:id/tweets and GET /2/tweets?ids=. */
+export const postListResponseSchema = z.object({
+  data: z.array(wirePostSchema).optional(),
+  includes: includes.optional(),
+  errors: z.array(wireProblemSchema).optional(),
+  meta: pageMeta.optional(),
+});
+
+/** users/by (array) and liking_users / retweeted_by (array with meta). */
+export const userListResponseSchema = z.object({
+  data: z.array(wireUserSchema).optional(),
+  errors: z.array(wireProblemSchema).optional(),
+  meta: pageMeta.optional(),
+});
+
+/** users/by/username/:username. */
+export const singleUserResponseSchema = z.object({
+  data: wireUserSchema.optional(),
+  errors: z.array(wireProblemSchema).optional(),
+});
+
+/** X's two error bodies: problem JSON, and the older `{errors:[{code, message}]}` (code 88 = rate limit). */
+export const errorBodySchema = z.object({
+  type: z.string().optional(),
+  title: z.string().optional(),
+  detail: z.string().optional(),
+  errors: z.array(z.object({ code: z.number().optional(), message: z.string().optional(), parameters: z.record(z.string(), z.unknown()).optional() })).optional(),
+});
+
+export type WirePost = z.infer<typeof wirePostSchema>;
+export type WireUser = z.infer<typeof wireUserSchema>;
+export type WireProblem = z.infer<typeof wireProblemSchema>;
+export type PostListResponse = z.infer<typeof postListResponseSchema>;
