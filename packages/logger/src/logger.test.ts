@@ -40,6 +40,29 @@ describe('createLogger', () => {
     expect(text).toContain('[redacted]');
   });
 
+  it('drops an entry below the level before any format reads its fields, and follows a level change', () => {
+    const { lines, transport } = capture();
+    const log = createLogger('gateway', { level: 'warn', transports: [transport] });
+    let read = 0;
+    const fields = () => ({
+      nested: {
+        get value() {
+          read += 1;
+          return 'x';
+        },
+      },
+    });
+    log.info('skipped', fields());
+    log.child({ job: 'j1' }).debug('skipped too', fields());
+    expect(read).toBe(0);
+    expect(lines).toEqual([]);
+    log.warn('kept', fields());
+    expect(read).toBe(1);
+    log.level = 'info';
+    log.info('kept too', fields());
+    expect(lines.map((line) => JSON.parse(line).message)).toEqual(['kept', 'kept too']);
+  });
+
   it('keeps booleans such as two_factor_enabled readable', () => {
     expect(redact({ token_present: true, two_factor_enabled: false })).toEqual({ token_present: true, two_factor_enabled: false });
   });

@@ -41,15 +41,21 @@ const redactFormat = winston.format((info) => {
   return info;
 });
 
+const LEVEL = Symbol.for('level');
+
 /** One JSON-lines logger per service; children per job or request add fields. Secrets never reach a transport. */
 export function createLogger(
   service: string,
   options: { level?: string; transports?: Transport[] } = {},
 ): Logger {
-  return winston.createLogger({
+  // winston runs every format before its transports drop a disabled level, so a debug entry at level
+  // info would still be redacted, stamped and serialised: drop it first.
+  const enabledOnly = winston.format((info) => (logger.isLevelEnabled(String((info as { [LEVEL]?: string })[LEVEL] ?? info.level)) ? info : false));
+  const logger: Logger = winston.createLogger({
     level: options.level ?? 'info',
     defaultMeta: { service },
-    format: winston.format.combine(redactFormat(), winston.format.timestamp(), winston.format.json()),
+    format: winston.format.combine(enabledOnly(), redactFormat(), winston.format.timestamp(), winston.format.json()),
     transports: options.transports ?? [new winston.transports.Console({ stderrLevels: ['error', 'warn'] })],
   });
+  return logger;
 }
