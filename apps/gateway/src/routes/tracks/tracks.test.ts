@@ -134,6 +134,26 @@ describe('tracks', () => {
     },
   );
 
+  it('turns engagement on for exactly the limit when 20 PATCHes on tracks and accounts race', async () => {
+    const { accountId, auth } = await gw.account('business');
+    await gw.env.database.db.prisma.user.update({ where: { id: accountId }, data: { engagementLimit: 3 } });
+    const ids: string[] = [];
+    for (let i = 0; i < 10; i += 1) {
+      ids.push((await request(gw.app).post('/v1/tracks').set(auth).send({ hashtag: `race${i}` }).expect(201)).body.id);
+      ids.push((await request(gw.app).post('/v1/accounts').set(auth).send({ username: `racer${i}` }).expect(201)).body.id);
+    }
+    const results = await Promise.all(
+      ids.map((id) => request(gw.app).patch(`/v1/${id.startsWith('trk_') ? 'tracks' : 'accounts'}/${id}`).set(auth).send({ track_engagement: true })),
+    );
+    expect(results.filter((r) => r.status === 200)).toHaveLength(3);
+    const refused = results.filter((r) => r.status !== 200);
+    expect(refused).toHaveLength(17);
+    expect(refused.every((r) => r.status === 403 && r.body.error.code === 'plan_limit_reached')).toBe(true);
+    const tracks = (await request(gw.app).get('/v1/tracks').set(auth)).body.data as { track_engagement: boolean }[];
+    const accounts = (await request(gw.app).get('/v1/accounts').set(auth)).body.data as { track_engagement: boolean }[];
+    expect([...tracks, ...accounts].filter((source) => source.track_engagement)).toHaveLength(3);
+  });
+
   it('answers 403 plan_limit_reached when a PATCH would turn engagement on past the limit', async () => {
     const { accountId, auth } = await gw.account();
     await gw.env.database.db.prisma.user.update({ where: { id: accountId }, data: { engagementLimit: 1 } });
