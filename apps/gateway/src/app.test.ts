@@ -1,6 +1,9 @@
 import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { issueApiKey } from '@hashwatch/accounts';
+import express from 'express';
+import helmet from 'helmet';
+import { Redis } from 'ioredis';
 import { createDatabase } from '@hashwatch/db';
 import { createApp } from './app';
 import { request, useGateway } from './test-support/gateway-harness';
@@ -70,6 +73,16 @@ describe('rate limits', () => {
     expect(answers[0]?.headers['x-ratelimit-limit']).toBe('600');
   });
 
+  it('puts the rate-limit headers on a 403 plan_limit_reached answer', async () => {
+    const { accountId, auth } = await gw.account('starter');
+    await gw.env.database.db.prisma.user.update({ where: { id: accountId }, data: { hashtagsLimit: 0 } });
+    const res = await request(gw.app).post('/v1/tracks').set(auth).send({ hashtag: 'btc' });
+    expect(res.status).toBe(403);
+    expect(res.body.error.code).toBe('plan_limit_reached');
+    expectRateHeaders(res);
+    expect(res.headers['x-ratelimit-remaining']).toBe('59');
+  });
+
   it("answers 429 rate_limited with Retry-After past the plan's per-minute cap", async () => {
     const { accountId, auth } = await gw.account('starter');
     await gw.env.database.db.prisma.user.update({ where: { id: accountId }, data: { rateLimitPerMinute: 3 } });
@@ -96,6 +109,29 @@ describe('rate limits', () => {
     await request(replica).get('/v1/tracks').set(auth).expect(200);
     expect((await request(replica).get('/v1/tracks').set(auth)).status).toBe(429);
     expect((await request(gw.app).get('/v1/tracks').set(auth)).status).toBe(429);
+  });
+});
+
+describe('rate limits through an auto-pipelining Redis client, as main.ts wires it', () => {
+  const gw = useGateway();
+  let redis: Redis | undefined;
+  afterAll(() => redis?.disconnect());
+
+  it('counts every one of 30 concurrent requests exactly once against a cap of 12', async () => {
+    redis = new Redis(gw.env.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, enableAutoPipelining: true, lazyConnect: true });
+    await redis.connect();
+    const app = createApp({ ...gw.deps, redis });
+    const { accountId, auth } = await gw.account('starter');
+    await gw.env.database.db.prisma.user.update({ where: { id: accountId }, data: { rateLimitPerMinute: 12 } });
+    const answers = await Promise.all(Array.from({ length: 30 }, () => request(app).get('/v1/tracks').set(auth)));
+    expect(answers.filter((res) => res.status === 200)).toHaveLength(12);
+    expect(answers.filter((res) => res.status === 429)).toHaveLength(18);
+    const remaining = answers.filter((res) => res.status === 200).map((res) => Number(res.headers['x-ratelimit-remaining']));
+    expect(remaining.sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+    // Counted in Redis, not by the in-memory insurance limiter.
+    const keys = await gw.env.redis.keys(`${gw.env.queuePrefix}:rl:key:12:*`);
+    expect(keys).toHaveLength(1);
+    expect(await gw.env.redis.get(keys[0] as string)).toBe('30');
   });
 });
 
@@ -175,11 +211,21 @@ describe('request bodies and routes', () => {
     expect((await request(gw.app).put('/v1/tracks').set(auth).send({})).status).toBe(404);
   });
 
-  it('sets helmet security headers and no X-Powered-By', async () => {
-    const res = await request(gw.app).get('/healthz');
-    expect(res.headers['x-content-type-options']).toBe('nosniff');
-    expect(res.headers['content-security-policy']).toBeDefined();
-    expect(res.headers['x-powered-by']).toBeUndefined();
+  it("sets helmet's default security headers, exactly as helmet() sets them, and no X-Powered-By", async () => {
+    const reference = express();
+    reference.use(helmet());
+    reference.get('/healthz', (_req, res) => {
+      res.json({});
+    });
+    const expected = (await request(reference).get('/healthz')).headers;
+    const securityNames = Object.keys(expected).filter((name) => !['content-type', 'content-length', 'date', 'connection', 'keep-alive', 'etag', 'x-powered-by'].includes(name));
+    expect(securityNames.length).toBeGreaterThanOrEqual(10);
+    for (const [path, headers] of [['/healthz', {}], ['/v1/tracks', {}], ['/v1/tracks', (await gw.account()).auth]] as const) {
+      const res = await request(gw.app).get(path).set(headers);
+      for (const name of securityNames) expect([path, name, res.headers[name]]).toEqual([path, name, expected[name]]);
+      expect(res.headers['x-powered-by']).toBeUndefined();
+    }
+    expect(expected['content-security-policy']).toContain("default-src 'self'");
   });
 
   it('answers 500 internal_error without any detail when the database is gone', async () => {
@@ -240,6 +286,24 @@ describe('logs, health and documentation', () => {
     expect(Object.keys(create.responses)).toEqual(expect.arrayContaining(['201', '400', '401', '402', '403', '409', '413', '429', '500']));
     expect(create.requestBody.content['application/json'].schema).toBeDefined();
     expect(create.responses['201'].headers['X-RateLimit-Reset']).toBeDefined();
+  });
+
+  it('documents every error status a route answers: a probe of every documented operation gets a documented 400, never 404', async () => {
+    const { auth } = await gw.account('business');
+    const document = (await request(gw.app).get('/v1/openapi.json').expect(200)).body as {
+      paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+    };
+    const operations = Object.entries(document.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, operation]) => ({ path, method, operation })));
+    expect(operations.length).toBeGreaterThanOrEqual(20);
+    for (const { path, method, operation } of operations) {
+      // Every /v1 route reads the body first, so each can answer 400, 413 and the authentication errors.
+      expect([path, method, Object.keys(operation.responses)]).toEqual([path, method, expect.arrayContaining(['400', '401', '402', '413', '429', '500'])]);
+      const url = path.replace(/\{\w+\}/g, 'x');
+      // An unknown field is refused by every route, whether it takes a body or not; the harness turns an
+      // undocumented error status into a 500, and an operation missing from the router into a 404.
+      const res = await request(gw.app)[method as 'get'](url).set(auth).send({ probe_unknown_field: true });
+      expect([method, path, res.status, res.body.error?.code]).toEqual([method, path, 400, 'invalid_request']);
+    }
   });
 
   it('renders the docs page from the same document', async () => {

@@ -1,11 +1,11 @@
 import { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import express, { type Express } from 'express';
-import helmet from 'helmet';
 import type { GatewayDeps } from './deps';
 import { ApiBuilder } from './http/api-builder';
 import { authenticate } from './middleware/authenticate';
 import { errorHandler, notFound } from './middleware/error-handler';
 import { requestLog } from './middleware/request-log';
+import { securityHeaders } from './middleware/security-headers';
 import { docsPage } from './routes/docs/docs-page';
 import { openApiDocument } from './routes/docs/openapi-document';
 import { healthRouter } from './routes/health/health.router';
@@ -20,7 +20,7 @@ export function createApp(deps: GatewayDeps): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(requestLog(deps.logger));
-  app.use(helmet());
+  app.use(securityHeaders());
 
   const registry = new OpenAPIRegistry();
   const api = new ApiBuilder(registry, deps);

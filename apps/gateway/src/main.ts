@@ -17,7 +17,9 @@ function main(): void {
   }
   const db = createDatabase(config.DATABASE_URL, { max: 20, applicationName: 'hashwatch-gateway' });
   // Rate limits must not queue commands while Redis is away: the insurance limiter answers instead.
-  const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
+  // Auto-pipelining: under load, the rate-limit scripts of concurrent requests share one socket write
+  // and one read instead of a round trip each (bench/posts-feed.ts).
+  const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false, enableAutoPipelining: true });
   redis.on('error', (error: Error) => logger.warn('redis connection error', { error: error.message }));
   // Test alerts go out through the same SSRF-guarded sender the notifier uses.
   const sender = createSender({ allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS, timeoutMs: 10_000 });
