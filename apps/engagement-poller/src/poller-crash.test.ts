@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import path from 'node:path';
 import { routeAlertJobId } from '@hashwatch/queues';
-import { APP_TOKEN, handles, USER_TOKEN, usePollerFixture } from './test-support/poller-fixture';
+import { APP_TOKEN, handles, USER_TOKEN, usePollerFixture, waitUntil } from './test-support/poller-fixture';
 
 const APP_DIR = path.resolve(__dirname, '..');
 
@@ -28,14 +28,9 @@ function startWorker(f: ReturnType<typeof usePollerFixture>): ChildProcess {
   return child;
 }
 
-async function waitFor(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
+// Each test starts real worker processes (tsx compiles src/main.ts at start-up, slowly on a cold cache and a
+// loaded 2-core machine): far more than jest's default 30 s may pass before a failure is real.
+const PROCESS_TEST_TIMEOUT_MS = 180_000;
 
 async function kill(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
@@ -48,15 +43,16 @@ describe('a poller process killed with SIGKILL in the middle of a cycle', () => 
   const f = usePollerFixture({ rateLimitWindowSeconds: 60 });
   const pool = () => f.env.database.db.pool;
   const children: ChildProcess[] = [];
-  // A held answer is long enough for the kill to land first (it does within a few hundred ms), and short
-  // enough that the simulator's timer ends before the file does.
-  const HOLD_MS = 4_000;
+  // The kill is sent as soon as the held request reaches the simulator (within ~100 ms); holding the answer
+  // far longer than that keeps the kill inside the cycle even on a loaded machine, and the test checks that
+  // it did (nothing of the held sample committed). afterAll waits for the simulator's timer to end.
+  const HOLD_MS = 10_000;
   let heldUntil = 0;
 
   afterAll(async () => {
     for (const child of children) await kill(child, 'SIGKILL');
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, heldUntil - Date.now())));
-  });
+  }, PROCESS_TEST_TIMEOUT_MS);
 
   const outboxRows = async () => (await pool().query('SELECT job_id FROM outbox_jobs')).rows.map((row: { job_id: string }) => row.job_id);
 
@@ -72,12 +68,14 @@ describe('a poller process killed with SIGKILL in the middle of a cycle', () => 
 
     const first = startWorker(f);
     children.push(first);
-    await waitFor('the held retweeted_by request', () => f.sim.state.faults.pending().length === 0);
+    await waitUntil('the held retweeted_by request', () => f.sim.state.faults.pending().length === 0);
     heldUntil = Date.now() + HOLD_MS + 200;
+    await kill(first, 'SIGKILL');
+    // Killed between two samples of one cycle: the like sample's items and outbox rows committed, the retweet
+    // sample's transaction rolled back, nothing relayed yet.
     const likesBeforeKill = await f.engagementItems(user, itemId);
     expect(likesBeforeKill.map((e) => e.kind)).toEqual(['like', 'like', 'like', 'like', 'like']);
     expect((await outboxRows()).sort()).toEqual(likesBeforeKill.map((e) => routeAlertJobId(e.id)).sort());
-    await kill(first, 'SIGKILL');
 
     // Engagement goes on while the poller is down.
     f.sim.state.addLikes(post.id, { usernames: ['k0006'] });
@@ -85,9 +83,10 @@ describe('a poller process killed with SIGKILL in the middle of a cycle', () => 
 
     const second = startWorker(f);
     children.push(second);
-    await waitFor('every engager stored and relayed', async () => (await f.engagementItems(user, itemId)).length >= 10 && (await outboxRows()).length === 0);
-    // A few more cycles: nothing may be added twice.
-    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    await waitUntil('every engager stored and relayed', async () => (await f.engagementItems(user, itemId)).length >= 10 && (await outboxRows()).length === 0);
+    // Three more cycles (each looks the post up: its cadence is 1 s): nothing may be added twice.
+    const lookups = f.requests('posts_lookup');
+    await waitUntil('three more cycles', () => f.requests('posts_lookup') >= lookups + 3);
     await kill(second, 'SIGTERM');
 
     const items = await f.engagementItems(user, itemId);
@@ -99,7 +98,7 @@ describe('a poller process killed with SIGKILL in the middle of a cycle', () => 
     expect(jobs.sort()).toEqual(items.map((item) => routeAlertJobId(item.id)).sort());
     expect(await f.item(itemId)).toMatchObject({ like_count: 6, retweet_count: 4 });
     expect(second.exitCode).toBe(0);
-  });
+  }, PROCESS_TEST_TIMEOUT_MS);
 
   it('refreshes the counts a killed lookup left behind', async () => {
     const user = await f.account({ refreshSeconds: 1 });
@@ -110,14 +109,14 @@ describe('a poller process killed with SIGKILL in the middle of a cycle', () => 
 
     const first = startWorker(f);
     children.push(first);
-    await waitFor('the held posts lookup', () => f.sim.state.faults.pending().length === 0);
+    await waitUntil('the held posts lookup', () => f.sim.state.faults.pending().length === 0);
     heldUntil = Date.now() + HOLD_MS + 200;
     await kill(first, 'SIGKILL');
     expect((await f.item(itemId)).like_count).toBe(0);
 
     const second = startWorker(f);
     children.push(second);
-    await waitFor('the counts', async () => (await f.item(itemId)).like_count === 9);
+    await waitUntil('the counts', async () => (await f.item(itemId)).like_count === 9);
     await kill(second, 'SIGTERM');
-  });
+  }, PROCESS_TEST_TIMEOUT_MS);
 });

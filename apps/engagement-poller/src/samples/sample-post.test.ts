@@ -1,5 +1,5 @@
 import { routeAlertJobId } from '@hashwatch/queues';
-import { handles, usePollerFixture } from '../test-support/poller-fixture';
+import { handles, usePollerFixture, waitUntil } from '../test-support/poller-fixture';
 
 const MINUTE = 60_000;
 
@@ -205,8 +205,14 @@ describe('sampling engagers', () => {
     expect(await f.engagementItems(user, itemId)).toEqual([]);
     expect(held.samples.like?.heldBack).toBe(true);
 
-    // X's window (2 s in this simulator) resets; the next cycle samples what the first could not.
-    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    // Every replica now waits for the reset X announced (whole seconds, up to 3 s away with this simulator's
+    // 2 s window). Wait for exactly that, however long a loaded machine takes to get there; the next cycle
+    // samples what the first could not.
+    const x = f.xClient();
+    await waitUntil('the sample endpoints reset', async () => {
+      const budgets = await Promise.all((['liking_users', 'retweeted_by', 'search_recent'] as const).map((endpoint) => x.readBudget(endpoint)));
+      return budgets.every((budget) => budget === null || budget.reset * 1000 < Date.now());
+    });
     f.clock.advance(MINUTE);
     await poller.runCycle();
     expect(await f.item(itemId)).toMatchObject({ likers: handles('w', 4).reverse().map((h) => `@${h}`), retweeters: ['@v0002', '@v0001'], repliers: ['@u0001'] });
