@@ -1,5 +1,5 @@
-import type { PostListResponse, WirePost, WireProblem, WireUser } from './x-response.schema';
-import type { XPost, XPostLookup, XPostPage, XProblem, XUser } from './x-types';
+import type { PostCountsResponse, PostListResponse, WireMetrics, WirePost, WireProblem, WireUser } from './x-response.schema';
+import type { XPost, XPostCountsLookup, XPostLookup, XPostMetrics, XPostPage, XProblem, XUser } from './x-types';
 
 export function normalizeUser(user: WireUser): XUser {
   return { id: user.id, username: user.username, name: user.name };
@@ -15,6 +15,19 @@ export function normalizeProblem(problem: WireProblem): XProblem {
     resourceId: problem.resource_id ?? null,
     parameter: problem.parameter ?? null,
     value: value === undefined || value === null ? null : typeof value === 'string' ? value : JSON.stringify(value),
+  };
+}
+
+/** public_metrics in one shape whichever spelling X used (`retweet_count` or 2.167's `repost_count`). */
+export function normalizeMetrics(metrics: WireMetrics): XPostMetrics {
+  return {
+    // The schema guarantees one of the two spellings.
+    retweetCount: metrics.retweet_count ?? metrics.repost_count ?? 0,
+    replyCount: metrics.reply_count,
+    likeCount: metrics.like_count,
+    quoteCount: metrics.quote_count ?? 0,
+    bookmarkCount: metrics.bookmark_count ?? null,
+    impressionCount: metrics.impression_count ?? null,
   };
 }
 
@@ -39,17 +52,7 @@ export function normalizePost(post: WirePost, usersById: ReadonlyMap<string, XUs
     hashtags: (post.entities?.hashtags ?? []).map(({ start, end, tag }) => ({ start, end, tag })),
     cashtags: (post.entities?.cashtags ?? []).map(({ start, end, tag }) => ({ start, end, tag })),
     mentions: (post.entities?.mentions ?? []).map(({ start, end, username, id }) => ({ start, end, username: username ?? null, id: id ?? null })),
-    metrics: metrics
-      ? {
-          // The schema guarantees one of the two spellings.
-          retweetCount: metrics.retweet_count ?? metrics.repost_count ?? 0,
-          replyCount: metrics.reply_count,
-          likeCount: metrics.like_count,
-          quoteCount: metrics.quote_count ?? 0,
-          bookmarkCount: metrics.bookmark_count ?? null,
-          impressionCount: metrics.impression_count ?? null,
-        }
-      : null,
+    metrics: metrics ? normalizeMetrics(metrics) : null,
     editHistoryPostIds: post.edit_history_tweet_ids ?? post.edit_history_post_ids ?? [post.id],
   };
 }
@@ -61,6 +64,14 @@ export function normalizePostLookup(body: PostListResponse): XPostLookup {
   return {
     posts: (body.data ?? []).map((post) => normalizePost(post, usersById)),
     includedPosts: included.map((post) => normalizePost(post, usersById)),
+    errors: (body.errors ?? []).map(normalizeProblem),
+  };
+}
+
+/** The counts-only lookup: each post's id and counts, and the partial errors. */
+export function normalizePostCounts(body: PostCountsResponse): XPostCountsLookup {
+  return {
+    posts: (body.data ?? []).map((post) => ({ id: post.id, metrics: post.public_metrics ? normalizeMetrics(post.public_metrics) : null })),
     errors: (body.errors ?? []).map(normalizeProblem),
   };
 }

@@ -80,6 +80,14 @@ describe('createXClient against the simulator (2.166 spellings)', () => {
     expect(x.sim.state.requestLog.entries({ endpoint: 'posts_lookup' }).at(-1)!.query.ids).toBe(`${rootId},42`);
   });
 
+  it('reads counts only with public_metrics and no expansions, missing ids as errors', async () => {
+    const lookup = await x.client().postCounts([rootId, '42', rootId]);
+    expect(lookup.posts).toEqual([{ id: rootId, metrics: { retweetCount: 3, replyCount: 1, likeCount: 10, quoteCount: 0, bookmarkCount: 0, impressionCount: expect.any(Number) } }]);
+    expect(lookup.errors).toEqual([expect.objectContaining({ type: 'https://api.twitter.com/2/problems/resource-not-found', resourceId: '42' })]);
+    expect(x.sim.state.requestLog.entries({ endpoint: 'posts_lookup' }).at(-1)!.query).toEqual({ ids: `${rootId},42`, 'tweet.fields': 'public_metrics' });
+    expect(await x.client().postCounts([])).toEqual({ posts: [], errors: [] });
+  });
+
   it('resolves handles, reporting unknown ones in errors and as a null user', async () => {
     const client = x.client();
     const many = await client.usersByUsernames(['ALICE', 'ghost']);
@@ -161,6 +169,18 @@ describe('createXClient against the simulator (2.167 spellings)', () => {
     expect(results[1]).toEqual(results[0]);
     expect(results[0]![1]).toMatchObject({ author: 'alice', metrics: { retweetCount: 4, replyCount: 1 } });
     expect(results[0]![0]).toMatchObject({ isReply: true, replyTo: ['replied_to'] });
+  });
+
+  it('reads repost_count as the retweet count of the counts-only lookup', async () => {
+    const counts = [];
+    for (const x of [oldNames, newNames]) {
+      const post = x.sim.state.injectPost({ author: 'carol', text: 'counted #eth' });
+      x.sim.state.addRetweets(post.id, { anonymous: 6 });
+      x.sim.state.addLikes(post.id, { anonymous: 2 });
+      counts.push((await x.client().postCounts([post.id])).posts[0]?.metrics);
+    }
+    expect(counts[0]).toMatchObject({ retweetCount: 6, likeCount: 2, replyCount: 0 });
+    expect(counts[1]).toEqual(counts[0]);
   });
 
   it('reads the 2.167 problem type URLs of partial errors', async () => {

@@ -3,9 +3,9 @@ import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import type { Logger } from '@hashwatch/logger';
 import { interpretError, readRateHeaders } from './interpret-error';
-import { normalizePostLookup, normalizePostPage, normalizeProblem, normalizeUser } from './normalize-response';
+import { normalizePostCounts, normalizePostLookup, normalizePostPage, normalizeProblem, normalizeUser } from './normalize-response';
 import { RateBudget, type BudgetState } from './rate-budget';
-import { POST_EXPANSIONS, POST_FIELDS, USER_FIELDS, type XEndpointName } from './x-endpoints';
+import { COUNT_FIELDS, POST_EXPANSIONS, POST_FIELDS, USER_FIELDS, type XEndpointName } from './x-endpoints';
 import { XInvalidRequestError, XInvalidResponseError, XRateLimitedError, XUnavailableError, XUserTokenRequiredError } from './x-errors';
 import {
   clientOptionsSchema,
@@ -18,8 +18,8 @@ import {
   type SearchRecentParams,
   type UserPostsParams,
 } from './x-request.schema';
-import { postListResponseSchema, singleUserResponseSchema, userListResponseSchema } from './x-response.schema';
-import type { XPostLookup, XPostPage, XSingleUser, XUserLookup, XUserPage } from './x-types';
+import { postCountsResponseSchema, postListResponseSchema, singleUserResponseSchema, userListResponseSchema } from './x-response.schema';
+import type { XPostCountsLookup, XPostLookup, XPostPage, XSingleUser, XUserLookup, XUserPage } from './x-types';
 
 export interface XClientOptions {
   /** Base of X API v2 without the /2, e.g. https://api.x.com or the simulator's address. */
@@ -56,6 +56,11 @@ export interface XClient {
   userPosts(userId: string, params?: UserPostsParams): Promise<XPostPage>;
   /** GET /2/tweets?ids= for up to 100 ids; deleted or unknown ones come back in `errors`. */
   postsByIds(ids: readonly string[]): Promise<XPostLookup>;
+  /**
+   * GET /2/tweets?ids= for up to 100 ids asking only for `public_metrics` (no expansions): the real counts of
+   * each post, for pollers that need nothing else. Same endpoint and rate budget as postsByIds.
+   */
+  postCounts(ids: readonly string[]): Promise<XPostCountsLookup>;
   /** GET /2/tweets/:id/liking_users with the user token; throws XUserTokenRequiredError without one. */
   likingUsers(postId: string, params?: EngagementParams): Promise<XUserPage>;
   /** GET /2/tweets/:id/retweeted_by. */
@@ -256,6 +261,14 @@ export function createXClient(options: XClientOptions): XClient {
       const unique = validate(endpoint, z.array(snowflake).max(100), [...new Set(ids)]);
       if (unique.length === 0) return { posts: [], includedPosts: [], errors: [] };
       return call(endpoint, '/2/tweets', postParams({ ids: unique.join(',') }), settings.bearerToken, parser(endpoint, postListResponseSchema, normalizePostLookup));
+    },
+
+    async postCounts(ids) {
+      const endpoint = 'posts_lookup';
+      const unique = validate(endpoint, z.array(snowflake).max(100), [...new Set(ids)]);
+      if (unique.length === 0) return { posts: [], errors: [] };
+      const query = new URLSearchParams({ ids: unique.join(','), 'tweet.fields': COUNT_FIELDS });
+      return call(endpoint, '/2/tweets', query, settings.bearerToken, parser(endpoint, postCountsResponseSchema, normalizePostCounts));
     },
 
     async likingUsers(postId, input) {

@@ -25,6 +25,9 @@ const publicMetrics = z
     message: 'public_metrics has neither retweet_count nor repost_count',
   });
 
+/** A post as the counts-only lookup returns it; `text` and the rest are X's defaults, not read. */
+const wireCountsSchema = z.object({ id: snowflake, public_metrics: publicMetrics.optional() });
+
 export const wirePostSchema = z.object({
   id: snowflake,
   text: z.string(),
@@ -76,6 +79,12 @@ export const postListResponseSchema = z.object({
   meta: pageMeta.optional(),
 });
 
+/** GET /2/tweets?ids= with tweet.fields=public_metrics and no expansions. */
+export const postCountsResponseSchema = z.object({
+  data: z.array(wireCountsSchema).optional(),
+  errors: z.array(wireProblemSchema).optional(),
+});
+
 /** users/by (array) and liking_users / retweeted_by (array with meta). */
 export const userListResponseSchema = z.object({
   data: z.array(wireUserSchema).optional(),
@@ -101,3 +110,5 @@ export type WirePost = z.infer<typeof wirePostSchema>;
 export type WireUser = z.infer<typeof wireUserSchema>;
 export type WireProblem = z.infer<typeof wireProblemSchema>;
 export type PostListResponse = z.infer<typeof postListResponseSchema>;
+export type PostCountsResponse = z.infer<typeof postCountsResponseSchema>;
+export type WireMetrics = z.infer<typeof publicMetrics>;

@@ -83,6 +83,18 @@ export interface XPostLookup {
   errors: XProblem[];
 }
 
+/** One post's counts from the counts-only lookup; `metrics` is null when X sent none for it. */
+export interface XPostCounts {
+  id: string;
+  metrics: XPostMetrics | null;
+}
+
+export interface XPostCountsLookup {
+  posts: XPostCounts[];
+  /** Deleted or unknown ids, as in {@link XPostLookup}. */
+  errors: XProblem[];
+}
+
 export interface XPostPage extends XPostLookup {
   meta: XPageMeta;
 }

@@ -141,9 +141,10 @@ export async function refreshCountsBatch(
       return { kind: 'empty' };
     }
     const ids = rows.map((row) => row.x_post_id);
-    let lookup: Awaited<ReturnType<XClient['postsByIds']>>;
+    let lookup: Awaited<ReturnType<XClient['postCounts']>>;
     try {
-      lookup = await x.postsByIds(ids);
+      // Counts only (tweet.fields=public_metrics, no expansions): nothing else of the post is read here.
+      lookup = await x.postCounts(ids);
     } catch (error) {
       if (error instanceof XRateLimitedError || error instanceof XUsageCappedError) {
         await client.query('ROLLBACK');
