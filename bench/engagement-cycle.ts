@@ -6,8 +6,8 @@
 // Needs PostgreSQL (DATABASE_URL; the role must be able to CREATE DATABASE) and Redis (REDIS_URL); makes its
 // own database and Redis prefix and removes them. The X simulator runs in a child process with its limits
 // lifted. ENGAGEMENT_BENCH_POSTS changes the size; ENGAGEMENT_BENCH_CONCURRENCY the lookup batches in flight
-// (default: the poller's); ENGAGEMENT_BENCH_FEED_FILLFACTOR=<n> sets feed_items' fillfactor before the items
-// are stored.
+// (default: the poller's); ENGAGEMENT_BENCH_FEED_FILLFACTOR=<n> overrides feed_items' fillfactor (85 by
+// migration) before the items are stored.
 // Goal: one cycle within 10 s on this machine. Cycles measured, on the same posts:
 //   1. discovery of every post, and every post's counts new (all 100,000 items written): the worst case;
 //   2. 2% of the posts changed (the steady state of engagement-calls.ts);

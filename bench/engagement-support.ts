@@ -175,8 +175,8 @@ export async function createWorld(options: { posts: number; accounts: number; sh
     `INSERT INTO tracks (id, user_id, hashtag, hashtag_norm, track_engagement) SELECT 'trk_' || md5(u), u, 'btc', 'btc', true FROM unnest($1::text[]) AS u`,
     [userIds],
   );
-  // ENGAGEMENT_BENCH_FEED_FILLFACTOR: what leaving room on feed_items pages (so engagement updates can stay
-  // HOT) would change. Not set by any migration; a measurement for the decision.
+  // ENGAGEMENT_BENCH_FEED_FILLFACTOR overrides feed_items' fillfactor (85 since migration
+  // 20261125001500_feed_items_fillfactor; 100 measures without it).
   if (process.env.ENGAGEMENT_BENCH_FEED_FILLFACTOR) {
     await db.pool.query(`ALTER TABLE feed_items SET (fillfactor = ${Number(process.env.ENGAGEMENT_BENCH_FEED_FILLFACTOR)})`);
   }
