@@ -51,6 +51,13 @@ export interface NotifierOptions {
   digestThreshold: number;
   /** Alerts per digest message (the channels package lists at most 10). */
   digestSize: number;
+  /** Deliveries one claim takes when the destination's pace allows a burst of that many (not in digest mode). */
+  claimBatch: number;
+  /**
+   * Channels one replica drains at once in the background right after routing, without a queue job. A replica
+   * with this many running hands further wakes to the delivery queue. 0 turns inline drains off.
+   */
+  localDrains: number;
   /** Messages one drain run sends before it yields its worker slot to other channels. */
   maxSendsPerRun: number;
   /** Time one drain run may take before it yields (checked between sends). */
@@ -72,6 +79,8 @@ export function resolveNotifierOptions(overrides: Partial<NotifierOptions> = {})
     failurePauseMs: 2_000,
     digestThreshold: 20,
     digestSize: 10,
+    claimBatch: 10,
+    localDrains: 50,
     maxSendsPerRun: 50,
     runBudgetMs: 5_000,
     sweepIntervalMs: 1_000,

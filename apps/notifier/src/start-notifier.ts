@@ -7,10 +7,10 @@ import { cadenceSchedulerId, defineWorker, upsertScheduler, type Queues } from '
 import type { Cipher } from '@hashwatch/secrets';
 import { startDeliverySweeper } from './delivery/delivery-sweeper';
 import { createDestinationPace } from './delivery/destination-pace';
-import { drainChannel } from './delivery/drain-channel.job';
+import { drainChannel, drainWithLease } from './delivery/drain-channel.job';
 import { createDrainScheduler, type DrainScheduler } from './delivery/drain-scheduler';
 import { createNotifierMetrics, type NotifierMetrics } from './notifier-metrics';
-import { resolveNotifierOptions, type NotifierOptions } from './notifier-options';
+import { leaseMs, resolveNotifierOptions, type NotifierOptions } from './notifier-options';
 import { routeAlert } from './routing/route-alert.job';
 
 export interface NotifierDeps {
@@ -47,11 +47,35 @@ export async function startNotifier(deps: NotifierDeps): Promise<RunningNotifier
   const metrics = deps.metrics ?? createNotifierMetrics();
   const { pool, queues, logger } = deps;
   const prefix = queues.prefix;
-  const drains = createDrainScheduler(queues, deps.redis);
+  // Leases, wake flags and pace reservations of many drains at once: one connection that sends the commands
+  // issued in the same tick together (auto-pipelining), beside the one the queues use. Fails fast like it.
+  const redis = deps.redis.duplicate({ enableAutoPipelining: true, connectionName: 'hashwatch-notifier-drains' });
+  redis.on('error', (error: Error) => logger.warn('redis connection error', { role: 'drains', error }));
+  if (redis.status !== 'ready') await new Promise<void>((resolve) => redis.once('ready', () => resolve()));
+  const drainLog = logger.child({ queue: 'alert-deliveries', job: 'drain-channel', inline: true });
+  const drains: DrainScheduler = createDrainScheduler(queues, redis, {
+    ...(options.localDrains > 0
+      ? {
+          local: {
+            capacity: options.localDrains,
+            leaseMs: leaseMs(options),
+            run: async (channelId, lease) => {
+              try {
+                await drainWithLease(drainDeps, channelId, lease, drainLog);
+              } catch (error) {
+                // The lease is released; what was claimed falls due again, and a job (or the sweeper) resumes.
+                drainLog.warn('inline drain failed', { channelId, error });
+                await drains.wake(channelId, 1_000).catch(() => undefined);
+              }
+            },
+          },
+        }
+      : {}),
+  });
   const drainDeps = {
     pool,
-    redis: deps.redis,
-    pace: createDestinationPace(deps.redis),
+    redis,
+    pace: createDestinationPace(redis),
     drains,
     cipher: deps.cipher,
     sender: deps.sender,
@@ -94,7 +118,7 @@ export async function startNotifier(deps: NotifierDeps): Promise<RunningNotifier
     schedulerId: cadenceSchedulerId('relay-outbox', Math.max(1, Math.round(options.relayIntervalMs / 1000))),
     everyMs: options.relayIntervalMs,
   });
-  const sweeper = startDeliverySweeper({ pool, redis: deps.redis, drains, prefix, intervalMs: options.sweepIntervalMs, logger });
+  const sweeper = startDeliverySweeper({ pool, redis, drains, prefix, intervalMs: options.sweepIntervalMs, logger });
 
   return {
     drains,
@@ -103,6 +127,9 @@ export async function startNotifier(deps: NotifierDeps): Promise<RunningNotifier
     async close() {
       await sweeper.stop();
       await Promise.all([routing.close(), deliveries.close(), relay.close()]);
+      // Inline drains started by the last routing jobs finish and record their outcome.
+      await drains.close();
+      redis.disconnect();
     },
   };
 }

@@ -25,6 +25,7 @@ export interface Sender {
 }
 
 export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024;
+const IDLE_SOCKET_MS = 4_000;
 
 // Cloud metadata endpoints (IPv4 as used by AWS, GCP and Azure; AWS's IPv6 one), refused even when private
 // networks are allowed: a developer's laptop on a cloud VM must not hand out its credentials either.
@@ -98,6 +99,13 @@ async function readCapped(stream: Readable, maxBytes: number): Promise<string> {
 export function createSender(options: SenderOptions): Sender {
   const maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   const agentOptions = {
+    // Connections are kept and reused per host: alerts to one webhook come in runs, and a new TCP (and TLS)
+    // handshake per alert would cost more than the alert. The address filter runs when a connection is made,
+    // so a reused socket is one whose address was already checked. Idle sockets are closed after 4 s, before
+    // the 5 s most servers (Node's default) give them, so a reused socket is rarely one the server just closed.
+    keepAlive: true,
+    timeout: IDLE_SOCKET_MS,
+    scheduling: 'lifo' as const,
     allowPrivateIPAddress: options.allowPrivateNetworks,
     allowMetaIPAddress: false,
     denyIPAddressList: METADATA_ADDRESSES,

@@ -21,6 +21,8 @@ export interface ChannelRow {
   bot_token_enc: string | null;
   chat_id: string | null;
   disabled_reason: string | null;
+  /** Changes with every write to the row: a drain rebuilds its unsealed config only when it moved. */
+  updated_at?: string | Date;
 }
 
 export async function loadChannel(pool: pg.Pool, channelId: string): Promise<ChannelRow | undefined> {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
+import type { ChannelRow } from './channel-store';
 
 type Queryable = pg.Pool | pg.PoolClient;
 
@@ -28,13 +29,27 @@ export interface ClaimedDelivery {
 // A delivery is due when its next attempt time has come; NULL (older rows, manual retries) counts as now.
 const DUE = `d.status = 'pending' AND COALESCE(d.next_attempt_at, '-infinity') <= now()`;
 
+/** A sent message's deliveries, marked delivered with the next claim (one round trip per claim). */
+export interface DeliveredMark {
+  id: string;
+  status: number | null;
+  digestId: string | null;
+}
+
+/** The columns of a channel row the drain reads, as the claim statement answers them (JSON). */
+const CHANNEL_COLUMNS = `id, user_id, kind, url, format, bot_name, hashtags, accounts, source_filter, engagement_alerts, template,
+       enabled, signing_secret_enc, bot_token_enc, chat_id, disabled_reason, updated_at`;
+
 /**
- * Claims the next due deliveries of one channel for one attempt, in detection order (then id): one, or up to
- * `digestSize` when the channel is in digest mode or its due backlog exceeds `digestThreshold`. Claiming
- * counts the attempt and pushes the next attempt `holdMs` ahead, so a replica that dies mid-send leaves them
- * due again once its lease is gone (at least once), and no second drainer can take them meanwhile. One
- * statement: it also answers the due backlog it saw (capped at digestThreshold + 1). All times are the
- * database's clock, the one every replica shares.
+ * Claims the next due deliveries of one channel for one attempt, in detection order (then id): up to
+ * `digestSize` when the channel is in digest mode or its due backlog exceeds `digestThreshold` (one digest
+ * message), else up to `batch` (one message each). Claiming counts the attempt and pushes the next attempt
+ * `holdMs` ahead, so a replica that dies mid-send leaves them due again once its lease is gone (at least
+ * once), and no second drainer can take them meanwhile.
+ *
+ * One statement, one round trip: it also marks the previous messages' deliveries delivered, answers the
+ * channel row (undefined when the channel is gone; nothing is claimed for a disabled one) and the due backlog
+ * it saw (capped at digestThreshold + 1). All times are the database's clock, the one every replica shares.
  */
 export async function claimNext(
   db: Queryable,
@@ -43,54 +58,76 @@ export async function claimNext(
     digestMode: boolean;
     digestThreshold: number;
     digestSize: number;
+    /** Deliveries claimed at most when not sending digests. */
+    batch: number;
     holdMs: number;
-    /** The previous message's deliveries, marked delivered in the same statement (one round trip per message). */
-    delivered?: { ids: string[]; status: number | null; digestId: string | null };
+    delivered?: DeliveredMark[];
   },
-): Promise<{ claimed: ClaimedDelivery[]; backlog: number }> {
-  const delivered = input.delivered ?? { ids: [], status: null, digestId: null };
+): Promise<{ channel: ChannelRow | undefined; claimed: ClaimedDelivery[]; backlog: number }> {
+  const delivered = input.delivered ?? [];
   // The rows marked delivered are still claimed (next attempt in the future) in this statement's snapshot, so
-  // the claim below can never pick them.
-  const { rows } = await db.query<ClaimedDelivery & { backlog: number }>(
-    `WITH done AS (
-       UPDATE deliveries
-          SET status = 'delivered', delivered_at = now(), last_status = $7, last_error = NULL, next_attempt_at = NULL,
-              digest_id = $8, updated_at = now()
-        WHERE id = ANY($6::text[]) AND status = 'pending'
-    RETURNING id),
+  // the claim below can never pick them. A data-modifying WITH runs to completion whether or not it is read.
+  const { rows } = await db.query<ClaimedDelivery & { backlog: number; channel: ChannelRow }>(
+    `WITH ch AS (SELECT ${CHANNEL_COLUMNS} FROM notification_channels WHERE id = $1),
+     done AS (
+       UPDATE deliveries d
+          SET status = 'delivered', delivered_at = now(), last_status = u.status, last_error = NULL, next_attempt_at = NULL,
+              digest_id = u.digest_id, updated_at = now()
+         FROM unnest($6::text[], $7::int[], $8::text[]) AS u(id, status, digest_id)
+        WHERE d.id = u.id AND d.status = 'pending'
+    RETURNING d.id),
      backlog AS (
        SELECT d.id, f.detected_at FROM deliveries d JOIN feed_items f ON f.id = d.feed_item_id
         WHERE d.channel_id = $1 AND ${DUE}
-        ORDER BY f.detected_at, d.id LIMIT $3 + 1),
+          AND EXISTS (SELECT 1 FROM ch WHERE ch.enabled AND ch.disabled_reason IS NULL)
+        ORDER BY f.detected_at, d.id LIMIT $3::int + 1),
      size AS (SELECT count(*)::int AS n FROM backlog),
      pick AS (
        SELECT id FROM backlog ORDER BY detected_at, id
-        LIMIT CASE WHEN $2::boolean OR (SELECT n FROM size) > $3 THEN $4 ELSE 1 END),
+        LIMIT CASE WHEN $2::boolean OR (SELECT n FROM size) > $3::int THEN $4::int ELSE $9::int END),
      claimed AS (
        UPDATE deliveries d
           SET attempts = d.attempts + 1, next_attempt_at = now() + $5 * interval '1 millisecond', updated_at = now()
          FROM pick WHERE d.id = pick.id AND ${DUE}
-    RETURNING d.id, d.message_id, d.attempts, d.feed_item_id)
-     SELECT c.id, c.message_id, c.attempts, c.feed_item_id, f.type, f.hashtag, f.account, f.sources, f.author,
-            f.author_name, f.text, f.url, f.posted_at, f.detected_at, f.parent_id, f.kind,
-            p.url AS parent_url, p.text AS parent_text, (SELECT n FROM size) AS backlog
-       FROM claimed c
-       JOIN feed_items f ON f.id = c.feed_item_id
-       LEFT JOIN feed_items p ON p.id = f.parent_id
-      ORDER BY f.detected_at, c.id`,
-    // A data-modifying WITH runs to completion whether or not the main query reads it.
-    [channelId, input.digestMode, input.digestThreshold, input.digestSize, input.holdMs, delivered.ids, delivered.status, delivered.digestId],
+    RETURNING d.id, d.message_id, d.attempts, d.feed_item_id),
+     items AS (
+       SELECT c.id, c.message_id, c.attempts, c.feed_item_id, f.type, f.hashtag, f.account, f.sources, f.author,
+              f.author_name, f.text, f.url, f.posted_at, f.detected_at, f.parent_id, f.kind,
+              p.url AS parent_url, p.text AS parent_text
+         FROM claimed c
+         JOIN feed_items f ON f.id = c.feed_item_id
+         LEFT JOIN feed_items p ON p.id = f.parent_id)
+     SELECT items.*, to_json(ch) AS channel, (SELECT n FROM size) AS backlog
+       FROM ch LEFT JOIN items ON true
+      ORDER BY items.detected_at, items.id`,
+    [
+      channelId,
+      input.digestMode,
+      input.digestThreshold,
+      input.digestSize,
+      input.holdMs,
+      delivered.map((mark) => mark.id),
+      delivered.map((mark) => mark.status),
+      delivered.map((mark) => mark.digestId),
+      Math.max(1, input.batch),
+    ],
   );
-  return { claimed: rows, backlog: rows[0]?.backlog ?? 0 };
+  const first = rows[0];
+  if (!first) return { channel: undefined, claimed: [], backlog: 0 };
+  // A LEFT JOIN row without a delivery: the channel exists and nothing was claimed.
+  const claimed = first.id === null ? [] : rows.map(({ channel: _channel, backlog: _backlog, ...delivery }) => delivery);
+  return { channel: first.channel, claimed, backlog: first.backlog ?? 0 };
 }
 
-export async function markDelivered(db: Queryable, ids: string[], status: number | null, digestId: string | null): Promise<void> {
+export async function markDelivered(db: Queryable, marks: DeliveredMark[]): Promise<void> {
+  if (marks.length === 0) return;
   await db.query(
-    `UPDATE deliveries
-        SET status = 'delivered', delivered_at = now(), last_status = $2, last_error = NULL, next_attempt_at = NULL,
-            digest_id = $3, updated_at = now()
-      WHERE id = ANY($1::text[]) AND status = 'pending'`,
-    [ids, status, digestId],
+    `UPDATE deliveries d
+        SET status = 'delivered', delivered_at = now(), last_status = u.status, last_error = NULL, next_attempt_at = NULL,
+            digest_id = u.digest_id, updated_at = now()
+       FROM unnest($1::text[], $2::int[], $3::text[]) AS u(id, status, digest_id)
+      WHERE d.id = u.id AND d.status = 'pending'`,
+    [marks.map((mark) => mark.id), marks.map((mark) => mark.status), marks.map((mark) => mark.digestId)],
   );
 }
 

@@ -6,8 +6,8 @@ import type { Cipher } from '@hashwatch/secrets';
 import { leaseMs, type NotifierOptions } from '../notifier-options';
 import { matchingSource } from '../routing/channel-routing';
 import { alertFor } from './alert-message';
-import { channelConfig, disableChannel, loadChannel, migrateChat, routingChannel, type ChannelRow } from './channel-store';
-import { claimNext, digestIdFor, failPending, markDelivered, markFailed, markRetry, releaseClaim, type ClaimedDelivery } from './delivery-store';
+import { channelConfig, disableChannel, migrateChat, routingChannel, type ChannelRow } from './channel-store';
+import { claimNext, digestIdFor, failPending, markDelivered, markFailed, markRetry, releaseClaim, type ClaimedDelivery, type DeliveredMark } from './delivery-store';
 import { destinationOf, type Destination, type DestinationPace } from './destination-pace';
 import { acquireDrainLease, drainKeys, type DrainLease } from './drain-lease';
 import type { DrainScheduler } from './drain-scheduler';
@@ -44,20 +44,26 @@ export type DrainResult =
 
 type RunResult = Exclude<DrainResult, { kind: 'busy' }>;
 
-function digestModeKey(prefix: string, channelId: string): string {
-  return `${prefix}:notifier:digest:${channelId}`;
-}
-
 // A backlog that stays after the burst keeps the channel in digest mode for at most this long.
 const DIGEST_MODE_TTL_MS = 60 * 60_000;
 
-function messageFor(batch: ClaimedDelivery[], channel: ChannelRow, digest: boolean): { message: ChannelMessage; messageId: string } {
+/** One message of a claim: a single alert, or a digest of several. */
+interface Outgoing {
+  deliveries: ClaimedDelivery[];
+  message: ChannelMessage;
+  messageId: string;
+  digest: boolean;
+}
+
+function messagesFor(batch: ClaimedDelivery[], channel: ChannelRow, digest: boolean): Outgoing[] {
   const routing = routingChannel(channel);
-  const alerts = batch.map((delivery) =>
-    alertFor(delivery, matchingSource(routing, { ...delivery, kind: delivery.kind }, { trackLikes: true, trackReposts: true, trackComments: true })),
-  );
-  if (!digest || batch.length === 1) return { message: alerts[0]!, messageId: batch[0]!.message_id };
-  return { message: { type: 'digest', alerts, total: alerts.length }, messageId: digestIdFor(batch.map((d) => d.id)) };
+  const alertOf = (delivery: ClaimedDelivery) =>
+    alertFor(delivery, matchingSource(routing, { ...delivery, kind: delivery.kind }, { trackLikes: true, trackReposts: true, trackComments: true }));
+  if (digest && batch.length > 1) {
+    const alerts = batch.map(alertOf);
+    return [{ deliveries: batch, message: { type: 'digest', alerts, total: alerts.length }, messageId: digestIdFor(batch.map((d) => d.id)), digest: true }];
+  }
+  return batch.map((delivery) => ({ deliveries: [delivery], message: alertOf(delivery), messageId: delivery.message_id, digest: false }));
 }
 
 async function attempt(message: ChannelMessage, config: ChannelConfig, messageId: string, sender: Sender): Promise<DeliveryAttempt> {
@@ -69,48 +75,69 @@ async function attempt(message: ChannelMessage, config: ChannelConfig, messageId
   }
 }
 
+/** The channel as the drain uses it: the row, its unsealed config and its destination's buckets. */
+interface LiveChannel {
+  row: ChannelRow;
+  /** The row as read, to notice a change between two claims. */
+  fingerprint: string;
+  config: ChannelConfig;
+  destination: Destination;
+  /** Deliveries claimed at once: no more than the destination may take in one burst, at most `claimBatch`. */
+  batch: number;
+}
+
 /**
- * Sends what is due for one channel, in detection order, one message at a time, within the destination's pace.
+ * Sends what is due for one channel, in detection order, within the destination's pace.
  * The deliveries table is the channel's queue; this run owns the channel through a Redis lease and gives its
  * worker slot back whenever it would have to wait, so a slow, failing or paced channel never holds up another.
+ * One statement per claim marks the previous claim's messages delivered, reads the channel and claims the next
+ * deliveries, a few at once when the destination's pace allows a burst.
  */
 async function runDrain(deps: DrainDeps, channelId: string, lease: DrainLease, log: Logger): Promise<RunResult> {
   const { pool, options, metrics } = deps;
-  let channel = await loadChannel(pool, channelId);
-  if (!channel) return { kind: 'stopped' };
-  if (!channel.enabled || channel.disabled_reason) {
-    const reason = `not sent: the channel is disabled${channel.disabled_reason ? ` (${channel.disabled_reason})` : ''}`;
-    const failed = await failPending(pool, channelId, reason);
-    if (failed > 0) log.info('deliveries of a disabled channel failed', { channelId, failed });
-    return { kind: 'stopped' };
-  }
-  // Unsealed here, for this run only.
-  let config = channelConfig(channel, deps.cipher, deps.telegramBaseUrl);
-  let destination: Destination = destinationOf(config, options.pace, deps.prefix);
-  const digestKey = digestModeKey(deps.prefix, channelId);
-  let digestMode = (await deps.redis.exists(digestKey)) === 1;
+  const digestKey = drainKeys(deps.prefix, channelId).digest;
+  let digestMode = lease.digestMode;
+  let live: LiveChannel | undefined;
   const started = Date.now();
   let sends = 0;
-  // Deliveries of the last message sent, recorded together with the next claim (one round trip per message).
-  let delivered: { ids: string[]; status: number | null; digestId: string | null } | undefined;
+  // Deliveries of the messages sent since the last claim, recorded with the next claim.
+  let delivered: DeliveredMark[] = [];
   const flush = async () => {
-    if (delivered) await markDelivered(pool, delivered.ids, delivered.status, delivered.digestId);
-    delivered = undefined;
+    const marks = delivered;
+    delivered = [];
+    await markDelivered(pool, marks);
   };
+  const outOfTurn = () => sends >= options.maxSendsPerRun || Date.now() - started >= options.runBudgetMs;
 
   for (;;) {
-    if (sends >= options.maxSendsPerRun || Date.now() - started >= options.runBudgetMs || !(await lease.keep())) {
+    if (outOfTurn() || !(await lease.keep())) {
       await flush();
-      return sends >= options.maxSendsPerRun || Date.now() - started >= options.runBudgetMs ? { kind: 'yield' } : { kind: 'stopped' };
+      return outOfTurn() ? { kind: 'yield' } : { kind: 'stopped' };
     }
-    const { claimed: batch, backlog } = await claimNext(pool, channelId, {
+    const { channel, claimed: batch, backlog } = await claimNext(pool, channelId, {
       digestMode,
       digestThreshold: options.digestThreshold,
       digestSize: options.digestSize,
+      batch: live?.batch ?? 1,
       holdMs: leaseMs(options),
-      ...(delivered ? { delivered } : {}),
+      delivered,
     });
-    delivered = undefined;
+    delivered = [];
+    if (!channel) return { kind: 'stopped' };
+    if (!channel.enabled || channel.disabled_reason) {
+      const reason = `not sent: the channel is disabled${channel.disabled_reason ? ` (${channel.disabled_reason})` : ''}`;
+      const failed = await failPending(pool, channelId, reason);
+      if (failed > 0) log.info('deliveries of a disabled channel failed', { channelId, failed });
+      return { kind: 'stopped' };
+    }
+    const fingerprint = JSON.stringify(channel);
+    if (live?.fingerprint !== fingerprint) {
+      // Unsealed here, for this run only; again only when the row changed (a PUT, a chat migration).
+      const config = channelConfig(channel, deps.cipher, deps.telegramBaseUrl);
+      const destination = destinationOf(config, options.pace, deps.prefix);
+      const burst = Math.min(...destination.buckets.map((bucket) => bucket.rule.limit));
+      live = { row: channel, fingerprint, config, destination, batch: Math.max(1, Math.min(options.claimBatch, burst)) };
+    }
     if (batch.length === 0) {
       if (digestMode) await deps.redis.del(digestKey);
       return { kind: 'idle' };
@@ -120,79 +147,97 @@ async function runDrain(deps: DrainDeps, channelId: string, lease: DrainLease, l
       await deps.redis.set(digestKey, '1', 'PX', DIGEST_MODE_TTL_MS);
       log.info('channel switched to digests', { channelId, backlogOver: options.digestThreshold });
     }
-    // Claimed first, paced second: a channel with nothing due never spends a slot of its destination's budget.
-    const waitMs = await deps.pace.reserve(destination);
-    if (waitMs > 0) {
-      await releaseClaim(pool, batch.map((delivery) => delivery.id));
-      return { kind: 'paced', waitMs };
-    }
 
-    const ids = batch.map((delivery) => delivery.id);
-    const digest = digestMode && batch.length > 1;
-    const { message, messageId } = messageFor(batch, channel, digest);
-    const sentAt = Date.now();
-    const { outcome, status } = await attempt(message, config, messageId, deps.sender);
-    sends += 1;
-    metrics.sends.inc(config.kind);
-    const fields = { channelId, kind: config.kind, deliveries: ids.length, digest, status, durationMs: Date.now() - sentAt };
+    const { config, destination } = live;
+    const outgoing = messagesFor(batch, live.row, digestMode);
+    // Claimed but not sent (pace, a failure, the run's turn is over): due again at once, attempt not counted.
+    const giveBack = async (from: number) => {
+      const rest = outgoing.slice(from).flatMap((message) => message.deliveries.map((delivery) => delivery.id));
+      if (rest.length > 0) await releaseClaim(pool, rest);
+    };
 
-    if (outcome.outcome === 'delivered') {
-      delivered = { ids, status, digestId: digest ? messageId : null };
-      metrics.delivered.inc(config.kind, ids.length);
-      log.debug('delivered', fields);
-      continue;
-    }
+    let stop: RunResult | undefined;
+    for (let index = 0; index < outgoing.length; index += 1) {
+      if (index > 0 && (outOfTurn() || !(await lease.keep()))) {
+        await giveBack(index);
+        await flush();
+        return outOfTurn() ? { kind: 'yield' } : { kind: 'stopped' };
+      }
+      const { deliveries, message, messageId, digest } = outgoing[index]!;
+      // Claimed first, paced second: a channel with nothing due never spends a slot of its destination's budget.
+      const waitMs = await deps.pace.reserve(destination);
+      if (waitMs > 0) {
+        await giveBack(index);
+        stop = { kind: 'paced', waitMs };
+        break;
+      }
+      const ids = deliveries.map((delivery) => delivery.id);
+      const sentAt = Date.now();
+      const { outcome, status } = await attempt(message, config, messageId, deps.sender);
+      sends += 1;
+      metrics.sends.inc(config.kind);
+      const fields = { channelId, kind: config.kind, deliveries: ids.length, digest, status, durationMs: Date.now() - sentAt };
 
-    if (outcome.outcome === 'retry') {
-      const rateLimited = status === 429;
-      const attempts = Math.max(...batch.map((delivery) => delivery.attempts));
-      const backoff = retryDelayMs(attempts, { baseMs: options.backoffBaseMs, maxMs: options.maxBackoffMs }, deps.random);
-      // The target said when: never sooner (CONTRACT 5). Otherwise backoff, and a Retry-After on a 5xx extends it.
-      const delayMs = rateLimited && outcome.afterMs !== undefined ? outcome.afterMs : Math.max(backoff, outcome.afterMs ?? 0);
-      const { gaveUp } = await markRetry(pool, ids, { status, reason: outcome.reason, delayMs, retryWindowMs: options.retryWindowMs });
-      metrics.retried.inc(config.kind, ids.length - gaveUp);
-      if (gaveUp > 0) metrics.failed.inc(config.kind, gaveUp);
-      const pauseMs = rateLimited ? delayMs : Math.min(delayMs, options.failurePauseMs);
-      await deps.pace.block(destination, pauseMs);
-      log.warn(gaveUp > 0 ? 'delivery failed after retries' : 'delivery will retry', { ...fields, reason: outcome.reason, delayMs, gaveUp });
-      return { kind: 'paced', waitMs: pauseMs };
-    }
+      if (outcome.outcome === 'delivered') {
+        for (const id of ids) delivered.push({ id, status, digestId: digest ? messageId : null });
+        metrics.delivered.inc(config.kind, ids.length);
+        log.debug('delivered', fields);
+        continue;
+      }
 
-    if (outcome.outcome === 'permanent' && outcome.migrateToChatId && channel.chat_id && outcome.migrateToChatId !== channel.chat_id) {
-      // Telegram: the group moved to a supergroup. Follow it and resend at once (PLATFORMS e).
-      await migrateChat(pool, channelId, channel.chat_id, outcome.migrateToChatId);
-      await releaseClaim(pool, ids);
-      log.info('telegram chat migrated', { channelId });
-      channel = await loadChannel(pool, channelId);
-      if (!channel) return { kind: 'stopped' };
-      config = channelConfig(channel, deps.cipher, deps.telegramBaseUrl);
-      destination = destinationOf(config, options.pace, deps.prefix);
-      continue;
-    }
+      if (outcome.outcome === 'retry') {
+        const rateLimited = status === 429;
+        const attempts = Math.max(...deliveries.map((delivery) => delivery.attempts));
+        const backoff = retryDelayMs(attempts, { baseMs: options.backoffBaseMs, maxMs: options.maxBackoffMs }, deps.random);
+        // The target said when: never sooner (CONTRACT 5). Otherwise backoff, and a Retry-After on a 5xx extends it.
+        const delayMs = rateLimited && outcome.afterMs !== undefined ? outcome.afterMs : Math.max(backoff, outcome.afterMs ?? 0);
+        const { gaveUp } = await markRetry(pool, ids, { status, reason: outcome.reason, delayMs, retryWindowMs: options.retryWindowMs });
+        metrics.retried.inc(config.kind, ids.length - gaveUp);
+        if (gaveUp > 0) metrics.failed.inc(config.kind, gaveUp);
+        const pauseMs = rateLimited ? delayMs : Math.min(delayMs, options.failurePauseMs);
+        await deps.pace.block(destination, pauseMs);
+        await giveBack(index + 1);
+        log.warn(gaveUp > 0 ? 'delivery failed after retries' : 'delivery will retry', { ...fields, reason: outcome.reason, delayMs, gaveUp });
+        stop = { kind: 'paced', waitMs: pauseMs };
+        break;
+      }
 
-    // Permanent: this message can never be delivered ('retry-plain' was already handled inside deliver()).
-    const reason = outcome.reason;
-    await markFailed(pool, ids, status, reason);
-    metrics.failed.inc(config.kind, ids.length);
-    if (outcome.outcome === 'permanent' && outcome.disableChannel) {
-      await disableChannel(pool, channelId, reason);
-      const failed = await failPending(pool, channelId, `not sent: the channel was disabled (${reason})`);
-      metrics.failed.inc(config.kind, failed);
-      log.warn('channel disabled', { ...fields, reason, pendingFailed: failed });
-      return { kind: 'stopped' };
+      if (outcome.outcome === 'permanent' && outcome.migrateToChatId && live.row.chat_id && outcome.migrateToChatId !== live.row.chat_id) {
+        // Telegram: the group moved to a supergroup. Follow it and resend at once (PLATFORMS e); the next claim
+        // reads the row with its new chat id.
+        await migrateChat(pool, channelId, live.row.chat_id, outcome.migrateToChatId);
+        await giveBack(index);
+        log.info('telegram chat migrated', { channelId });
+        break;
+      }
+
+      // Permanent: this message can never be delivered ('retry-plain' was already handled inside deliver()).
+      const reason = outcome.reason;
+      await markFailed(pool, ids, status, reason);
+      metrics.failed.inc(config.kind, ids.length);
+      if (outcome.outcome === 'permanent' && outcome.disableChannel) {
+        await flush();
+        await disableChannel(pool, channelId, reason);
+        const failed = await failPending(pool, channelId, `not sent: the channel was disabled (${reason})`);
+        metrics.failed.inc(config.kind, failed);
+        log.warn('channel disabled', { ...fields, reason, pendingFailed: failed });
+        return { kind: 'stopped' };
+      }
+      log.warn('delivery failed', { ...fields, reason });
     }
-    log.warn('delivery failed', { ...fields, reason });
+    if (stop) {
+      await flush();
+      return stop;
+    }
   }
 }
 
 /**
- * One drain job: takes the channel's lease, sends, lets go, and asks for the next run. Letting go also reads
- * the channel's wake flag, so a delivery routed while this run held the lease (whose own job found the lease
- * taken) gets a run at once instead of waiting for the sweeper.
+ * Runs a drain whose lease is held, lets go, and asks for the next run. Letting go also reads the channel's
+ * wake flag, so a delivery routed while this run held the lease (whose wake found the lease taken) gets a run
+ * at once instead of waiting for the sweeper.
  */
-export async function drainChannel(deps: DrainDeps, channelId: string, log: Logger): Promise<DrainResult> {
-  const lease = await acquireDrainLease(deps.redis, drainKeys(deps.prefix, channelId), leaseMs(deps.options));
-  if (!lease) return { kind: 'busy' };
+export async function drainWithLease(deps: DrainDeps, channelId: string, lease: DrainLease, log: Logger): Promise<DrainResult> {
   let result: RunResult;
   try {
     result = await runDrain(deps, channelId, lease, log);
@@ -205,6 +250,15 @@ export async function drainChannel(deps: DrainDeps, channelId: string, log: Logg
     return { woken: true };
   });
   if (result.kind === 'paced') await deps.drains.wake(channelId, result.waitMs);
-  else if (result.kind === 'yield' || (result.kind === 'idle' && woken)) await deps.drains.wake(channelId, 0);
+  // A yield goes back through the queue: other channels had their turn first, on any replica.
+  else if (result.kind === 'yield') await deps.drains.wake(channelId, 0);
+  else if (result.kind === 'idle' && woken) await deps.drains.kick(channelId);
   return result;
+}
+
+/** One drain job: takes the channel's lease, sends, lets go, and asks for the next run. */
+export async function drainChannel(deps: DrainDeps, channelId: string, log: Logger): Promise<DrainResult> {
+  const lease = await acquireDrainLease(deps.redis, drainKeys(deps.prefix, channelId), leaseMs(deps.options));
+  if (!lease) return { kind: 'busy' };
+  return drainWithLease(deps, channelId, lease, log);
 }

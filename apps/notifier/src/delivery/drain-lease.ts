@@ -3,40 +3,95 @@ import type { Redis } from 'ioredis';
 
 /** Exclusive right of one drain run to send for a channel, so two replicas never drain it at once. */
 export interface DrainLease {
+  /** The channel was in digest mode when the lease was taken (read in the same step). */
+  readonly digestMode: boolean;
   /** Pushes the expiry out again when a third of it has passed; false when the lease was lost. */
   keep(): Promise<boolean>;
-  /** Lets go, and answers whether a wake for new work arrived since the flag was last read (see below). */
+  /** Lets go, and answers whether a wake for new work arrived since the lease was taken (see below). */
   release(): Promise<{ woken: boolean }>;
 }
 
+export interface DrainKeys {
+  lease: string;
+  /** Raised by a wake that found (or may find) the lease taken; read by the holder as it lets go. */
+  woken: string;
+  /** Present while the channel sends digests. */
+  digest: string;
+}
+
+// KEYS: lease, woken flag, digest flag. ARGV: token, lease ms, raise the flag when taken (1/0), flag ms.
+// Taking the lease clears the wake flag: every delivery whose wake raised it was committed before, so the
+// claim this run makes next sees it. When the lease is taken, the caller may raise the flag in the same step,
+// so the holder, which reads it as it lets go, runs again: no delivery waits for the sweeper.
+const ACQUIRE = `
+if redis.call('SET', KEYS[1], ARGV[1], 'PX', tonumber(ARGV[2]), 'NX') then
+  redis.call('DEL', KEYS[2])
+  return {1, redis.call('EXISTS', KEYS[3])}
+end
+if ARGV[3] == '1' then redis.call('SET', KEYS[2], '1', 'PX', tonumber(ARGV[4])) end
+return {0, 0}`;
 const RENEW = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) else return 0 end`;
 // Releasing and reading the wake flag is one atomic step: a wake either lands before it (and is answered here)
-// or after it (and its job finds the lease free). Either way no new delivery waits for the sweeper.
+// or after it (and finds the lease free). Either way no new delivery waits for the sweeper.
 const RELEASE = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
 local woken = redis.call('GET', KEYS[2])
 if woken then redis.call('DEL', KEYS[2]) return 1 end
 return 0`;
 
-export function drainKeys(prefix: string, channelId: string): { lease: string; woken: string } {
-  return { lease: `${prefix}:notifier:lease:${channelId}`, woken: `${prefix}:notifier:woken:${channelId}` };
+// Long enough to outlive any run that could read it; a flag nobody reads only costs one extra run.
+export const WOKEN_FLAG_TTL_MS = 120_000;
+
+export function drainKeys(prefix: string, channelId: string): DrainKeys {
+  return {
+    lease: `${prefix}:notifier:lease:${channelId}`,
+    woken: `${prefix}:notifier:woken:${channelId}`,
+    digest: `${prefix}:notifier:digest:${channelId}`,
+  };
 }
 
-/** Takes the lease for `ttlMs`, or answers undefined while another run holds it. */
-export async function acquireDrainLease(redis: Redis, keys: { lease: string; woken: string }, ttlMs: number): Promise<DrainLease | undefined> {
+interface LeaseCommands {
+  hwDrainAcquire(lease: string, woken: string, digest: string, token: string, ttlMs: number, flag: 0 | 1, flagMs: number): Promise<[number, number]>;
+  hwDrainRenew(lease: string, token: string, ttlMs: number): Promise<number>;
+  hwDrainRelease(lease: string, woken: string, token: string): Promise<number>;
+}
+
+function commands(redis: Redis): Redis & LeaseCommands {
+  const withCommands = redis as Redis & Partial<LeaseCommands>;
+  if (typeof withCommands.hwDrainAcquire !== 'function') {
+    // Defined scripts run by EVALSHA: the script text crosses the wire once per connection.
+    redis.defineCommand('hwDrainAcquire', { numberOfKeys: 3, lua: ACQUIRE });
+    redis.defineCommand('hwDrainRenew', { numberOfKeys: 1, lua: RENEW });
+    redis.defineCommand('hwDrainRelease', { numberOfKeys: 2, lua: RELEASE });
+  }
+  return withCommands as Redis & LeaseCommands;
+}
+
+/**
+ * Takes the lease for `ttlMs`, or answers undefined while another run holds it. With `flagWhenTaken`, a taken
+ * lease gets the channel's wake flag raised in the same step, so its holder runs again after letting go.
+ */
+export async function acquireDrainLease(
+  redis: Redis,
+  keys: DrainKeys,
+  ttlMs: number,
+  options: { flagWhenTaken?: boolean } = {},
+): Promise<DrainLease | undefined> {
+  const scripts = commands(redis);
   const token = randomBytes(12).toString('base64url');
-  const taken = await redis.set(keys.lease, token, 'PX', ttlMs, 'NX');
-  if (taken !== 'OK') return undefined;
+  const [taken, digest] = await scripts.hwDrainAcquire(keys.lease, keys.woken, keys.digest, token, ttlMs, options.flagWhenTaken ? 1 : 0, WOKEN_FLAG_TTL_MS);
+  if (Number(taken) !== 1) return undefined;
   let renewedAt = Date.now();
   return {
+    digestMode: Number(digest) === 1,
     async keep() {
       if (Date.now() - renewedAt < ttlMs / 3) return true;
-      const kept = Number(await redis.eval(RENEW, 1, keys.lease, token, ttlMs)) === 1;
+      const kept = Number(await scripts.hwDrainRenew(keys.lease, token, ttlMs)) === 1;
       renewedAt = Date.now();
       return kept;
     },
     async release() {
-      return { woken: Number(await redis.eval(RELEASE, 2, keys.lease, keys.woken, token)) === 1 };
+      return { woken: Number(await scripts.hwDrainRelease(keys.lease, keys.woken, token)) === 1 };
     },
   };
 }

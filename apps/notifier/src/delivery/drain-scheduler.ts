@@ -1,42 +1,87 @@
 import type { Redis } from 'ioredis';
 import { jobId, queueCatalog, retryOptions, type Queues } from '@hashwatch/queues';
-import { drainKeys } from './drain-lease';
+import { acquireDrainLease, drainKeys, WOKEN_FLAG_TTL_MS, type DrainLease } from './drain-lease';
 
 /** Asks for a drain run of a channel. */
 export interface DrainScheduler {
   /**
-   * A drain of `channelId` runs in `delayMs` (default now). A wake for now also raises the channel's wake flag,
-   * which the run holding the channel reads as it lets go. Calls within one slot for one channel add one job.
+   * A drain of `channelId` runs in `delayMs` (default now), as a job any replica may take. A wake for now also
+   * raises the channel's wake flag, which the run holding the channel reads as it lets go. Calls within one
+   * slot for one channel add one job.
    */
   wake(channelId: string, delayMs?: number): Promise<void>;
+  /**
+   * A drain of `channelId` now, in this replica when it has room: it takes the channel's lease and drains in
+   * the background (no job), or, when another run holds the lease, raises its wake flag in the same step. A
+   * replica without room, or without a local runner, falls back to {@link wake}.
+   */
+  kick(channelId: string): Promise<void>;
+  /** Drains started by {@link kick} and still running. */
+  readonly running: number;
+  /** Resolves once every drain started by {@link kick} has finished; new kicks then go to {@link wake}. */
+  close(): Promise<void>;
 }
 
+/** Runs one drain of a channel whose lease the caller already holds, and lets the lease go. */
+export type LocalDrainRunner = (channelId: string, lease: DrainLease) => Promise<void>;
+
 const drainChannel = queueCatalog['alert-deliveries']['drain-channel'];
-// Long enough to outlive any run that could read it; a flag nobody reads only costs one extra run.
-const WOKEN_FLAG_TTL_MS = 120_000;
 
 /**
  * Drain jobs have the id `drain-<channelId>-<slot>`, the slot being the run time in `slotMs` steps: the
  * hundreds of wakes a burst of alerts makes collapse into one job per slot, and a wake for later never
  * swallows a wake for now. Finished drain jobs are removed at once so their ids can be used again; the
  * lease, not the job id, keeps runs of one channel apart.
+ *
+ * With `local`, {@link DrainScheduler.kick} drains in this process, at most `local.capacity` channels at once:
+ * the common case (routing just stored a delivery for a channel nobody is draining) then costs one Redis
+ * script instead of a job's add, fetch and completion.
  */
-export function createDrainScheduler(queues: Queues, redis: Redis, options: { slotMs?: number } = {}): DrainScheduler {
+export function createDrainScheduler(
+  queues: Queues,
+  redis: Redis,
+  options: { slotMs?: number; local?: { capacity: number; leaseMs: number; run: LocalDrainRunner } } = {},
+): DrainScheduler {
   const slotMs = options.slotMs ?? 100;
   const queue = queues.byName['alert-deliveries'];
+  const inFlight = new Set<Promise<void>>();
+  let closed = false;
+
+  const wake = async (channelId: string, delayMs = 0): Promise<void> => {
+    const delay = Math.max(0, Math.ceil(delayMs));
+    const payload = drainChannel.payload.parse({ channelId });
+    if (delay === 0) await redis.set(drainKeys(queues.prefix, channelId).woken, '1', 'PX', WOKEN_FLAG_TTL_MS);
+    const slot = Math.ceil((Date.now() + delay) / slotMs);
+    await queue.add('drain-channel', payload, {
+      jobId: jobId('drain', channelId, slot),
+      ...retryOptions(drainChannel),
+      ...(delay > 0 ? { delay } : {}),
+      removeOnComplete: true,
+      removeOnFail: true,
+    });
+  };
+
   return {
-    async wake(channelId, delayMs = 0) {
-      const delay = Math.max(0, Math.ceil(delayMs));
-      const payload = drainChannel.payload.parse({ channelId });
-      if (delay === 0) await redis.set(drainKeys(queues.prefix, channelId).woken, '1', 'PX', WOKEN_FLAG_TTL_MS);
-      const slot = Math.ceil((Date.now() + delay) / slotMs);
-      await queue.add('drain-channel', payload, {
-        jobId: jobId('drain', channelId, slot),
-        ...retryOptions(drainChannel),
-        ...(delay > 0 ? { delay } : {}),
-        removeOnComplete: true,
-        removeOnFail: true,
-      });
+    wake,
+    async kick(channelId) {
+      const local = options.local;
+      if (!local || closed || inFlight.size >= local.capacity) return wake(channelId);
+      const lease = await acquireDrainLease(redis, drainKeys(queues.prefix, channelId), local.leaseMs, { flagWhenTaken: true });
+      // Taken: its holder saw the flag raised and runs again after letting go.
+      if (!lease) return;
+      // The runner logs and recovers its own failures; nothing it throws may become an unhandled rejection.
+      const run: Promise<void> = local
+        .run(channelId, lease)
+        .catch(() => undefined)
+        .finally(() => inFlight.delete(run));
+      inFlight.add(run);
+    },
+    get running() {
+      return inFlight.size;
+    },
+    async close() {
+      closed = true;
+      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
     },
   };
 }

@@ -24,7 +24,7 @@ type RoutingRow = Pick<ChannelRow, 'id' | 'hashtags' | 'accounts' | 'source_filt
 
 /**
  * route-alert: creates one pending delivery per (channel, feed item) for every enabled channel of the account
- * that should get the item, then wakes those channels' drains. Running it twice (a retry, a crash, a second
+ * that should get the item, then kicks those channels' drains. Running it twice (a retry, a crash, a second
  * replica) creates nothing new: the unique (channel_id, feed_item_id) absorbs it, and the message id is
  * derived from the pair. A wake that fails is only logged: the sweeper finds due deliveries on its own.
  */
@@ -77,8 +77,9 @@ export async function routeAlert(
   const created = rowCount ?? 0;
   deps.metrics.routed.inc(item.type, created);
 
-  // Every target, not only new rows: a first run may have inserted them and died before waking anyone.
-  const woken = await Promise.allSettled(targets.map((channelId) => deps.drains.wake(channelId)));
+  // Every target, not only new rows: a first run may have inserted them and died before waking anyone. A kick
+  // drains in this replica's background when it has room (the job is done once the rows are committed).
+  const woken = await Promise.allSettled(targets.map((channelId) => deps.drains.kick(channelId)));
   const failed = woken.filter((result) => result.status === 'rejected');
   if (failed.length > 0) log.warn('drain wake failed; the sweeper will pick the deliveries up', { failed: failed.length, error: (failed[0] as PromiseRejectedResult).reason });
   return { channels: targets.length, created };
