@@ -102,6 +102,30 @@ describe('delivery', () => {
     await eventually(async () => (await deliveriesOf(pool(), bot)).every((d) => d.status === 'delivered'));
   });
 
+  it('follows a group that became a supergroup (migrate_to_chat_id): updates the chat id and resends there once', async () => {
+    const user = await newAccount(env.database);
+    const bot = await addBot(pool(), user, { token, chatId: '-4242' });
+    // Telegram's answer to a message for a group that was upgraded (PLATFORMS e).
+    telegram.script(
+      jsonReply(400, {
+        ok: false,
+        error_code: 400,
+        description: 'Bad Request: group chat was upgraded to a supergroup chat',
+        parameters: { migrate_to_chat_id: -1001234567890 },
+      }),
+    );
+    const before = telegram.received.length;
+    await storeFeedItems(pool(), [post(user)]);
+
+    await eventually(async () => (await deliveriesOf(pool(), bot))[0]?.status === 'delivered');
+    const sent = telegram.received.slice(before);
+    expect(sent.map((request) => request.json?.chat_id)).toEqual(['-4242', '-1001234567890']);
+    const { rows } = await pool().query('SELECT chat_id, enabled, disabled_reason FROM notification_channels WHERE id = $1', [bot]);
+    expect(rows[0]).toEqual({ chat_id: '-1001234567890', enabled: true, disabled_reason: null });
+    // The migration is the channel's change, not a failed attempt of the delivery.
+    expect((await deliveriesOf(pool(), bot))[0]).toMatchObject({ attempts: 1, status: 'delivered' });
+  });
+
   it('fails a delivery answered with a permanent 400 and never tries it again', async () => {
     const { receiver, user, channelId } = await jsonChannel();
     receiver.script(jsonReply(400, { error: 'unknown field' }));

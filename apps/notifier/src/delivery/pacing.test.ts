@@ -70,6 +70,12 @@ describe('pacing, digests and isolation', () => {
     expect(digested.length).toBeGreaterThanOrEqual(150);
     expect(digested.every((d) => digestIds.has(d.digest_id!))).toBe(true);
     expect(deliveries.every((d) => d.attempts === 1)).toBe(true);
+    // Each digest lists its alerts in detection order (the order the deliveries table keeps them in).
+    const rank = new Map(deliveries.map((d, index) => [d.feed_item_id, index]));
+    for (const digest of digests) {
+      const ranks = postIds(digest).map((id) => rank.get(id)!);
+      expect(ranks).toEqual([...ranks].sort((a, b) => a - b));
+    }
     // No more than 5 messages in any 500 ms (a little slack for the time between reserving and arriving).
     const times = receiver.received.map((request) => request.at);
     for (let i = pace.limit; i < times.length; i += 1) expect(times[i]! - times[i - pace.limit]!).toBeGreaterThanOrEqual(pace.windowMs - 150);
