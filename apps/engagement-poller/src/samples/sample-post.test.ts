@@ -234,6 +234,24 @@ describe('sampling engagers', () => {
     expect(f.requests('liking_users')).toBe(likingCalls);
   });
 
+  it('keeps likers sampled while a user token was configured after the token is removed, with the like count still real', async () => {
+    const user = await f.account({ refreshSeconds: 60 });
+    const post = f.post('gwen', 'gm #btc');
+    f.sim.state.addLikes(post.id, { usernames: handles('kt', 2) });
+    const itemId = await f.detect(user, post);
+    await f.poller().runCycle();
+    expect(await f.item(itemId)).toMatchObject({ like_count: 2, likers: ['@kt0002', '@kt0001'] });
+
+    f.sim.state.addLikes(post.id, { usernames: handles('kt', 3, 3) });
+    const likingCalls = f.requests('liking_users');
+    f.clock.advance(MINUTE);
+    await f.poller({ userToken: false }).runCycle();
+
+    expect(await f.item(itemId)).toMatchObject({ like_count: 5, likers: ['@kt0002', '@kt0001'] });
+    expect((await f.engagementItems(user, itemId)).map((e) => e.author).sort()).toEqual(['@kt0001', '@kt0002']);
+    expect(f.requests('liking_users')).toBe(likingCalls);
+  });
+
   it('spends a small budget on the posts whose count rose most', async () => {
     const user = await f.account({ refreshSeconds: 60 });
     const posts = [1, 5, 3, 4, 2].map((likes, i) => {
