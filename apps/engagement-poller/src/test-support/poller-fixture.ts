@@ -41,6 +41,7 @@ export interface Flags {
 export interface FeedItemRow {
   id: string;
   user_id: string;
+  dedupe_key: string;
   type: string;
   x_post_id: string;
   author: string;
