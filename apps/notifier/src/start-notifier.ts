@@ -6,6 +6,7 @@ import { relayOutbox } from '@hashwatch/outbox';
 import { cadenceSchedulerId, defineWorker, upsertScheduler, type Queues } from '@hashwatch/queues';
 import type { Cipher } from '@hashwatch/secrets';
 import { startDeliverySweeper } from './delivery/delivery-sweeper';
+import { createDeliveredWriter } from './delivery/delivery-store';
 import { createDestinationPace } from './delivery/destination-pace';
 import { drainChannel, drainWithLease } from './delivery/drain-channel.job';
 import { createDrainScheduler, type DrainScheduler } from './delivery/drain-scheduler';
@@ -72,6 +73,7 @@ export async function startNotifier(deps: NotifierDeps): Promise<RunningNotifier
         }
       : {}),
   });
+  const deliveredWriter = createDeliveredWriter(pool, (error) => logger.warn('delivered marks not written; those deliveries will be sent again', { error }));
   const drainDeps = {
     pool,
     redis,
@@ -83,6 +85,8 @@ export async function startNotifier(deps: NotifierDeps): Promise<RunningNotifier
     prefix,
     options,
     metrics,
+    batchHints: new Map<string, number>(),
+    deliveredWriter,
   };
   const workerOptions = { connection: deps.workerConnection, prefix, concurrency: options.concurrency, logger };
 
@@ -129,6 +133,7 @@ export async function startNotifier(deps: NotifierDeps): Promise<RunningNotifier
       await Promise.all([routing.close(), deliveries.close(), relay.close()]);
       // Inline drains started by the last routing jobs finish and record their outcome.
       await drains.close();
+      await deliveredWriter.close();
       redis.disconnect();
     },
   };

@@ -211,3 +211,68 @@ export function messageIdFor(channelId: string, feedItemId: string): string {
 export function digestIdFor(deliveryIds: string[]): string {
   return `dig_${digest(deliveryIds.join('\n'), 24)}`;
 }
+
+/** Collects delivered marks from many drains and writes them together. */
+export interface DeliveredWriter {
+  /** Queues marks; resolves once they are written (or, after retries, given up on: see below). */
+  write(marks: DeliveredMark[]): Promise<void>;
+  /** Waits for every queued mark. */
+  close(): Promise<void>;
+}
+
+const MAX_MARKS_PER_STATEMENT = 1_000;
+
+/**
+ * Group commit for the end of drain runs: marks queued while one UPDATE is on its way go out together in the
+ * next, so many channels finishing at once cost one statement. A mark that cannot be written (the database
+ * away for good) leaves its deliveries claimed; they fall due again when the claim's hold runs out and are
+ * sent again with the same webhook-id (at least once).
+ */
+export function createDeliveredWriter(db: Queryable, onError: (error: unknown) => void): DeliveredWriter {
+  const queued: { marks: DeliveredMark[]; done: () => void }[] = [];
+  let running: Promise<void> | undefined;
+
+  const writeQueued = async (): Promise<void> => {
+    while (queued.length > 0) {
+      const batch = queued.splice(0, queued.length);
+      const marks = batch.flatMap((entry) => entry.marks);
+      for (let start = 0; start < marks.length; start += MAX_MARKS_PER_STATEMENT) {
+        const slice = marks.slice(start, start + MAX_MARKS_PER_STATEMENT);
+        for (let attempt = 1; ; attempt += 1) {
+          try {
+            await markDelivered(db, slice);
+            break;
+          } catch (error) {
+            if (attempt >= 3) {
+              onError(error);
+              break;
+            }
+            await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+          }
+        }
+      }
+      for (const entry of batch) entry.done();
+    }
+  };
+
+  const start = () => {
+    if (running) return;
+    running = writeQueued().finally(() => {
+      running = undefined;
+      // Queued between the last check and now.
+      if (queued.length > 0) start();
+    });
+  };
+
+  return {
+    write(marks) {
+      if (marks.length === 0) return Promise.resolve();
+      const written = new Promise<void>((resolve) => queued.push({ marks, done: resolve }));
+      start();
+      return written;
+    },
+    async close() {
+      while (running) await running;
+    },
+  };
+}

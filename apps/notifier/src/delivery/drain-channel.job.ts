@@ -7,7 +7,7 @@ import { leaseMs, type NotifierOptions } from '../notifier-options';
 import { matchingSource } from '../routing/channel-routing';
 import { alertFor } from './alert-message';
 import { channelConfig, disableChannel, migrateChat, routingChannel, type ChannelRow } from './channel-store';
-import { claimNext, digestIdFor, failPending, markDelivered, markFailed, markRetry, releaseClaim, type ClaimedDelivery, type DeliveredMark } from './delivery-store';
+import { claimNext, digestIdFor, failPending, markDelivered, markFailed, markRetry, releaseClaim, type ClaimedDelivery, type DeliveredMark, type DeliveredWriter } from './delivery-store';
 import { destinationOf, type Destination, type DestinationPace } from './destination-pace';
 import { acquireDrainLease, drainKeys, type DrainLease } from './drain-lease';
 import type { DrainScheduler } from './drain-scheduler';
@@ -27,7 +27,14 @@ export interface DrainDeps {
   options: NotifierOptions;
   metrics: NotifierMetrics;
   random?: () => number;
+  /** Per channel, how many deliveries its last run claimed at once, so the next run's first claim does too. */
+  batchHints?: Map<string, number>;
+  /** Writes the delivered marks of runs that end, many runs in one statement; without it each run writes its own. */
+  deliveredWriter?: DeliveredWriter;
 }
+
+// Channels whose batch size one replica remembers; past this the memory starts over.
+const MAX_BATCH_HINTS = 10_000;
 
 /** How a drain run ended, and so when the channel should be drained next. */
 export type DrainResult =
@@ -105,7 +112,7 @@ async function runDrain(deps: DrainDeps, channelId: string, lease: DrainLease, l
   const flush = async () => {
     const marks = delivered;
     delivered = [];
-    await markDelivered(pool, marks);
+    await (deps.deliveredWriter ? deps.deliveredWriter.write(marks) : markDelivered(pool, marks));
   };
   const outOfTurn = () => sends >= options.maxSendsPerRun || Date.now() - started >= options.runBudgetMs;
 
@@ -118,7 +125,7 @@ async function runDrain(deps: DrainDeps, channelId: string, lease: DrainLease, l
       digestMode,
       digestThreshold: options.digestThreshold,
       digestSize: options.digestSize,
-      batch: live?.batch ?? 1,
+      batch: live?.batch ?? deps.batchHints?.get(channelId) ?? 1,
       holdMs: leaseMs(options),
       delivered,
     });
@@ -137,6 +144,10 @@ async function runDrain(deps: DrainDeps, channelId: string, lease: DrainLease, l
       const destination = destinationOf(config, options.pace, deps.prefix);
       const burst = Math.min(...destination.buckets.map((bucket) => bucket.rule.limit));
       live = { row: channel, fingerprint, config, destination, batch: Math.max(1, Math.min(options.claimBatch, burst)) };
+      if (deps.batchHints && deps.batchHints.get(channelId) !== live.batch) {
+        if (deps.batchHints.size >= MAX_BATCH_HINTS) deps.batchHints.clear();
+        deps.batchHints.set(channelId, live.batch);
+      }
     }
     if (batch.length === 0) {
       if (digestMode) await deps.redis.del(digestKey);
@@ -228,6 +239,13 @@ async function runDrain(deps: DrainDeps, channelId: string, lease: DrainLease, l
     if (stop) {
       await flush();
       return stop;
+    }
+    if (backlog <= batch.length) {
+      // Nothing else was due when this claim was made: done without another claim. Anything routed since has
+      // raised the wake flag, read as the lease is let go; retries falling due later are the sweeper's.
+      if (digestMode) await deps.redis.del(digestKey);
+      await flush();
+      return { kind: 'idle' };
     }
   }
 }
