@@ -52,7 +52,11 @@ async function main(): Promise<void> {
     sender,
     logger,
     telegramBaseUrl: config.TELEGRAM_API_BASE_URL,
-    options: { sendTimeoutMs: tuning.data.NOTIFIER_SEND_TIMEOUT_MS, concurrency: tuning.data.NOTIFIER_CONCURRENCY },
+    options: {
+      sendTimeoutMs: tuning.data.NOTIFIER_SEND_TIMEOUT_MS,
+      concurrency: tuning.data.NOTIFIER_CONCURRENCY,
+      localDrains: tuning.data.NOTIFIER_CONCURRENCY,
+    },
   });
   // Stopped before the connections: running sends finish and record their outcome.
   shutdown.onShutdown('workers', () => notifier.close());

@@ -12,7 +12,7 @@ import { drainChannel, drainWithLease } from './delivery/drain-channel.job';
 import { createDrainScheduler, type DrainScheduler } from './delivery/drain-scheduler';
 import { createNotifierMetrics, type NotifierMetrics } from './notifier-metrics';
 import { leaseMs, resolveNotifierOptions, type NotifierOptions } from './notifier-options';
-import { routeAlert } from './routing/route-alert.job';
+import { createRouteBatcher } from './routing/route-alert.job';
 
 export interface NotifierDeps {
   pool: pg.Pool;
@@ -90,7 +90,8 @@ export async function startNotifier(deps: NotifierDeps): Promise<RunningNotifier
   };
   const workerOptions = { connection: deps.workerConnection, prefix, concurrency: options.concurrency, logger };
 
-  const routing = defineWorker('alert-routing', { 'route-alert': (payload, _job, log) => routeAlert({ pool, drains, metrics }, payload, log) }, workerOptions);
+  const router = createRouteBatcher({ pool, drains, metrics });
+  const routing = defineWorker('alert-routing', { 'route-alert': (payload, _job, log) => router.route(payload, log) }, workerOptions);
   const deliveries = defineWorker(
     'alert-deliveries',
     {

@@ -14,6 +14,8 @@ export interface RouteDeps {
 }
 
 interface ItemRow extends RoutingItem {
+  id: string;
+  user_id: string;
   track_likes: boolean;
   track_reposts: boolean;
   track_comments: boolean;
@@ -22,22 +24,30 @@ interface ItemRow extends RoutingItem {
 
 type RoutingRow = Pick<ChannelRow, 'id' | 'hashtags' | 'accounts' | 'source_filter' | 'engagement_alerts'>;
 
+export interface RouteRequest {
+  feedItemId: string;
+  userId: string;
+}
+
+export interface RouteResult {
+  channels: number;
+  created: number;
+}
+
 /**
- * route-alert: creates one pending delivery per (channel, feed item) for every enabled channel of the account
- * that should get the item, then kicks those channels' drains. Running it twice (a retry, a crash, a second
- * replica) creates nothing new: the unique (channel_id, feed_item_id) absorbs it, and the message id is
- * derived from the pair. A wake that fails is only logged: the sweeper finds due deliveries on its own.
+ * Routes several feed items with two statements in all: one reads the items and their accounts' live
+ * channels, one inserts every delivery. Then the routed channels' drains are kicked, each once. Results are
+ * per request, in order. Running it twice (a retry, a crash, a second replica) creates nothing new: the unique
+ * (channel_id, feed_item_id) absorbs it, and the message id is derived from the pair. A kick that fails is
+ * only logged: the sweeper finds due deliveries on its own.
  */
-export async function routeAlert(
-  deps: RouteDeps,
-  payload: { feedItemId: string; userId: string },
-  log: Logger,
-): Promise<{ channels: number; created: number }> {
+export async function routeAlerts(deps: RouteDeps, requests: RouteRequest[], log: Logger): Promise<RouteResult[]> {
   const { pool } = deps;
-  // One round trip for the item and the account's live channels. Engagement items take their category
-  // switches from the engaged (parent) item, as the source had them at detection.
-  const { rows: items } = await pool.query<ItemRow>(
-    `SELECT f.type, f.hashtag, f.account, f.kind,
+  const ids = [...new Set(requests.map((request) => request.feedItemId))];
+  // Engagement items take their category switches from the engaged (parent) item, as the source had them at
+  // detection.
+  const { rows } = await pool.query<ItemRow>(
+    `SELECT f.id, f.user_id, f.type, f.hashtag, f.account, f.kind,
             COALESCE(p.track_likes, f.track_likes) AS track_likes,
             COALESCE(p.track_reposts, f.track_reposts) AS track_reposts,
             COALESCE(p.track_comments, f.track_comments) AS track_comments,
@@ -47,40 +57,108 @@ export async function routeAlert(
                         FROM notification_channels c
                        WHERE c.user_id = f.user_id AND c.enabled AND c.disabled_reason IS NULL), '[]'::json) AS channels
        FROM feed_items f LEFT JOIN feed_items p ON p.id = f.parent_id
-      WHERE f.id = $1 AND f.user_id = $2`,
-    [payload.feedItemId, payload.userId],
+      WHERE f.id = ANY($1::text[])`,
+    [ids],
   );
-  const item = items[0];
-  if (!item) {
-    // Deleted with its account (DELETE /me) before routing ran: nothing to alert.
-    log.info('feed item gone before routing', payload);
-    return { channels: 0, created: 0 };
+  const items = new Map(rows.map((row) => [row.id, row]));
+
+  const targetsOf = new Map<string, string[]>();
+  for (const { feedItemId, userId } of requests) {
+    const item = items.get(feedItemId);
+    if (!item || item.user_id !== userId) {
+      // Deleted with its account (DELETE /me) before routing ran: nothing to alert.
+      log.info('feed item gone before routing', { feedItemId, userId });
+      continue;
+    }
+    const categories: EngagementCategories = { trackLikes: item.track_likes, trackReposts: item.track_reposts, trackComments: item.track_comments };
+    targetsOf.set(feedItemId, item.channels.filter((channel) => matchingSource(routingChannel(channel), item, categories) !== undefined).map((channel) => channel.id));
   }
-  const categories: EngagementCategories = { trackLikes: item.track_likes, trackReposts: item.track_reposts, trackComments: item.track_comments };
-
-  const targets = item.channels.filter((channel) => matchingSource(routingChannel(channel), item, categories) !== undefined).map((channel) => channel.id);
-  if (targets.length === 0) return { channels: 0, created: 0 };
-
-  const { rowCount } = await pool.query(
-    `INSERT INTO deliveries (id, user_id, channel_id, feed_item_id, message_id, status, attempts, next_attempt_at, created_at, updated_at)
-     SELECT d.id, $2, d.channel_id, $3, d.message_id, 'pending', 0, now(), now(), now()
-       FROM unnest($1::text[], $4::text[], $5::text[]) AS d(id, channel_id, message_id)
-     ON CONFLICT (channel_id, feed_item_id) DO NOTHING`,
-    [
-      targets.map(() => newId('dlv')),
-      payload.userId,
-      payload.feedItemId,
-      targets,
-      targets.map((channelId) => messageIdFor(channelId, payload.feedItemId)),
-    ],
-  );
-  const created = rowCount ?? 0;
-  deps.metrics.routed.inc(item.type, created);
+  const pairs = [...targetsOf].flatMap(([feedItemId, channels]) => channels.map((channelId) => ({ feedItemId, channelId, userId: items.get(feedItemId)!.user_id })));
+  const createdPer = new Map<string, number>();
+  if (pairs.length > 0) {
+    const { rows: inserted } = await pool.query<{ feed_item_id: string }>(
+      `INSERT INTO deliveries (id, user_id, channel_id, feed_item_id, message_id, status, attempts, next_attempt_at, created_at, updated_at)
+       SELECT d.id, d.user_id, d.channel_id, d.feed_item_id, d.message_id, 'pending', 0, now(), now(), now()
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) AS d(id, user_id, channel_id, feed_item_id, message_id)
+       ON CONFLICT (channel_id, feed_item_id) DO NOTHING
+       RETURNING feed_item_id`,
+      [
+        pairs.map(() => newId('dlv')),
+        pairs.map((pair) => pair.userId),
+        pairs.map((pair) => pair.channelId),
+        pairs.map((pair) => pair.feedItemId),
+        pairs.map((pair) => messageIdFor(pair.channelId, pair.feedItemId)),
+      ],
+    );
+    for (const row of inserted) {
+      createdPer.set(row.feed_item_id, (createdPer.get(row.feed_item_id) ?? 0) + 1);
+      deps.metrics.routed.inc(items.get(row.feed_item_id)!.type);
+    }
+  }
 
   // Every target, not only new rows: a first run may have inserted them and died before waking anyone. A kick
-  // drains in this replica's background when it has room (the job is done once the rows are committed).
-  const woken = await Promise.allSettled(targets.map((channelId) => deps.drains.kick(channelId)));
-  const failed = woken.filter((result) => result.status === 'rejected');
+  // drains in this replica's background when it has room (the jobs are done once the rows are committed).
+  const channels = [...new Set(pairs.map((pair) => pair.channelId))];
+  const kicked = await Promise.allSettled(channels.map((channelId) => deps.drains.kick(channelId)));
+  const failed = kicked.filter((result) => result.status === 'rejected');
   if (failed.length > 0) log.warn('drain wake failed; the sweeper will pick the deliveries up', { failed: failed.length, error: (failed[0] as PromiseRejectedResult).reason });
-  return { channels: targets.length, created };
+
+  // A request repeated within the batch reports its deliveries once.
+  const reported = new Set<string>();
+  return requests.map(({ feedItemId, userId }) => {
+    if (items.get(feedItemId)?.user_id !== userId) return { channels: 0, created: 0 };
+    const first = !reported.has(feedItemId);
+    reported.add(feedItemId);
+    return { channels: targetsOf.get(feedItemId)?.length ?? 0, created: first ? (createdPer.get(feedItemId) ?? 0) : 0 };
+  });
+}
+
+/** route-alert for one feed item: see {@link routeAlerts}. */
+export async function routeAlert(deps: RouteDeps, payload: RouteRequest, log: Logger): Promise<RouteResult> {
+  const [result] = await routeAlerts(deps, [payload], log);
+  return result!;
+}
+
+export interface RouteBatcher {
+  /** Routes one item together with the others asked for meanwhile; resolves once its deliveries are committed. */
+  route(payload: RouteRequest, log: Logger): Promise<RouteResult>;
+}
+
+// Items per routing statement pair: bounds the statements' size; more wait for the next batch.
+const MAX_BATCH = 200;
+
+/**
+ * Group commit for routing: the first route-alert job routes at once; jobs that arrive while its statements are
+ * on their way are routed together in the next batch. Under load many items share two statements; alone, an
+ * item waits for nothing. Each job still completes only after its own deliveries are committed, and a failed
+ * batch fails each of its jobs, which BullMQ retries (at least once).
+ */
+export function createRouteBatcher(deps: RouteDeps): RouteBatcher {
+  const queued: { payload: RouteRequest; log: Logger; resolve: (result: RouteResult) => void; reject: (error: unknown) => void }[] = [];
+  let running = false;
+
+  const run = async () => {
+    running = true;
+    try {
+      while (queued.length > 0) {
+        const batch = queued.splice(0, MAX_BATCH);
+        try {
+          const results = await routeAlerts(deps, batch.map((entry) => entry.payload), batch[0]!.log);
+          batch.forEach((entry, index) => entry.resolve(results[index]!));
+        } catch (error) {
+          for (const entry of batch) entry.reject(error);
+        }
+      }
+    } finally {
+      running = false;
+    }
+  };
+
+  return {
+    route(payload, log) {
+      const routed = new Promise<RouteResult>((resolve, reject) => queued.push({ payload, log, resolve, reject }));
+      if (!running) void run();
+      return routed;
+    },
+  };
 }

@@ -4,7 +4,7 @@ import { createDrainScheduler } from '../delivery/drain-scheduler';
 import { messageIdFor } from '../delivery/delivery-store';
 import { createNotifierMetrics } from '../notifier-metrics';
 import { addBot, addWebhook, newAccount, post, quietLogger, storeFeedItems } from '../test-support/notifier-fixture';
-import { routeAlert } from './route-alert.job';
+import { routeAlert, routeAlerts } from './route-alert.job';
 
 describe('route-alert', () => {
   const env = useTestEnvironment();
@@ -110,6 +110,38 @@ describe('route-alert', () => {
     expect(second).toEqual({ channels: 1, created: 0 });
     const { rows } = await pool().query('SELECT channel_id, message_id, status FROM deliveries WHERE feed_item_id = $1', [item!.id]);
     expect(rows).toEqual([{ channel_id: on.id, message_id: messageIdFor(on.id, item!.id), status: 'pending' }]);
+  });
+
+  it('routes a batch of items of several accounts in one call, answering per item, and ignores an item asked for by another account', async () => {
+    const alice = await newAccount(env.database);
+    const bob = await newAccount(env.database);
+    const aliceAll = await addWebhook(pool(), alice, { url });
+    const aliceEth = await addWebhook(pool(), alice, { url, hashtags: ['eth'] });
+    const bobAll = await addWebhook(pool(), bob, { url });
+    const [a1, a2] = await storeFeedItems(pool(), [post(alice), post(alice, { hashtag: 'eth', sources: ['#eth'] })]);
+    const [b1] = await storeFeedItems(pool(), [post(bob)]);
+    const deps = { pool: pool(), drains: createDrainScheduler(queues, connection), metrics: createNotifierMetrics() };
+
+    const results = await routeAlerts(
+      deps,
+      [
+        { feedItemId: a1!.id, userId: alice },
+        { feedItemId: b1!.id, userId: bob },
+        { feedItemId: a2!.id, userId: alice },
+        { feedItemId: b1!.id, userId: alice },
+      ],
+      log,
+    );
+
+    expect(results).toEqual([
+      { channels: 1, created: 1 },
+      { channels: 1, created: 1 },
+      { channels: 2, created: 2 },
+      { channels: 0, created: 0 },
+    ]);
+    expect(await routedChannels(a1!.id)).toEqual([aliceAll.id]);
+    expect(await routedChannels(a2!.id)).toEqual([aliceAll.id, aliceEth.id].sort());
+    expect(await routedChannels(b1!.id)).toEqual([bobAll.id]);
   });
 
   it('wakes the drain of each routed channel', async () => {
