@@ -55,7 +55,8 @@ export interface SendFailure {
 export type SendResult = HttpResponse | SendFailure;
 
 export type DeliveryOutcome =
-  | { outcome: 'delivered' }
+  /** `pauseMs`: the target said its budget is spent (Discord's rate-limit headers); send nothing more for that long. */
+  | { outcome: 'delivered'; pauseMs?: number }
   | { outcome: 'retry'; afterMs?: number; reason: string }
   /** Telegram could not parse the formatted text: resend once with `buildPlainRequest`. */
   | { outcome: 'retry-plain'; reason: string }

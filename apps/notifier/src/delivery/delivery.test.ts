@@ -86,6 +86,23 @@ describe('delivery', () => {
     expect((await deliveriesOf(pool(), channel.id))[0]).toMatchObject({ attempts: 2, status: 'delivered' });
   });
 
+  it('waits out a Discord bucket that its answer says is spent (X-RateLimit-Remaining 0) before the next message', async () => {
+    const discord = await startDiscordReceiver();
+    receivers.push(discord);
+    const user = await newAccount(env.database);
+    const channel = await addWebhook(pool(), user, { url: discord.webhookUrl, format: 'discord' });
+    discord.script(jsonReply(200, { id: '1' }, { 'x-ratelimit-limit': '5', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset-after': '1.5' }));
+    await storeFeedItems(pool(), [post(user), post(user)]);
+
+    await discord.waitForAccepted(2, 10_000);
+
+    const [first, second] = discord.received;
+    expect(second!.at - first!.at).toBeGreaterThanOrEqual(1_500);
+    // A pause is not a failure: both delivered on their first attempt.
+    await eventually(async () => (await deliveriesOf(pool(), channel.id)).every((d) => d.status === 'delivered'));
+    expect((await deliveriesOf(pool(), channel.id)).map((d) => d.attempts)).toEqual([1, 1]);
+  });
+
   it('obeys Telegram flood control (parameters.retry_after) for the whole chat', async () => {
     const user = await newAccount(env.database);
     const bot = await addBot(pool(), user, { token, chatId: '42' });
@@ -157,8 +174,10 @@ describe('delivery', () => {
     expect(rows[0].disabled_reason).toMatch(/Discord webhook not found \(deleted\): Unknown Webhook/);
     expect(discord.received).toHaveLength(1);
     const deliveries = await deliveriesOf(pool(), channel.id);
-    expect(deliveries[0]!.last_status).toBe(404);
-    expect(deliveries.slice(1).every((d) => d.last_error?.startsWith('not sent: the channel was disabled'))).toBe(true);
+    // The one sent (the first routed) failed with the 404; the others were never sent.
+    const sent = deliveries.filter((d) => d.last_status === 404);
+    expect(sent).toHaveLength(1);
+    expect(deliveries.filter((d) => d !== sent[0]).every((d) => d.last_error?.startsWith('not sent: the channel was disabled'))).toBe(true);
     // Routing no longer creates deliveries for it.
     expect(deliveries).toHaveLength(3);
   });

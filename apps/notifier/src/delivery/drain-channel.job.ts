@@ -114,6 +114,7 @@ async function runDrain(deps: DrainDeps, channelId: string, lease: DrainLease, l
     delivered = [];
     await (deps.deliveredWriter ? deps.deliveredWriter.write(marks) : markDelivered(pool, marks));
   };
+  const debug = log.isLevelEnabled('debug');
   const outOfTurn = () => sends >= options.maxSendsPerRun || Date.now() - started >= options.runBudgetMs;
 
   for (;;) {
@@ -192,7 +193,9 @@ async function runDrain(deps: DrainDeps, channelId: string, lease: DrainLease, l
       if (outcome.outcome === 'delivered') {
         for (const id of ids) delivered.push({ id, status, digestId: digest ? messageId : null });
         metrics.delivered.inc(config.kind, ids.length);
-        log.debug('delivered', fields);
+        if (debug) log.debug('delivered', fields);
+        // The target said its budget is spent: the destination waits, so the next reservation answers paced.
+        if (outcome.pauseMs !== undefined) await deps.pace.block(destination, outcome.pauseMs);
         continue;
       }
 

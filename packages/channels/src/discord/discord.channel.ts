@@ -12,9 +12,25 @@ const discordAnswer = z.object({
   global: z.boolean().optional(),
 });
 
+/**
+ * Discord asks clients to read the bucket headers on every answer rather than hard-code limits (PLATFORMS f):
+ * `X-RateLimit-Remaining: 0` with `X-RateLimit-Reset-After: <seconds, fractional>` means the next message
+ * would be a 429. Undefined when the bucket still has room or the headers are absent.
+ */
+export function bucketPauseMs(headers: Record<string, string>): number | undefined {
+  if (headers['x-ratelimit-remaining']?.trim() !== '0') return undefined;
+  const resetAfter = headers['x-ratelimit-reset-after']?.trim();
+  if (!resetAfter || !/^\d+(\.\d+)?$/.test(resetAfter)) return undefined;
+  const ms = secondsToMs(Number(resetAfter));
+  return ms > 0 ? ms : undefined;
+}
+
 function interpretDiscord(response: HttpResponse): DeliveryOutcome {
   const { status } = response;
-  if (status >= 200 && status < 300) return { outcome: 'delivered' };
+  if (status >= 200 && status < 300) {
+    const pauseMs = bucketPauseMs(response.headers);
+    return pauseMs === undefined ? { outcome: 'delivered' } : { outcome: 'delivered', pauseMs };
+  }
   const answer = discordAnswer.safeParse(parseJsonBody(response.body));
   const body = answer.success ? answer.data : {};
   const said = body.message ? `${body.message}${body.code !== undefined ? ` (code ${body.code})` : ''}` : describeBody(response.body);

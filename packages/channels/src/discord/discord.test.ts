@@ -129,6 +129,18 @@ describe('discord channel', () => {
     expect(outcome).toEqual({ outcome: 'retry', afterMs: 350, reason: 'Discord rate limit (global)' });
   });
 
+  it('reads an exhausted bucket from the rate-limit headers of a successful answer and asks for a pause', () => {
+    const saved = (headers: Record<string, string>) => discordChannel.interpret({ status: 200, headers, body: '{"id":"1"}' });
+    expect(saved({ 'x-ratelimit-limit': '5', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset-after': '1.25' })).toEqual({
+      outcome: 'delivered',
+      pauseMs: 1250,
+    });
+    // Room left, or no headers: nothing to wait for.
+    expect(saved({ 'x-ratelimit-remaining': '3', 'x-ratelimit-reset-after': '1.25' })).toEqual({ outcome: 'delivered' });
+    expect(saved({})).toEqual({ outcome: 'delivered' });
+    expect(saved({ 'x-ratelimit-remaining': '0', 'x-ratelimit-reset-after': 'soon' })).toEqual({ outcome: 'delivered' });
+  });
+
   it('disables the channel when the webhook answers 404 Unknown Webhook', async () => {
     const result = await sender.send(
       discordChannel.buildRequest(hashtagAlert, channel({ kind: 'discord', url: `${discord.origin}/api/webhooks/1/deleted` }), meta),
