@@ -1,0 +1,104 @@
+import { useTestEnvironment } from '@hashwatch/testing';
+import { newId } from '@hashwatch/secrets';
+import { resolveNotifierOptions } from '../notifier-options';
+import { addWebhook, deliveriesOf, newAccount, post, storeFeedItems } from '../test-support/notifier-fixture';
+import { claimNext, createDeliveredWriter, markRetry, messageIdFor } from './delivery-store';
+
+describe('delivery store', () => {
+  const env = useTestEnvironment();
+  const pool = () => env.database.db.pool;
+  const options = resolveNotifierOptions();
+  const claimInput = { digestMode: false, digestThreshold: 20, digestSize: 10, holdMs: 60_000 };
+
+  /** A channel with `count` pending deliveries, due now, in detection order. */
+  async function channelWithDeliveries(count: number) {
+    const user = await newAccount(env.database);
+    const channel = await addWebhook(pool(), user, { url: 'https://hooks.example.com/in' });
+    const items = [];
+    // One item per transaction, so each has its own detection time.
+    for (let i = 0; i < count; i += 1) items.push(...(await storeFeedItems(pool(), [post(user)])));
+    for (const item of items) {
+      await pool().query(
+        `INSERT INTO deliveries (id, user_id, channel_id, feed_item_id, message_id, status, attempts, next_attempt_at)
+         VALUES ($1, $2, $3, $4, $5, 'pending', 0, now())`,
+        [newId('dlv'), user, channel.id, item.id, messageIdFor(channel.id, item.id)],
+      );
+    }
+    return { user, channelId: channel.id, items };
+  }
+
+  it('keeps retrying a failing delivery for 24 hours by default, and gives up only after', async () => {
+    expect(options.retryWindowMs).toBeGreaterThanOrEqual(24 * 60 * 60_000);
+    const { channelId } = await channelWithDeliveries(2);
+    const [young, old] = await deliveriesOf(pool(), channelId);
+    await pool().query(`UPDATE deliveries SET created_at = now() - interval '23 hours 50 minutes', attempts = 30 WHERE id = $1`, [young!.id]);
+    await pool().query(`UPDATE deliveries SET created_at = now() - interval '24 hours 1 minute', attempts = 31 WHERE id = $1`, [old!.id]);
+
+    const retry = { status: 503, reason: 'the receiver answered 503', delayMs: 60_000, retryWindowMs: options.retryWindowMs };
+    expect(await markRetry(pool(), [young!.id], retry)).toEqual({ gaveUp: 0 });
+    expect(await markRetry(pool(), [old!.id], retry)).toEqual({ gaveUp: 1 });
+
+    const after = new Map((await deliveriesOf(pool(), channelId)).map((d) => [d.id, d]));
+    expect(after.get(young!.id)).toMatchObject({ status: 'pending', last_error: 'the receiver answered 503', last_status: 503 });
+    expect(after.get(young!.id)!.next_attempt_at!.getTime()).toBeGreaterThan(Date.now() + 50_000);
+    expect(after.get(old!.id)).toMatchObject({ status: 'failed', last_error: 'gave up after 31 attempts: the receiver answered 503', next_attempt_at: null });
+  });
+
+  it('claims up to the batch in detection order with the channel row, counting the attempt and holding the rest back', async () => {
+    const { channelId, items } = await channelWithDeliveries(5);
+
+    const first = await claimNext(pool(), channelId, { ...claimInput, batch: 3 });
+
+    expect(first.channel).toMatchObject({ id: channelId, kind: 'webhook', url: 'https://hooks.example.com/in', enabled: true, disabled_reason: null });
+    expect(first.claimed.map((d) => d.feed_item_id)).toEqual(items.slice(0, 3).map((item) => item.id));
+    expect(first.claimed.every((d) => d.attempts === 1 && d.detected_at instanceof Date)).toBe(true);
+    expect(first.backlog).toBe(5);
+    // Claimed rows are not due again while held: the next claim takes the other two, and marks the first delivered.
+    const second = await claimNext(pool(), channelId, {
+      ...claimInput,
+      batch: 3,
+      delivered: first.claimed.map((d) => ({ id: d.id, status: 204, digestId: null })),
+    });
+    expect(second.claimed.map((d) => d.feed_item_id)).toEqual(items.slice(3).map((item) => item.id));
+    const statuses = (await deliveriesOf(pool(), channelId)).map((d) => [d.status, d.last_status]);
+    expect(statuses).toEqual([['delivered', 204], ['delivered', 204], ['delivered', 204], ['pending', null], ['pending', null]]);
+  });
+
+  it('claims nothing for a disabled channel but answers its row, and answers no row for a deleted one', async () => {
+    const { channelId } = await channelWithDeliveries(2);
+    await pool().query(`UPDATE notification_channels SET enabled = false, disabled_reason = 'gone' WHERE id = $1`, [channelId]);
+
+    const disabled = await claimNext(pool(), channelId, { ...claimInput, batch: 10 });
+    expect(disabled.claimed).toEqual([]);
+    expect(disabled.channel).toMatchObject({ id: channelId, enabled: false, disabled_reason: 'gone' });
+    expect((await deliveriesOf(pool(), channelId)).every((d) => d.attempts === 0)).toBe(true);
+
+    expect(await claimNext(pool(), 'wh_doesnotexist', { ...claimInput, batch: 10 })).toEqual({ channel: undefined, claimed: [], backlog: 0 });
+  });
+
+  it('writes the delivered marks of many runs together, each with its status and digest id', async () => {
+    const a = await channelWithDeliveries(2);
+    const b = await channelWithDeliveries(1);
+    const errors: unknown[] = [];
+    const writer = createDeliveredWriter(pool(), (error) => errors.push(error));
+    const [a1, a2] = await deliveriesOf(pool(), a.channelId);
+    const [b1] = await deliveriesOf(pool(), b.channelId);
+
+    await Promise.all([
+      writer.write([
+        { id: a1!.id, status: 200, digestId: 'dig_x' },
+        { id: a2!.id, status: 200, digestId: 'dig_x' },
+      ]),
+      writer.write([{ id: b1!.id, status: 204, digestId: null }]),
+      writer.write([]),
+    ]);
+    await writer.close();
+
+    expect(errors).toEqual([]);
+    expect((await deliveriesOf(pool(), a.channelId)).map((d) => [d.status, d.last_status, d.digest_id])).toEqual([
+      ['delivered', 200, 'dig_x'],
+      ['delivered', 200, 'dig_x'],
+    ]);
+    expect((await deliveriesOf(pool(), b.channelId)).map((d) => [d.status, d.last_status, d.digest_id])).toEqual([['delivered', 204, null]]);
+  });
+});
