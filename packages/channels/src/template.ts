@@ -48,3 +48,12 @@ export function renderTemplate(template: string, alert: AlertPost, options: Temp
   }
   return fitText(full, limit);
 }
+
+/**
+ * The template to use for this alert: `template`, unless it renders to nothing but whitespace (say "{hashtag}"
+ * for an account post), which every chat platform refuses as an empty message; then "" (the default card).
+ */
+export function effectiveTemplate(template: string, alert: AlertPost): string {
+  if (template === '') return '';
+  return substitute(template, values(alert, alert.text), (value) => value).trim() === '' ? '' : template;
+}

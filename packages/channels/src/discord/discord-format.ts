@@ -1,6 +1,6 @@
 import type { AlertDigest, AlertPost } from '../alert';
 import { cardContent, digestContent, joinSections, LINK_LABEL, moreLine, quoteLines } from '../card-content';
-import { renderTemplate } from '../template';
+import { effectiveTemplate, renderTemplate } from '../template';
 import { fitList, fitRendered, fitText } from '../text-fit';
 
 /*
@@ -49,7 +49,8 @@ function payload(botName: string, body: { embeds: DiscordEmbed[] } | { content: 
   return { username: discordUsername(botName), ...body, allowed_mentions: { parse: [] } };
 }
 
-export function discordAlertPayload(alert: AlertPost, botName: string, template: string): DiscordPayload {
+export function discordAlertPayload(alert: AlertPost, botName: string, customTemplate: string): DiscordPayload {
+  const template = effectiveTemplate(customTemplate, alert);
   if (template !== '') {
     return payload(botName, { content: renderTemplate(template, alert, { maxLength: DISCORD_CONTENT_LIMIT }) });
   }

@@ -73,6 +73,12 @@ describe('discord channel', () => {
     expect(discordUsername(name)).toBe(expected);
   });
 
+  it('sends the default card when a template renders to nothing for this post, since Discord refuses an empty message', () => {
+    const body = JSON.parse(discordChannel.buildRequest(accountAlert, { ...target(), template: ' {hashtag} ' }, meta).body);
+    expect(body).toEqual(JSON.parse(discordChannel.buildRequest(accountAlert, target(), meta).body));
+    expect(body.embeds).toHaveLength(1);
+  });
+
   it('cuts a bot name longer than 80 characters to 80', () => {
     expect(discordUsername('a'.repeat(100))).toBe('a'.repeat(80));
   });

@@ -1,6 +1,6 @@
 import type { AlertDigest, AlertPost } from '../alert';
 import { cardContent, digestContent, joinSections, LINK_LABEL, moreLine, quoteLines } from '../card-content';
-import { renderTemplate } from '../template';
+import { effectiveTemplate, renderTemplate } from '../template';
 import { fitList, fitRendered, fitText } from '../text-fit';
 
 /*
@@ -50,7 +50,8 @@ function renderBody(body: string, quoted: boolean): string {
   return quoted ? quoteLines(escapeMrkdwn(body), '>') : escapeMrkdwn(body);
 }
 
-export function slackAlertPayload(alert: AlertPost, botName: string, template: string): SlackPayload {
+export function slackAlertPayload(alert: AlertPost, botName: string, customTemplate: string): SlackPayload {
+  const template = effectiveTemplate(customTemplate, alert);
   const sender = context(`*${escapeMrkdwn(botName)}*`);
   if (template !== '') {
     const text = renderTemplate(template, alert, { escape: escapeMrkdwn, maxLength: SLACK_SECTION_LIMIT });

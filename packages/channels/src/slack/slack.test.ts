@@ -48,6 +48,12 @@ describe('slack channel', () => {
     expect(body.blocks[1].text.text).toBe(`*❤️ @bob (Bob) liked a post on #btc*\n\n>Bitcoin just crossed 100k #btc\n\n<${POST_URL}|View post>`);
   });
 
+  it('sends the default card when a template renders to nothing for this post (Slack answers no_text)', () => {
+    const body = JSON.parse(slackChannel.buildRequest(hashtagAlert, { ...target(), template: '{account}' }, meta).body);
+    expect(body).toEqual(JSON.parse(slackChannel.buildRequest(hashtagAlert, target(), meta).body));
+    expect(body.blocks[1].text.text).toMatch(/^\*New post on #btc\*/);
+  });
+
   it('renders a custom template with every placeholder, escaping the values', () => {
     const alert: AlertPost = { ...hashtagAlert, text: 'a < b' };
     const body = JSON.parse(slackChannel.buildRequest(alert, { ...target(), template: EVERY_PLACEHOLDER }, meta).body);

@@ -1,6 +1,6 @@
 import type { AlertDigest, AlertPost } from '../alert';
 import { cardContent, digestContent, joinSections, LINK_LABEL, moreLine, plainCard } from '../card-content';
-import { renderTemplate } from '../template';
+import { effectiveTemplate, renderTemplate } from '../template';
 import { fitList, fitRendered, fitText } from '../text-fit';
 
 /*
@@ -35,7 +35,8 @@ function htmlLink(url: string, label: string): string {
   return `<a href="${escapeAttribute(url)}">${escapeHtml(label)}</a>`;
 }
 
-export function telegramAlertText(alert: AlertPost, template: string): TelegramText {
+export function telegramAlertText(alert: AlertPost, customTemplate: string): TelegramText {
+  const template = effectiveTemplate(customTemplate, alert);
   // A custom template is sent as plain text: the user writes it, so nothing in it can break parsing.
   if (template !== '') return { text: renderTemplate(template, alert, { maxLength: TELEGRAM_TEXT_LIMIT }), html: false };
   const card = cardContent(alert);
@@ -57,7 +58,8 @@ export function telegramAlertText(alert: AlertPost, template: string): TelegramT
 }
 
 /** The same card without markup, for the one resend after Telegram fails to parse the HTML. */
-export function telegramPlainAlertText(alert: AlertPost, template: string): TelegramText {
+export function telegramPlainAlertText(alert: AlertPost, customTemplate: string): TelegramText {
+  const template = effectiveTemplate(customTemplate, alert);
   if (template !== '') return telegramAlertText(alert, template);
   const card = cardContent(alert);
   return { text: fitRendered(card.body, TELEGRAM_TEXT_LIMIT, (body) => plainCard(card, body)), html: false };

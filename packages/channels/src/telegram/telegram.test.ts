@@ -48,6 +48,13 @@ describe('telegram channel', () => {
     });
   });
 
+  it('sends the default card when a template renders to nothing for this post (Telegram needs 1-4096 characters)', () => {
+    expect(sent(hashtagAlert, target({ template: '{account}\n' }))).toEqual(sent(hashtagAlert));
+    expect(sent(hashtagAlert, target({ template: '{account}\n' })).parse_mode).toBe('HTML');
+    const plain = JSON.parse(telegramChannel.buildPlainRequest(hashtagAlert, target({ template: '{account}' }), meta).body);
+    expect(plain.text).toMatch(/^New post on #btc\n@alice · Alice Example/);
+  });
+
   it('escapes quotes in the link attribute', async () => {
     const alert: AlertPost = { ...hashtagAlert, url: 'https://x.com/a?q="x"&y=<z>' };
     expect(sent(alert).text).toContain('<a href="https://x.com/a?q=&quot;x&quot;&amp;y=&lt;z&gt;">View post</a>');
