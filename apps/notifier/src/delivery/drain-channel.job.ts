@@ -169,6 +169,8 @@ async function runDrain(deps: DrainDeps, channelId: string, lease: DrainLease, l
     };
 
     let stop: RunResult | undefined;
+    // Set when deliveries were given back to be claimed again by this run (a chat migration).
+    let again = false;
     for (let index = 0; index < outgoing.length; index += 1) {
       if (index > 0 && (outOfTurn() || !(await lease.keep()))) {
         await giveBack(index);
@@ -222,6 +224,7 @@ async function runDrain(deps: DrainDeps, channelId: string, lease: DrainLease, l
         await migrateChat(pool, channelId, live.row.chat_id, outcome.migrateToChatId);
         await giveBack(index);
         log.info('telegram chat migrated', { channelId });
+        again = true;
         break;
       }
 
@@ -243,7 +246,7 @@ async function runDrain(deps: DrainDeps, channelId: string, lease: DrainLease, l
       await flush();
       return stop;
     }
-    if (backlog <= batch.length) {
+    if (!again && backlog <= batch.length) {
       // Nothing else was due when this claim was made: done without another claim. Anything routed since has
       // raised the wake flag, read as the lease is let go; retries falling due later are the sweeper's.
       if (digestMode) await deps.redis.del(digestKey);
