@@ -89,11 +89,39 @@ describe('insertFeedItems', () => {
     expect(rowCount).toBe(0);
   });
 
-  it('stores a batch of 1,000 items with one statement', async () => {
+  it('stores a batch of 1,000 items, feed clock included, with one statement', async () => {
     const items = Array.from({ length: 1000 }, (_, i) => hashtagPost(userId, 100_000 + i));
-    const { inserted } = await transaction(pool(), (client) => insertFeedItems(client, items));
+    let statements = 0;
+    const { inserted } = await transaction(pool(), (client) => {
+      const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+      const counted = Object.assign(Object.create(client) as typeof client, {
+        query: (...args: unknown[]) => {
+          statements += 1;
+          return query(...args);
+        },
+      });
+      return insertFeedItems(counted, items);
+    });
+    expect(statements).toBe(1);
     expect(inserted).toHaveLength(1000);
     expect(new Set(inserted.map((row) => row.id)).size).toBe(1000);
+    expect(inserted.every((row) => /^post_[A-Za-z0-9_-]{16}$/.test(row.id))).toBe(true);
+    const { rows } = await pool().query<{ n: number; at: Date }>(
+      'SELECT count(*)::int AS n, max(detected_at) AS at FROM feed_items WHERE id = ANY($1)',
+      [inserted.map((row) => row.id)],
+    );
+    expect(rows[0]).toEqual({ n: 1000, at: inserted[0]?.detectedAt });
+  });
+
+  it('fails and stores nothing when the feed clock has no row', async () => {
+    await expect(
+      transaction(pool(), async (client) => {
+        await client.query('DELETE FROM feed_clock');
+        await insertFeedItems(client, [hashtagPost(userId, 40)]);
+      }),
+    ).rejects.toThrow(/detected_at/);
+    const { rowCount } = await pool().query(`SELECT 1 FROM feed_items WHERE user_id = $1 AND dedupe_key = 'x:40'`, [userId]);
+    expect(rowCount).toBe(0);
   });
 
   it('does not touch the clock for an empty batch', async () => {

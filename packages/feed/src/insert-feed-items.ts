@@ -1,7 +1,7 @@
+import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import type { EngagementKind, FeedItemType } from '@hashwatch/db';
-import { newId } from '@hashwatch/secrets';
-import { nextDetectedAt } from './feed-clock';
+import { TAKE_FEED_CLOCK } from './feed-clock';
 
 /** A feed item to store for one account. Engagement counts and samples start empty; the poller fills them. */
 export interface NewFeedItem {
@@ -42,92 +42,157 @@ export interface FeedItemRow extends Required<NewFeedItem> {
   detectedAt: Date;
 }
 
-// One statement for the whole batch: unnest turns the parallel arrays back into rows. `sources` travels as
-// JSON text because unnest flattens an array of arrays instead of yielding one array per row.
+// One statement for the whole batch: the feed clock is taken in a CTE (so it is the batch's only round trip), and
+// unnest turns the parallel arrays back into rows. `sources` travels as JSON text because unnest flattens an
+// array of arrays instead of yielding one array per row. The answer is one row: the clock's value and the ids
+// stored (a missing clock row makes detected_at null, which the NOT NULL column refuses).
 const INSERT_FEED_ITEMS = `
-INSERT INTO feed_items (id, user_id, dedupe_key, type, hashtag, account, sources, x_post_id, author_id, author,
-                        author_name, text, url, posted_at, detected_at, parent_id, kind, engagement_tracked,
-                        track_likes, track_reposts, track_comments)
-SELECT r.id, r.user_id, r.dedupe_key, r.type, r.hashtag, r.account,
-       ARRAY(SELECT jsonb_array_elements_text(r.sources::jsonb)), r.x_post_id, r.author_id, r.author,
-       r.author_name, r.text, r.url, r.posted_at, $21::timestamptz, r.parent_id, r.kind, r.engagement_tracked,
-       r.track_likes, r.track_reposts, r.track_comments
-  FROM unnest($1::text[], $2::text[], $3::text[], $4::feed_item_type[], $5::text[], $6::text[], $7::text[],
-              $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::timestamptz[],
-              $15::text[], $16::engagement_kind[], $17::boolean[], $18::boolean[], $19::boolean[], $20::boolean[])
-    AS r(id, user_id, dedupe_key, type, hashtag, account, sources, x_post_id, author_id, author, author_name,
-         text, url, posted_at, parent_id, kind, engagement_tracked, track_likes, track_reposts, track_comments)
-ON CONFLICT (user_id, dedupe_key) DO NOTHING
-RETURNING id`;
+WITH clock AS (${TAKE_FEED_CLOCK}
+), stored AS (
+  INSERT INTO feed_items (id, user_id, dedupe_key, type, hashtag, account, sources, x_post_id, author_id, author,
+                          author_name, text, url, posted_at, detected_at, parent_id, kind, engagement_tracked,
+                          track_likes, track_reposts, track_comments)
+  SELECT r.id, r.user_id, r.dedupe_key, r.type, r.hashtag, r.account,
+         ARRAY(SELECT jsonb_array_elements_text(r.sources::jsonb)), r.x_post_id, r.author_id, r.author,
+         r.author_name, r.text, r.url, r.posted_at, (SELECT last FROM clock), r.parent_id, r.kind, r.engagement_tracked,
+         r.track_likes, r.track_reposts, r.track_comments
+    FROM unnest($1::text[], $2::text[], $3::text[], $4::feed_item_type[], $5::text[], $6::text[], $7::text[],
+                $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::timestamptz[],
+                $15::text[], $16::engagement_kind[], $17::boolean[], $18::boolean[], $19::boolean[], $20::boolean[])
+      AS r(id, user_id, dedupe_key, type, hashtag, account, sources, x_post_id, author_id, author, author_name,
+           text, url, posted_at, parent_id, kind, engagement_tracked, track_likes, track_reposts, track_comments)
+  ON CONFLICT (user_id, dedupe_key) DO NOTHING
+  RETURNING id
+)
+SELECT (SELECT last FROM clock) AS detected_at, ARRAY(SELECT id FROM stored) AS ids`;
+
+const ID_BYTES = 12;
+
+/** `count` new `post_` ids (96 random bits each, as newId makes them) from one draw of randomness. */
+function newPostIds(count: number): string[] {
+  const bytes = randomBytes(count * ID_BYTES);
+  const ids = new Array<string>(count);
+  for (let i = 0; i < count; i += 1) ids[i] = `post_${bytes.toString('base64url', i * ID_BYTES, (i + 1) * ID_BYTES)}`;
+  return ids;
+}
 
 function withAt(handle: string): string {
   return handle.startsWith('@') ? handle : `@${handle}`;
 }
 
-function keyOf(userId: string, dedupeKey: string): string {
-  return `${userId}\u0000${dedupeKey}`;
+function lowerAll(sources: readonly string[]): string[] {
+  const lowered = new Array<string>(sources.length);
+  for (let i = 0; i < sources.length; i += 1) lowered[i] = (sources[i] as string).toLowerCase();
+  return lowered;
 }
 
 /**
  * Stores a batch of feed items in one set-based INSERT, inside the caller's transaction: each gets a new
- * `post_` id, and all get the same detected_at from {@link nextDetectedAt}, which holds the feed clock
- * until the caller commits. So call it as the last write of the transaction and commit right after.
+ * `post_` id, and all get the same detected_at from the feed clock (see `nextDetectedAt`), taken by the
+ * same statement and held until the caller commits. So call it as the last write of the transaction and
+ * commit right after.
  *
  * An item whose (userId, dedupeKey) is already stored, or repeated in the batch, is skipped: `inserted`
  * holds only the rows this call stored, in input order, which are the ones to alert on. An engagement
  * item without `parentId` and `kind` throws before anything is written.
  */
 export async function insertFeedItems(client: pg.PoolClient, items: readonly NewFeedItem[]): Promise<{ inserted: FeedItemRow[] }> {
+  // The parameter arrays are built in one pass over the items, without an intermediate row object per item:
+  // on a batch of thousands this loop is most of the JavaScript a feed writer runs.
+  const n = items.length;
+  const kept: NewFeedItem[] = [];
+  const userIds: string[] = [];
+  const dedupeKeys: string[] = [];
+  const types: string[] = [];
+  const hashtags: (string | null)[] = [];
+  const accounts: (string | null)[] = [];
+  const sources: string[][] = [];
+  const sourcesJson: string[] = [];
+  const xPostIds: string[] = [];
+  const authorIds: (string | null)[] = [];
+  const authors: string[] = [];
+  const authorNames: string[] = [];
+  const texts: string[] = [];
+  const urls: string[] = [];
+  const postedAts: (string | null)[] = [];
+  const parentIds: (string | null)[] = [];
+  const kinds: (string | null)[] = [];
+  const engagementTracked: boolean[] = [];
+  const trackLikes: boolean[] = [];
+  const trackReposts: boolean[] = [];
+  const trackComments: boolean[] = [];
   const seen = new Set<string>();
-  const rows: Omit<FeedItemRow, 'detectedAt'>[] = [];
-  for (const item of items) {
-    const key = keyOf(item.userId, item.dedupeKey);
+  for (let i = 0; i < n; i += 1) {
+    const item = items[i] as NewFeedItem;
+    const key = `${item.userId}\u0000${item.dedupeKey}`;
     if (seen.has(key)) continue;
     if (item.type === 'engagement' && (!item.parentId || !item.kind)) {
       throw new Error(`feed item ${item.dedupeKey}: an engagement item needs parentId and kind`);
     }
     seen.add(key);
-    rows.push({
-      ...item,
-      id: newId('post'),
-      author: withAt(item.author),
-      sources: item.sources.map((source) => source.toLowerCase()),
-      parentId: item.parentId ?? null,
-      kind: item.kind ?? null,
-      engagementTracked: item.engagementTracked ?? false,
-      trackLikes: item.trackLikes ?? true,
-      trackReposts: item.trackReposts ?? true,
-      trackComments: item.trackComments ?? true,
+    kept.push(item);
+    userIds.push(item.userId);
+    dedupeKeys.push(item.dedupeKey);
+    types.push(item.type);
+    hashtags.push(item.hashtag);
+    accounts.push(item.account);
+    const lowered = lowerAll(item.sources);
+    sources.push(lowered);
+    sourcesJson.push(JSON.stringify(lowered));
+    xPostIds.push(item.xPostId);
+    authorIds.push(item.authorId);
+    authors.push(withAt(item.author));
+    authorNames.push(item.authorName);
+    texts.push(item.text);
+    urls.push(item.url);
+    postedAts.push(item.postedAt === null ? null : item.postedAt.toISOString());
+    parentIds.push(item.parentId ?? null);
+    kinds.push(item.kind ?? null);
+    engagementTracked.push(item.engagementTracked ?? false);
+    trackLikes.push(item.trackLikes ?? true);
+    trackReposts.push(item.trackReposts ?? true);
+    trackComments.push(item.trackComments ?? true);
+  }
+  if (kept.length === 0) return { inserted: [] };
+
+  const ids = newPostIds(kept.length);
+  const { rows } = await client.query<{ detected_at: Date; ids: string[] }>(INSERT_FEED_ITEMS, [
+    ids, userIds, dedupeKeys, types, hashtags, accounts, sourcesJson, xPostIds, authorIds, authors, authorNames, texts, urls,
+    postedAts, parentIds, kinds, engagementTracked, trackLikes, trackReposts, trackComments,
+  ]);
+  const answer = rows[0];
+  if (!answer) throw new Error('the feed insert returned no row');
+  const detectedAt = answer.detected_at;
+  // Usually every row is new; otherwise keep input order and drop the ones the conflict skipped.
+  const storedIds = answer.ids.length === kept.length ? null : new Set(answer.ids);
+  const inserted: FeedItemRow[] = [];
+  for (let i = 0; i < kept.length; i += 1) {
+    const id = ids[i] as string;
+    if (storedIds !== null && !storedIds.has(id)) continue;
+    const item = kept[i] as NewFeedItem;
+    inserted.push({
+      id,
+      userId: item.userId,
+      dedupeKey: item.dedupeKey,
+      type: item.type,
+      hashtag: item.hashtag,
+      account: item.account,
+      sources: sources[i] as string[],
+      xPostId: item.xPostId,
+      authorId: item.authorId,
+      author: authors[i] as string,
+      authorName: item.authorName,
+      text: item.text,
+      url: item.url,
+      postedAt: item.postedAt,
+      parentId: parentIds[i] ?? null,
+      kind: (kinds[i] ?? null) as FeedItemRow['kind'],
+      engagementTracked: engagementTracked[i] as boolean,
+      trackLikes: trackLikes[i] as boolean,
+      trackReposts: trackReposts[i] as boolean,
+      trackComments: trackComments[i] as boolean,
+      detectedAt,
     });
   }
-  if (rows.length === 0) return { inserted: [] };
-
-  const detectedAt = await nextDetectedAt(client);
-  const column = <T>(pick: (row: (typeof rows)[number]) => T): T[] => rows.map(pick);
-  const { rows: stored } = await client.query<{ id: string }>(INSERT_FEED_ITEMS, [
-    column((r) => r.id),
-    column((r) => r.userId),
-    column((r) => r.dedupeKey),
-    column((r) => r.type),
-    column((r) => r.hashtag),
-    column((r) => r.account),
-    column((r) => JSON.stringify(r.sources)),
-    column((r) => r.xPostId),
-    column((r) => r.authorId),
-    column((r) => r.author),
-    column((r) => r.authorName),
-    column((r) => r.text),
-    column((r) => r.url),
-    column((r) => r.postedAt?.toISOString() ?? null),
-    column((r) => r.parentId),
-    column((r) => r.kind),
-    column((r) => r.engagementTracked),
-    column((r) => r.trackLikes),
-    column((r) => r.trackReposts),
-    column((r) => r.trackComments),
-    detectedAt.toISOString(),
-  ]);
-  const storedIds = new Set(stored.map((row) => row.id));
-  const inserted = rows.filter((row) => storedIds.has(row.id)).map((row) => ({ ...row, detectedAt }));
   return { inserted };
 }

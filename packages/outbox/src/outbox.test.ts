@@ -1,7 +1,7 @@
 import { transaction } from '@hashwatch/db';
 import { createQueues, createRedisConnection, type Queues } from '@hashwatch/queues';
 import { useTestEnvironment } from '@hashwatch/testing';
-import { relayOutbox, writeOutbox } from './outbox';
+import { relayOutbox, relayWritten, writeOutbox, writeOutboxBatch } from './outbox';
 
 describe('outbox', () => {
   const env = useTestEnvironment();
@@ -56,5 +56,50 @@ describe('outbox', () => {
     expect(await relayOutbox(env.database.db.pool, queues, { onInvalid: (id) => invalid.push(id) })).toBe(2);
     expect(invalid).toEqual(['route-post_6']);
     expect(await queues.byName['alert-routing'].getJob('route-post_7')).toBeDefined();
+  });
+
+  it('writes a batch as one row and relays it as one job per entry, with the same ids and payloads', async () => {
+    const written = await transaction(env.database.db.pool, (client) => writeOutboxBatch(client, [entry(10), entry(11), entry(12)]));
+    expect(written.rowIds).toHaveLength(1);
+    const { rows } = await env.database.db.pool.query('SELECT job_id FROM outbox_jobs');
+    expect(rows).toEqual([{ job_id: 'route-post_10' }]);
+    expect(await relayOutbox(env.database.db.pool, queues)).toBe(3);
+    expect(await relayOutbox(env.database.db.pool, queues)).toBe(0);
+    for (const n of [10, 11, 12]) {
+      expect((await queues.byName['alert-routing'].getJob(`route-post_${n}`))?.data).toEqual({ feedItemId: `post_${n}`, userId: 'usr_1' });
+    }
+  });
+
+  it('relays what it just wrote straight from memory, deletes the row, and adds each job once even if the backstop relays it too', async () => {
+    const written = await transaction(env.database.db.pool, (client) => writeOutboxBatch(client, [entry(20), entry(21)]));
+    const [direct, backstop] = await Promise.all([relayWritten(env.database.db.pool, queues, written), relayOutbox(env.database.db.pool, queues)]);
+    expect(direct).toBe(2);
+    expect([0, 2]).toContain(backstop);
+    const { rowCount } = await env.database.db.pool.query('SELECT 1 FROM outbox_jobs');
+    expect(rowCount).toBe(0);
+    const ids = (await queues.byName['alert-routing'].getJobs(['waiting', 'delayed', 'prioritized'])).map((job) => job.id).filter((id) => id === 'route-post_20' || id === 'route-post_21');
+    expect(ids.sort()).toEqual(['route-post_20', 'route-post_21']);
+  });
+
+  it('writes no batch row when the transaction rolls back', async () => {
+    await expect(
+      transaction(env.database.db.pool, async (client) => {
+        await writeOutboxBatch(client, [entry(30)]);
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
+    expect(await relayOutbox(env.database.db.pool, queues)).toBe(0);
+  });
+
+  it('keeps a batch row when Redis refuses, and drops only the invalid job of it once Redis answers', async () => {
+    const written = await transaction(env.database.db.pool, (client) => writeOutboxBatch(client, [entry(40), { ...entry(41), payload: { feedItemId: 41 } }]));
+    const connection = createRedisConnection('redis://127.0.0.1:1', { role: 'producer' });
+    const down = createQueues({ connection, prefix: env.queuePrefix });
+    await expect(relayWritten(env.database.db.pool, down, written, { enqueueTimeoutMs: 300 })).rejects.toThrow(/within 300 ms/);
+    connection.disconnect();
+    const invalid: string[] = [];
+    expect(await relayOutbox(env.database.db.pool, queues, { onInvalid: (id) => invalid.push(id) })).toBe(2);
+    expect(invalid).toEqual(['route-post_41']);
+    expect(await queues.byName['alert-routing'].getJob('route-post_40')).toBeDefined();
   });
 });

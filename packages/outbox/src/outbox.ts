@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { transaction } from '@hashwatch/db';
-import { enqueueRecord, type Queues } from '@hashwatch/queues';
+import { assertJobId, isQueueName, parseJobPayload, retryOptions, UnknownJobError, type Queues } from '@hashwatch/queues';
 
 /** A job to hand to BullMQ once the transaction that wrote it commits. */
 export interface OutboxEntry {
@@ -11,9 +11,34 @@ export interface OutboxEntry {
   payload: Record<string, unknown>;
 }
 
+/** What {@link writeOutboxBatch} wrote: relay it with {@link relayWritten} once the transaction commits. */
+export interface WrittenOutbox {
+  /** outbox_jobs ids of the rows written (as text: bigint). */
+  rowIds: string[];
+  entries: readonly OutboxEntry[];
+}
+
+export interface RelayOptions {
+  /** Outbox rows claimed at once (a batch row counts as one). Default 500. */
+  batchSize?: number;
+  /** How long one queue's adds may take before the relay gives up, leaving its rows. Default 5,000 ms. */
+  enqueueTimeoutMs?: number;
+  /** A job whose queue, name, id or payload no longer checks out: it is dropped, not retried forever. */
+  onInvalid?: (jobId: string, error: Error) => void;
+}
+
+// A batch row holds a JSON array of these; a single job's payload is always an object, so the two never mix up.
+interface BatchedJob {
+  jobId: string;
+  payload: Record<string, unknown>;
+}
+
+// BullMQ's addBulk writes many jobs in one MULTI; Redis answers them in one round trip instead of one per job.
+const BULK_CHUNK = 1000;
+
 /**
  * Writes jobs in the caller's transaction, beside the rows they describe: they exist exactly when
- * those rows do, so a crash between commit and enqueue cannot lose an alert.
+ * those rows do, so a crash between commit and enqueue cannot lose an alert. One row per job.
  */
 export async function writeOutbox(client: pg.PoolClient, entries: readonly OutboxEntry[]): Promise<void> {
   if (entries.length === 0) return;
@@ -25,37 +50,124 @@ export async function writeOutbox(client: pg.PoolClient, entries: readonly Outbo
 }
 
 /**
+ * {@link writeOutbox} for writers that hand over many jobs per transaction (the scanner stores thousands of
+ * items in one): all the jobs of one queue and name go in a single row, whose payload is the JSON array of
+ * `{jobId, payload}` and whose job_id is the first job's. The relay turns such a row back into one job each,
+ * with the same ids and payloads, so consumers see no difference; the writer pays one row instead of one per job.
+ */
+export async function writeOutboxBatch(client: pg.PoolClient, entries: readonly OutboxEntry[]): Promise<WrittenOutbox> {
+  if (entries.length === 0) return { rowIds: [], entries };
+  const { rows } = await client.query<{ id: string }>(INSERT_OUTBOX_BATCH, outboxBatchValues(entries));
+  return { rowIds: rows.map((row) => row.id), entries };
+}
+
+/**
+ * The statement behind {@link writeOutboxBatch}, with its four parameters ($1–$4) from
+ * {@link outboxBatchValues}, for a writer that folds it into a statement of its own (as a CTE or after one)
+ * to save a round trip. It returns the ids of the rows written (`id` as text).
+ */
+export const INSERT_OUTBOX_BATCH = `
+INSERT INTO outbox_jobs (queue, name, job_id, payload)
+SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[])
+RETURNING id::text AS id`;
+
+/** The parameters of {@link INSERT_OUTBOX_BATCH}: one row per queue and job name. */
+export function outboxBatchValues(entries: readonly OutboxEntry[]): [string[], string[], string[], string[]] {
+  const groups = new Map<string, OutboxEntry[]>();
+  for (const entry of entries) {
+    const key = `${entry.queue}\u0000${entry.name}`;
+    const group = groups.get(key);
+    if (group) group.push(entry);
+    else groups.set(key, [entry]);
+  }
+  const rows = [...groups.values()];
+  return [
+    rows.map((group) => (group[0] as OutboxEntry).queue),
+    rows.map((group) => (group[0] as OutboxEntry).name),
+    rows.map((group) => (group[0] as OutboxEntry).jobId),
+    rows.map((group) => JSON.stringify(group.map((entry): BatchedJob => ({ jobId: entry.jobId, payload: entry.payload })))),
+  ];
+}
+
+interface BulkJob {
+  name: string;
+  data: unknown;
+  opts: { jobId: string } & ReturnType<typeof retryOptions>;
+}
+
+/** The one BullMQ call the relay needs; every catalog queue has it. */
+interface BulkQueue {
+  addBulk(jobs: BulkJob[]): Promise<unknown>;
+}
+
+/**
+ * Adds the jobs to their queues, a MULTI per queue and chunk. A job that no longer checks out against the
+ * catalog is reported and skipped. Returns the jobs handled (added or dropped).
+ */
+async function enqueueAll(queues: Queues, entries: readonly OutboxEntry[], options: RelayOptions): Promise<number> {
+  const byQueue = new Map<string, BulkJob[]>();
+  for (const entry of entries) {
+    try {
+      if (!isQueueName(entry.queue)) throw new UnknownJobError(entry.queue, entry.name);
+      const { definition, data } = parseJobPayload(entry.queue, entry.name, entry.payload);
+      assertJobId(entry.jobId);
+      const jobs = byQueue.get(entry.queue) ?? [];
+      jobs.push({ name: entry.name, data, opts: { jobId: entry.jobId, ...retryOptions(definition) } });
+      byQueue.set(entry.queue, jobs);
+    } catch (error) {
+      const name = (error as Error).name;
+      if (name === 'JobPayloadError' || name === 'UnknownJobError' || name === 'JobIdError') {
+        options.onInvalid?.(entry.jobId, error as Error);
+        continue;
+      }
+      throw error;
+    }
+  }
+  const adds: Promise<unknown>[] = [];
+  for (const [queueName, jobs] of byQueue) {
+    const queue = queues.byName[queueName as keyof Queues['byName']] as unknown as BulkQueue;
+    for (let start = 0; start < jobs.length; start += BULK_CHUNK) adds.push(queue.addBulk(jobs.slice(start, start + BULK_CHUNK)));
+  }
+  await withTimeout(Promise.all(adds), options.enqueueTimeoutMs ?? 5000);
+  return entries.length;
+}
+
+function entriesOf(row: { queue: string; name: string; job_id: string; payload: unknown }): OutboxEntry[] {
+  if (!Array.isArray(row.payload)) return [{ queue: row.queue, name: row.name, jobId: row.job_id, payload: row.payload as Record<string, unknown> }];
+  return (row.payload as BatchedJob[]).map((job) => ({ queue: row.queue, name: row.name, jobId: job.jobId, payload: job.payload }));
+}
+
+/**
  * Moves up to `batchSize` outbox rows into their queues, oldest first. Rows are claimed with SKIP
  * LOCKED so replicas relay different rows, and deleted only in the transaction that enqueued them: if
  * Redis fails midway the rows stay and the next relay adds them again (the job ids make that a no-op).
- * A row whose payload no longer parses is dropped rather than blocking the rest. Returns rows relayed.
+ * A job whose payload no longer parses is dropped rather than blocking the rest. Returns jobs relayed
+ * (a batch row counts for each of its jobs), 0 when the outbox is empty.
  */
-export async function relayOutbox(pool: pg.Pool, queues: Queues, options: { batchSize?: number; enqueueTimeoutMs?: number; onInvalid?: (jobId: string, error: Error) => void } = {}): Promise<number> {
+export async function relayOutbox(pool: pg.Pool, queues: Queues, options: RelayOptions = {}): Promise<number> {
   return transaction(pool, async (client) => {
-    const { rows } = await client.query<{ id: string; queue: string; name: string; job_id: string; payload: Record<string, unknown> }>(
+    const { rows } = await client.query<{ id: string; queue: string; name: string; job_id: string; payload: unknown }>(
       `SELECT id, queue, name, job_id, payload FROM outbox_jobs ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
       [options.batchSize ?? 500],
     );
     if (rows.length === 0) return 0;
-    await Promise.all(
-      rows.map(async (row) => {
-        try {
-          await withTimeout(
-            enqueueRecord(queues, { queueName: row.queue, jobName: row.name, payload: row.payload, jobId: row.job_id } as Parameters<typeof enqueueRecord>[1]),
-            options.enqueueTimeoutMs ?? 5000,
-          );
-        } catch (error) {
-          if ((error as Error).name === 'JobPayloadError' || (error as Error).name === 'UnknownJobError' || (error as Error).name === 'JobIdError') {
-            options.onInvalid?.(row.job_id, error as Error);
-            return;
-          }
-          throw error;
-        }
-      }),
-    );
+    const relayed = await enqueueAll(queues, rows.flatMap(entriesOf), options);
     await client.query('DELETE FROM outbox_jobs WHERE id = ANY($1::bigint[])', [rows.map((row) => row.id)]);
-    return rows.length;
+    return relayed;
   });
+}
+
+/**
+ * Relays, right after the commit, the rows this process just wrote with {@link writeOutboxBatch}: the jobs
+ * are already in memory, so they go to Redis without reading the rows back, and the rows are deleted after.
+ * If another relay (a replica's backstop) takes the same rows meanwhile, the job ids make the second add a
+ * no-op; if this one fails, the rows stay for the backstop. Returns jobs relayed.
+ */
+export async function relayWritten(pool: pg.Pool, queues: Queues, written: WrittenOutbox, options: RelayOptions = {}): Promise<number> {
+  if (written.rowIds.length === 0) return 0;
+  const relayed = await enqueueAll(queues, written.entries, options);
+  await pool.query('DELETE FROM outbox_jobs WHERE id = ANY($1::bigint[])', [written.rowIds]);
+  return relayed;
 }
 
 /** BullMQ waits for Redis indefinitely; the relay must give up and leave its rows for the next run. */
