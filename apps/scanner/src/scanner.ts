@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
 import { isPgError, PgErrorCode, transaction } from '@hashwatch/db';
 import type { Logger } from '@hashwatch/logger';
-import { relayOutbox } from '@hashwatch/outbox';
+import { relayWritten, type WrittenOutbox } from '@hashwatch/outbox';
 import type { Queues } from '@hashwatch/queues';
 import { XApiError, XRateLimitedError, type XClient } from '@hashwatch/x-api';
 import type { XPost } from '@hashwatch/x-api';
@@ -76,7 +76,6 @@ export interface Scanner {
 const STORE_ATTEMPTS = 3;
 // A tick that keeps finding full batches of due sources still ends: the next tick picks up the rest.
 const MAX_CLAIMS_PER_TICK = 20;
-const RELAY_BATCH = 500;
 
 async function mapLimit<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
@@ -117,11 +116,12 @@ export function createScanner(options: ScannerOptions): Scanner {
     }
   }
 
-  async function relay(): Promise<void> {
+  async function relay(written: WrittenOutbox): Promise<void> {
     try {
       const onInvalid = (jobId: string, error: Error) => logger.error('outbox row dropped', { jobId, error });
-      // Batches until one comes back short: this pack's rows (and any a crashed cycle left) are all in Redis.
-      while ((await relayOutbox(pool, queues, { batchSize: RELAY_BATCH, onInvalid })) === RELAY_BATCH);
+      // Straight from memory: the jobs this batch just committed. Rows a crashed cycle left are the relay
+      // scheduler's (outbox-relay, every few seconds).
+      await relayWritten(pool, queues, written, { onInvalid });
     } catch (error) {
       // The rows stay in the outbox; the relay scheduler moves them once Redis answers.
       logger.warn('outbox relay failed', { error });
@@ -229,7 +229,7 @@ export function createScanner(options: ScannerOptions): Scanner {
         });
         const committedAt = now();
         // The relay of this batch overlaps the store of the next; the pack ends once both are done.
-        if (stored.inserted.length > 0) relaying = relaying.then(relay);
+        if (stored.inserted.length > 0) relaying = relaying.then(() => relay(stored.outbox));
         const relayed = stored.inserted.length > 0 ? relaying.then(() => now()) : Promise.resolve(committedAt);
         for (const [id, at] of stored.lastPostAt) {
           const current = lastPostAt.get(id);

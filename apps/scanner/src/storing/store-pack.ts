@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { insertFeedItems, type FeedItemRow, type NewFeedItem } from '@hashwatch/feed';
-import { writeOutbox, type OutboxEntry } from '@hashwatch/outbox';
+import { INSERT_OUTBOX_BATCH, outboxBatchValues, type OutboxEntry, type WrittenOutbox } from '@hashwatch/outbox';
 import { routeAlertJobId } from '@hashwatch/queues';
 import type { XPost } from '@hashwatch/x-api';
 import { candidateSources, matchPosts, toFeedItem, type Subscription } from '../matching/match-posts';
@@ -45,6 +45,8 @@ export interface StorePackResult {
   deferredPostIds: string[];
   /** Per subscription id, the publication time of the newest post it matched in this batch. */
   lastPostAt: Map<string, Date>;
+  /** The alert jobs of `inserted`, written to the outbox: relay them once the transaction commits. */
+  outbox: WrittenOutbox;
 }
 
 // Lock order, the same in every scanner transaction so two replicas never deadlock each other:
@@ -120,8 +122,16 @@ RETURNING id`;
 const ADD_USAGE = `
 UPDATE usage_periods p
    SET alerts_used = p.alerts_used + v.alerts, upstream_posts_read = p.upstream_posts_read + v.reads, updated_at = now()
-  FROM unnest($1::text[], $2::timestamptz[], $3::int[], $4::numeric[]) AS v(user_id, period_start, alerts, reads)
+  FROM unnest($5::text[], $6::timestamptz[], $7::int[], $8::numeric[]) AS v(user_id, period_start, alerts, reads)
  WHERE p.user_id = v.user_id AND p.period_start = v.period_start`;
+
+// Quota units, posts read and the alert jobs (one outbox row for the whole batch) in one round trip: the
+// usage update runs as a CTE of the outbox insert. Either part may be empty.
+const ACCOUNT_AND_HAND_OFF = `
+WITH usage AS (${ADD_USAGE}
+RETURNING 1
+)
+${INSERT_OUTBOX_BATCH}`;
 
 interface SubscriptionRow {
   source_key: string;
@@ -208,7 +218,8 @@ function column<T, V>(rows: readonly T[], pick: (row: T) => V): V[] {
  * 3. merges new sources into items already stored (no new item, quota unit or alert), and inserts the new
  *    items, oldest post first, up to the account's remaining alert quota;
  * 4. counts the inserted items (as returned by the insert) against the quota, adds the account's share of
- *    the posts read, and writes one `route-alert` job per inserted item to the outbox.
+ *    the posts read, and writes one `route-alert` job per inserted item to the outbox (all of them in one
+ *    outbox row, in the same statement as the usage update).
  *
  * Earlier pages commit before the cursor moves: if the query then fails or the process dies, the next
  * cycle reads those pages again and finds their items stored (no second item, unit or alert).
@@ -217,7 +228,7 @@ function column<T, V>(rows: readonly T[], pick: (row: T) => V): V[] {
  * but for the two statements that depend on what it returned: commit right after.
  */
 export async function storePack(client: pg.PoolClient, input: StorePackInput): Promise<StorePackResult> {
-  const result: StorePackResult = { inserted: [], merged: 0, droppedForQuota: 0, servedAccounts: 0, deferredPostIds: [], lastPostAt: new Map() };
+  const result: StorePackResult = { inserted: [], merged: 0, droppedForQuota: 0, servedAccounts: 0, deferredPostIds: [], lastPostAt: new Map(), outbox: { rowIds: [], entries: [] } };
   const keys = input.sources.map((source) => source.key).sort();
 
   if (input.complete) await client.query(ADVANCE_CURSORS, [keys, input.complete.newestId, input.claimId]);
@@ -314,21 +325,22 @@ export async function storePack(client: pg.PoolClient, input: StorePackInput): P
   for (const row of inserted) alerts.set(row.userId, (alerts.get(row.userId) ?? 0) + 1);
   const share = input.postsRead / served.length;
   const accounted = [...usage.values()].filter((row) => share > 0 || alerts.has(row.user_id));
-  if (accounted.length > 0) {
-    await client.query(ADD_USAGE, [
-      column(accounted, (row) => row.user_id),
-      column(accounted, (row) => row.period_start),
-      column(accounted, (row) => alerts.get(row.user_id) ?? 0),
-      column(accounted, () => share.toFixed(6)),
-    ]);
-  }
   const jobs: OutboxEntry[] = inserted.map((row) => ({
     queue: 'alert-routing',
     name: 'route-alert',
     jobId: routeAlertJobId(row.id),
     payload: { feedItemId: row.id, userId: row.userId },
   }));
-  await writeOutbox(client, jobs);
+  if (accounted.length > 0 || jobs.length > 0) {
+    const { rows } = await client.query<{ id: string }>(ACCOUNT_AND_HAND_OFF, [
+      ...outboxBatchValues(jobs),
+      column(accounted, (row) => row.user_id),
+      column(accounted, (row) => row.period_start),
+      column(accounted, (row) => alerts.get(row.user_id) ?? 0),
+      column(accounted, () => share.toFixed(6)),
+    ]);
+    result.outbox = { rowIds: rows.map((row) => row.id), entries: jobs };
+  }
   result.deferredPostIds = [...deferred];
   return result;
 }

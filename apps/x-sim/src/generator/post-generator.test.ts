@@ -45,16 +45,33 @@ describe('PostGenerator', () => {
     expect(posts.reduce((sum, post) => sum + post.metrics.likes, 0)).toBeGreaterThan(500);
   });
 
-  it('posts on its timer at about postsPerSecond while started', async () => {
-    const store = new SimStore(Date.now);
-    const generator = new PostGenerator(store, { now: Date.now, indexLagMs: 0 }, {});
+  it('draws authors Zipf-distributed too: user0001 writes most, then user0002', () => {
+    const store = new SimStore(() => now);
+    const generator = new PostGenerator(store, { now: () => now, indexLagMs: 0 }, { replyRate: 0, retweetRate: 0, likesPerPost: 0, authorCount: 50, seed: 11 });
+    const counts = new Map<string, number>();
+    for (const post of generator.produce(3000)) {
+      const author = store.userById(post.authorId)?.username ?? '';
+      counts.set(author, (counts.get(author) ?? 0) + 1);
+    }
+    expect(counts.get('user0001')!).toBeGreaterThan(counts.get('user0002')!);
+    expect(counts.get('user0002')!).toBeGreaterThan(counts.get('user0010')!);
+    expect(counts.size).toBeGreaterThan(30);
+  });
+
+  it('posts postsPerSecond times the elapsed time on its timer while started, and nothing once stopped', async () => {
+    // The generator owes posts by its clock, not by how many timer ticks ran: a loaded machine that delays
+    // the timer changes when the posts appear, not how many.
+    let clock = now;
+    const store = new SimStore(() => clock);
+    const generator = new PostGenerator(store, { now: () => clock, indexLagMs: 0 }, {});
     generator.start({ postsPerSecond: 50 });
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    clock += 1000;
+    const deadline = Date.now() + 10_000;
+    while (store.postCount() < 50 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(store.postCount()).toBe(50);
     generator.stop();
-    expect(store.postCount()).toBeGreaterThanOrEqual(15);
-    expect(store.postCount()).toBeLessThanOrEqual(35);
-    const count = store.postCount();
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(store.postCount()).toBe(count);
+    clock += 1000;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(store.postCount()).toBe(50);
   });
 });
