@@ -159,7 +159,7 @@ async function main(): Promise<void> {
     );
     const since = pollRows[0]?.since as string;
     const firstPage = await listPosts(db.pool, cursors, owner.accountId, { limit: 20 });
-    const bareBody = JSON.stringify(firstPage);
+    const bareBody = firstPage.text;
     log(`first page: ${bareBody.length} bytes of JSON; the bare handler answers the same body`);
 
     const servers = await startServers({

@@ -6,6 +6,7 @@ import type { GatewayDeps } from '../deps';
 import type { AuthContext } from '../middleware/authenticate';
 import type { TightLimit } from '../middleware/tight-limit';
 import { errorBodySchema } from './error-schema';
+import { JsonText } from './json-text';
 import { validate } from './validate';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -35,7 +36,8 @@ export interface RouteSpec<B extends z.ZodType, Q extends z.ZodType, P extends z
   /** Error codes this route can answer with, beyond the ones every authenticated route has. */
   errors?: ErrorCode[];
   limit?: TightLimit;
-  handler: (ctx: HandlerContext<z.output<B>, z.output<Q>, z.output<P>>) => Promise<z.input<R>>;
+  /** The response body, or the same as JSON text ({@link JsonText}) when the database already built it. */
+  handler: (ctx: HandlerContext<z.output<B>, z.output<Q>, z.output<P>>) => Promise<z.input<R> | JsonText>;
 }
 
 // Every /v1 route reads a body before routing (so any route can answer 400 to a body it does not take,
@@ -102,12 +104,13 @@ export class ApiBuilder {
       res,
     });
     if (this.deps.validateResponses) {
-      const checked = spec.success.schema.safeParse(result);
+      const checked = spec.success.schema.safeParse(result instanceof JsonText ? JSON.parse(result.text) : result);
       if (!checked.success) {
         throw new Error(`response of ${spec.method.toUpperCase()} ${spec.path} does not match its schema: ${checked.error.message}`);
       }
     }
-    res.status(spec.success.status).json(result);
+    if (result instanceof JsonText) res.status(spec.success.status).type('application/json').send(result.text);
+    else res.status(spec.success.status).json(result);
   }
 
   /** Registers the route's OpenAPI path; answers the HTTP statuses it documents. */

@@ -35,6 +35,18 @@ describe('GET /v1/posts items, filters and pages', () => {
       expect(res.body.data[0].detected_at).toMatch(ISO_MS);
     });
 
+    it('carries any text unchanged: quotes, backslashes, control characters, line separators and emoji', async () => {
+      const { accountId, auth } = await gw.account();
+      const text = 'say "hi" \\ back\nslash\ttab \u0001\u001f \u2028\u2029 </script> 🚀 café #btc';
+      const authorName = 'Zoë "Z" \\ O\'Neil';
+      await store([item(accountId, { text, authorName })]);
+      const res = await get(auth);
+      expect(res.status).toBe(200);
+      expect(res.body.data[0]).toMatchObject({ text, author_name: authorName });
+      // One compact JSON document, as JSON.stringify would write it.
+      expect(res.text).toBe(JSON.stringify(JSON.parse(res.text)));
+    });
+
     it('answers an empty page for an account with no items', async () => {
       const { auth } = await gw.account();
       expect(await page(auth)).toEqual({ data: [], next_cursor: null });
