@@ -25,6 +25,19 @@ describe('account tracks', () => {
     expect(list.body).toEqual({ data: [res.body] });
   });
 
+  it('lists each source’s scan health as the scanner records it: last_scanned_at, last_post_at and scan_error', async () => {
+    const { auth } = await gw.account();
+    const created = await request(gw.app).post('/v1/accounts').set(auth).send({ username: 'alice' }).expect(201);
+    await gw.env.database.db.pool.query(
+      `UPDATE account_tracks SET last_scanned_at = '2026-11-22T01:24:59.123Z', last_post_at = '2026-11-22T03:00:00+02:00', scan_error = 'X answered 503' WHERE id = $1`,
+      [created.body.id],
+    );
+    const list = await request(gw.app).get('/v1/accounts').set(auth).expect(200);
+    expect(list.body.data).toEqual([
+      { ...created.body, last_scanned_at: '2026-11-22T01:24:59.123Z', last_post_at: '2026-11-22T01:00:00.000Z', scan_error: 'X answered 503' },
+    ]);
+  });
+
   it.each([
     [{ username: '@alice' }],
     [{ username: '' }],

@@ -1,0 +1,110 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer, request as httpRequest, Agent } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { createAccount } from '@hashwatch/accounts';
+import { generateSecretsKey } from '@hashwatch/secrets';
+import { useTestEnvironment } from '@hashwatch/testing';
+
+const gatewayDir = path.join(__dirname, '..');
+const tsxCli = require.resolve('tsx/cli');
+
+// Each case starts a real process that compiles TypeScript on the fly: seconds, more on a busy machine.
+jest.setTimeout(90_000);
+
+interface Started {
+  child: ChildProcess;
+  output: () => string;
+  exit: Promise<number | null>;
+}
+
+function start(env: Record<string, string>): Started {
+  // Its own process group: tsx runs the gateway in a child process, and a signal must reach both.
+  const child = spawn(process.execPath, [tsxCli, 'src/main.ts'], { cwd: gatewayDir, detached: true, env: { ...process.env, LOG_LEVEL: 'info', ...env } });
+  let text = '';
+  child.stdout?.on('data', (chunk: Buffer) => (text += String(chunk)));
+  child.stderr?.on('data', (chunk: Buffer) => (text += String(chunk)));
+  const exit = once(child, 'exit').then(([code]) => code as number | null);
+  return { child, output: () => text, exit };
+}
+
+function signal(started: Started, name: NodeJS.Signals): void {
+  try {
+    if (started.child.pid) process.kill(-started.child.pid, name);
+  } catch {
+    // The group is already gone.
+  }
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  server.close();
+  await once(server, 'close');
+  return port;
+}
+
+function get(port: number, urlPath: string, headers: Record<string, string> = {}, agent?: Agent): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port, path: urlPath, headers, agent }, (res) => {
+      let body = '';
+      res.on('data', (chunk: Buffer) => (body += String(chunk)));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe().catch(() => undefined);
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+describe('gateway process', () => {
+  const env = useTestEnvironment();
+  const baseEnv = () => ({ DATABASE_URL: env.database.url, REDIS_URL: env.redisUrl, QUEUE_PREFIX: env.queuePrefix, SECRETS_KEY: generateSecretsKey() });
+
+  it('serves health and the API, then on SIGTERM closes an idle keep-alive connection and exits 0', async () => {
+    const port = await freePort();
+    const gateway = start({ ...baseEnv(), PORT: String(port) });
+    try {
+      await waitFor(async () => ((await get(port, '/healthz')).status === 200 ? true : undefined), 60_000);
+      const ready = await get(port, '/readyz');
+      expect([ready.status, JSON.parse(ready.body)]).toEqual([200, { status: 'ready', checks: { postgres: 'ok', redis: 'ok' } }]);
+      const { apiKey } = await createAccount(env.database.db.prisma, { email: 'process@example.com', planId: 'starter' });
+      const agent = new Agent({ keepAlive: true });
+      const tracks = await get(port, '/v1/tracks', { Authorization: `Bearer ${apiKey}` }, agent);
+      expect(tracks).toEqual({ status: 200, body: '{"data":[]}' });
+      signal(gateway, 'SIGTERM');
+      expect(await gateway.exit).toBe(0);
+      agent.destroy();
+      const stopped = gateway.output().split('\n').filter((line) => line.includes('"gateway stopped"'));
+      expect(stopped).toHaveLength(1);
+      expect(gateway.output()).not.toContain(apiKey);
+    } finally {
+      signal(gateway, 'SIGKILL');
+    }
+  });
+
+  it.each([
+    ['PORT', { PORT: 'not-a-port' }, /invalid environment: PORT/],
+    ['SECRETS_KEY', { SECRETS_KEY: '' }, /SECRETS_KEY is required/],
+    ['SECRETS_KEY', { SECRETS_KEY: 'c2hvcnQ=' }, /invalid environment: SECRETS_KEY/],
+  ])('exits 1 naming %s when it is wrong', async (_name, overrides, message) => {
+    const gateway = start({ ...baseEnv(), PORT: '0', ...overrides });
+    try {
+      expect(await gateway.exit).toBe(1);
+      expect(gateway.output()).toMatch(message);
+    } finally {
+      signal(gateway, 'SIGKILL');
+    }
+  });
+});
