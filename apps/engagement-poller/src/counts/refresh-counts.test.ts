@@ -84,7 +84,9 @@ describe('refreshing counts', () => {
     const user = await f.account();
     const posts = Array.from({ length: 250 }, (_, i) => f.post(`bulk${i % 7}`));
     for (const post of posts) await f.detect(user, post);
-    const poller = f.poller({ lookupConcurrency: 2 });
+    // One batch at a time, so the batching is exact: two claimers finishing together may split the last
+    // batch between them (poller-replicas.test.ts covers claimers running at once).
+    const poller = f.poller({ lookupConcurrency: 1 });
     f.sim.state.requestLog.clear();
 
     const report = await poller.runCycle();
@@ -202,6 +204,29 @@ describe('refreshing counts', () => {
 
     expect(report.counts.refreshed).toBeGreaterThanOrEqual(1);
     expect((await f.item(itemId)).engagement_updated_at).toEqual(first);
+  });
+
+  it('polls nothing early when discovery re-reads detections it already brought in (a lost or lagging watermark)', async () => {
+    const user = await f.account({ refreshSeconds: 60 });
+    const post = f.post('jo', 'gm #btc');
+    f.sim.state.addLikes(post.id, { anonymous: 2 });
+    const itemId = await f.detect(user, post);
+    const poller = f.poller();
+    await poller.runCycle();
+    const refreshed = await f.item(itemId);
+    expect(refreshed.like_count).toBe(2);
+
+    // Another replica's discovery, whose watermark is behind (or lost), reads the same detections again.
+    await f.env.redis.del(`${f.env.queuePrefix}:engagement:discovered-until`);
+    f.sim.state.requestLog.clear();
+    f.clock.advance(30_000);
+    const report = await poller.runCycle();
+
+    expect(report.discovered.items).toBeGreaterThanOrEqual(1);
+    const looked = f.sim.state.requestLog.entries({ endpoint: 'posts_lookup' }).flatMap((entry) => String(entry.query.ids).split(','));
+    expect(looked).not.toContain(post.id);
+    const { rows } = await pool().query('SELECT next_poll_at FROM engagement_states WHERE x_post_id = $1', [post.id]);
+    expect(rows[0]).toEqual({ next_poll_at: new Date(f.clock.now().getTime() + 30_000) });
   });
 
   describe('when X reports no change', () => {

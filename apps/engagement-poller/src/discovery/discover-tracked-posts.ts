@@ -13,7 +13,9 @@ return 1`;
 // fastest cadence of the accounts now tracking it, a window until 48 h after its latest detection, a poll
 // at once, and a full refresh (null counts_updated_at: the new account's item needs the counts even when X's
 // did not change). The full refresh recomputes cadence and window from the items, so this only has to bring
-// new posts and new accounts in.
+// new posts and new accounts in. An existing state changes only for a detection later than any it has seen
+// (its window ends later) or a faster cadence: a replica whose watermark lagged re-reads items another
+// replica already brought in, and must not make their posts due again in the same cycle (a second lookup).
 const DISCOVER = `
 WITH edge AS (
   SELECT max(detected_at) AS last
@@ -43,6 +45,8 @@ WITH edge AS (
          poll_until = GREATEST(engagement_states.poll_until, EXCLUDED.poll_until),
          next_poll_at = LEAST(engagement_states.next_poll_at, EXCLUDED.next_poll_at),
          counts_updated_at = NULL
+   WHERE EXCLUDED.poll_until > engagement_states.poll_until
+      OR EXCLUDED.interval_seconds < engagement_states.interval_seconds
   RETURNING 1
 )
 SELECT (SELECT count(*) FROM fresh)::int AS items,
