@@ -88,4 +88,42 @@ describe('a scanner process killed mid-cycle', () => {
     const [code] = (await once(second, 'exit')) as [number | null];
     expect(code).toBe(0);
   }, 90_000);
+
+  it('keeps the pages committed before a SIGKILL between two pages, and stores the rest once after a restart', async () => {
+    const user = await fx.account({ scanIntervalSeconds: 1 });
+    await fx.track(user, 'midway');
+    const posts = Array.from({ length: 250 }, (_, i) => fx.sim.state.injectPost({ author: `m${i % 4}`, text: `#midway report ${i}` }));
+    // Page 1 is served at once (a zero-delay fault only marks it); page 2 is held while the process is killed.
+    fx.sim.state.injectFault({ endpoint: 'search_recent', kind: 'slow', count: 1, delay_ms: 0 });
+    fx.sim.state.injectFault({ endpoint: 'search_recent', kind: 'slow', count: 1, delay_ms: 8_000 });
+
+    const first = startScanner();
+    await waitFor(async () => fx.sim.state.faults.pending().length === 0 && (await fx.items(user)).length >= 100, 30_000, 'page 1 stored, page 2 held');
+    first.kill('SIGKILL');
+    await once(first, 'exit');
+    expect(await fx.items(user)).toHaveLength(100);
+    const { rows } = await fx.pool().query(`SELECT since_id FROM source_cursors WHERE source_key = 'tag:midway'`);
+    expect(rows[0]?.since_id).toBeNull();
+
+    const second = startScanner();
+    await waitFor(async () => (await fx.items(user)).length >= posts.length, 30_000, 'every post stored after the restart');
+    // Another cycle or two of the restarted process must not add anything.
+    await waitFor(async () => {
+      const { rows: cursor } = await fx.pool().query(`SELECT since_id FROM source_cursors WHERE source_key = 'tag:midway'`);
+      return cursor[0]?.since_id === posts.at(-1)?.id;
+    }, 10_000, 'the cursor advanced');
+    const items = await fx.items(user);
+    expect(items.map((item) => item.x_post_id)).toEqual(posts.map((post) => post.id));
+    expect(await fx.usage(user)).toMatchObject({ alerts_used: posts.length });
+    const expectedJobs = items.map((item) => `route-${item.id}`).sort();
+    await waitFor(async () => {
+      const jobs = new Set(await fx.alertJobIds());
+      return expectedJobs.every((id) => jobs.has(id));
+    }, 15_000, 'an alert job per item');
+    const routed = await fx.queues.byName['alert-routing'].getJobs(['waiting', 'delayed', 'active', 'completed', 'failed', 'prioritized']);
+    expect(routed.filter((job) => (job.data as { userId: string }).userId === user).map((job) => job.id).sort()).toEqual(expectedJobs);
+
+    second.kill('SIGTERM');
+    await once(second, 'exit');
+  }, 90_000);
 });

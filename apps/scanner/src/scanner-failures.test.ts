@@ -32,9 +32,13 @@ describe('scanner quota and upstream failures', () => {
     for (const item of items) expect(jobs).toContain(`route-${item.id}`);
 
     const later = fx.sim.state.injectPost({ author: 'ada', text: '#iron later' });
-    await tick();
+    const summary = await tick();
+    expect(summary).toMatchObject({ failed: 0, stored: 0, overQuota: 1 });
     expect(await fx.items(user)).toHaveLength(3);
     expect(await fx.usage(user)).toMatchObject({ alerts_used: 3 });
+    // Alert jobs exist for the stored items only: none for the posts over the quota.
+    const routed = await fx.queues.byName['alert-routing'].getJobs(['waiting', 'delayed', 'active', 'completed', 'failed', 'prioritized']);
+    expect(routed.filter((job) => (job.data as { userId: string }).userId === user).map((job) => job.id).sort()).toEqual(items.map((item) => `route-${item.id}`).sort());
     expect(await trackHealth(trackId)).toMatchObject({ scan_error: null });
     const { rows } = await fx.pool().query(`SELECT since_id FROM source_cursors WHERE source_key = 'tag:iron'`);
     expect(rows[0]?.since_id).toBe(later.id);

@@ -9,6 +9,11 @@ describe('scanner matching (CONTRACT 5) against the X simulator', () => {
   const queriesSince = (count: number) =>
     fx.sim.state.requestLog.entries({ endpoint: 'search_recent' }).slice(count).map((entry) => String(entry.query.query));
 
+  async function totalPostsRead(): Promise<number> {
+    const { rows } = await fx.pool().query<{ total: string }>('SELECT COALESCE(sum(upstream_posts_read), 0)::text AS total FROM usage_periods');
+    return Number(rows[0]?.total);
+  }
+
   async function tick() {
     await fx.makeDue();
     return fx.scanner().runTick();
@@ -30,6 +35,25 @@ describe('scanner matching (CONTRACT 5) against the X simulator', () => {
       text: 'buying #GOLD today', url: `https://x.com/hana/status/${hashtag.id}`, engagement_tracked: false,
     });
     expect(items[0]?.posted_at.toISOString()).toBe(new Date(hashtag.createdAt).toISOString());
+  });
+
+  it('shows per-track health after a scan: last_scanned_at, last_post_at of the newest match, scan_error null', async () => {
+    const user = await fx.account();
+    const busy = await fx.track(user, 'quartz');
+    const quiet = await fx.track(user, 'basalt');
+    fx.sim.state.injectPost({ author: 'hana', text: 'first #quartz' });
+    const newest = fx.sim.state.injectPost({ author: 'hana', text: 'second #quartz' });
+    const before = Date.now();
+    await tick();
+    const { rows } = await fx.pool().query<{ id: string; last_scanned_at: Date | null; last_post_at: Date | null; scan_error: string | null }>(
+      'SELECT id, last_scanned_at, last_post_at, scan_error FROM tracks WHERE id = ANY($1)',
+      [[busy, quiet]],
+    );
+    const health = new Map(rows.map((row) => [row.id, row]));
+    expect(health.get(busy)).toMatchObject({ last_post_at: new Date(newest.createdAt), scan_error: null });
+    expect(health.get(busy)?.last_scanned_at?.getTime()).toBeGreaterThanOrEqual(before - 1000);
+    // Scanned, nothing found: the monitor is alive, there is just nothing to report.
+    expect(health.get(quiet)).toMatchObject({ last_post_at: null, scan_error: null, last_scanned_at: expect.any(Date) });
   });
 
   it('applies the track language filter after the fetch', async () => {
@@ -134,6 +158,7 @@ describe('scanner matching (CONTRACT 5) against the X simulator', () => {
     await fx.track(second, 'COBALT', { lang: 'en' });
     fx.sim.state.injectPost({ author: 'quin', text: 'the #cobalt story', lang: 'en' });
     const before = fx.searchRequests();
+    const readBefore = await totalPostsRead();
     await tick();
 
     expect(fx.searchRequests() - before).toBe(1);
@@ -141,7 +166,12 @@ describe('scanner matching (CONTRACT 5) against the X simulator', () => {
     expect(String(query).split('#cobalt ').length - 1).toBe(1);
     expect(await fx.items(first)).toHaveLength(1);
     expect(await fx.items(second)).toMatchObject([{ hashtag: 'COBALT', sources: ['#cobalt'] }]);
-    // The read is shared: each account is billed half of it.
+    // The read is shared: what X billed for the query is split evenly across the accounts it served (the
+    // query also carries the tags of this file's earlier tests), none of it counted twice or lost.
+    const billed = fx.sim.state.requestLog.entries({ endpoint: 'search_recent' }).slice(before).reduce((sum, entry) => sum + entry.postsServed, 0);
+    expect(billed).toBeGreaterThanOrEqual(1);
+    expect((await totalPostsRead()) - readBefore).toBeCloseTo(billed, 2);
+    expect((await fx.usage(first))?.upstream_posts_read).toBeGreaterThan(0);
     expect((await fx.usage(first))?.upstream_posts_read).toBeCloseTo((await fx.usage(second))?.upstream_posts_read as number, 4);
   });
 
@@ -180,6 +210,26 @@ describe('scanner matching (CONTRACT 5) against the X simulator', () => {
     expect(queriesSince(before).filter((query) => query.includes('#uranium'))).toEqual([]);
     const { rowCount } = await fx.pool().query(`SELECT 1 FROM source_cursors WHERE source_key = 'tag:uranium'`);
     expect(rowCount).toBe(0);
+  });
+
+  it('stops matching a deleted track while another account still tracks the tag, and keeps the items it stored', async () => {
+    const leaver = await fx.account();
+    const stayer = await fx.account();
+    const trackId = await fx.track(leaver, 'cerium');
+    await fx.track(stayer, 'cerium');
+    const first = fx.sim.state.injectPost({ author: 'rob', text: 'first #cerium' });
+    await tick();
+    expect((await fx.items(leaver)).map((item) => item.x_post_id)).toEqual([first.id]);
+
+    await fx.pool().query('DELETE FROM tracks WHERE id = $1', [trackId]);
+    const second = fx.sim.state.injectPost({ author: 'rob', text: 'second #cerium' });
+    const jobsBefore = await fx.alertJobIds();
+    await tick();
+    expect((await fx.items(leaver)).map((item) => item.x_post_id)).toEqual([first.id]);
+    expect((await fx.items(stayer)).map((item) => item.x_post_id)).toEqual([first.id, second.id]);
+    expect(await fx.usage(leaver)).toMatchObject({ alerts_used: 1 });
+    const newJobs = (await fx.alertJobIds()).filter((id) => !jobsBefore.includes(id));
+    expect(newJobs).toEqual([`route-${(await fx.items(stayer))[1]?.id}`]);
   });
 
   it('does not serve an account whose subscription is not active', async () => {
