@@ -53,13 +53,6 @@ export interface StorePackResult {
 // source_cursors rows (the pack's own), tracks/account_tracks rows (the pack's own), usage_periods rows
 // (sorted by account), x_posts rows (sorted by id), feed_items rows of the locked accounts, feed_clock.
 
-const ADVANCE_CURSORS = `
-UPDATE source_cursors s
-   SET since_id = CASE WHEN $2::text IS NOT NULL AND (s.since_id IS NULL OR $2::numeric > s.since_id::numeric) THEN $2::text ELSE s.since_id END,
-       last_scan_at = now(), last_error = NULL, failures = 0, updated_at = now(),
-       claimed_by = CASE WHEN s.claimed_by = $3 THEN NULL ELSE s.claimed_by END
- WHERE s.source_key = ANY($1::text[])`;
-
 const LOAD_SUBSCRIPTIONS = `
 SELECT 'tag:' || t.hashtag_norm AS source_key, t.id, 'hashtag' AS kind, t.user_id, t.hashtag AS label, t.hashtag_norm AS norm,
        t.lang, t.exclude_retweets, false AS exclude_replies, NULL::text AS x_user_id, t.track_engagement, t.track_likes,
@@ -73,19 +66,28 @@ SELECT 'user:' || a.username_norm, a.id, 'account', a.user_id, a.username, a.use
   FROM account_tracks a JOIN users u ON u.id = a.user_id
  WHERE a.username_norm = ANY($2::text[]) AND a.status = 'active' AND ${SERVED_USER}`;
 
-const MARK_SCANNED = `
-WITH t AS (
+// The completing batch's bookkeeping in one statement: every source's cursor moves to the first page's
+// newest_id (never backwards) and is released, and the served tracks are marked scanned.
+const COMPLETE_PACK = `
+WITH cursors AS (
+  UPDATE source_cursors s
+     SET since_id = CASE WHEN $2::text IS NOT NULL AND (s.since_id IS NULL OR $2::numeric > s.since_id::numeric) THEN $2::text ELSE s.since_id END,
+         last_scan_at = now(), last_error = NULL, failures = 0, updated_at = now(),
+         claimed_by = CASE WHEN s.claimed_by = $3 THEN NULL ELSE s.claimed_by END
+   WHERE s.source_key = ANY($1::text[])
+  RETURNING 1
+), t AS (
   UPDATE tracks t SET last_scanned_at = now(), scan_error = NULL, last_post_at = GREATEST(t.last_post_at, v.last_post_at)
-    FROM unnest($1::text[], $2::timestamptz[]) AS v(id, last_post_at)
+    FROM unnest($4::text[], $5::timestamptz[]) AS v(id, last_post_at)
    WHERE t.id = v.id
   RETURNING 1
 ), a AS (
   UPDATE account_tracks a SET last_scanned_at = now(), scan_error = NULL, last_post_at = GREATEST(a.last_post_at, v.last_post_at)
-    FROM unnest($3::text[], $4::timestamptz[]) AS v(id, last_post_at)
+    FROM unnest($6::text[], $7::timestamptz[]) AS v(id, last_post_at)
    WHERE a.id = v.id
   RETURNING 1
 )
-SELECT (SELECT count(*) FROM t) + (SELECT count(*) FROM a) AS n`;
+SELECT (SELECT count(*) FROM cursors) AS cursors, (SELECT count(*) FROM t) + (SELECT count(*) FROM a) AS tracks`;
 
 const LOCK_USAGE = `
 SELECT u.id AS user_id, u.alerts_limit, p.period_start::text AS period_start, p.alerts_used
@@ -210,9 +212,9 @@ function column<T, V>(rows: readonly T[], pick: (row: T) => V): V[] {
  * Stores what one page (or the whole) of a packed query found, inside the caller's transaction, so that
  * items, quota, alert hand-off and (on the completing batch) cursors commit together or not at all:
  *
- * 1. on the completing batch, advances the cursor of every source of the pack to the first page's
- *    newest_id (never backwards) and marks the served tracks scanned (last_scanned_at, last_post_at,
- *    scan_error cleared);
+ * 1. matches the posts (pure), then, on the completing batch, advances the cursor of every source of the
+ *    pack to the first page's newest_id (never backwards) and marks the served tracks scanned
+ *    (last_scanned_at, last_post_at, scan_error cleared), in one statement;
  * 2. locks each served account's usage row, so concurrent replicas storing for one account run one after
  *    the other, and reads what is already stored for these posts;
  * 3. merges new sources into items already stored (no new item, quota unit or alert), and inserts the new
@@ -231,7 +233,6 @@ export async function storePack(client: pg.PoolClient, input: StorePackInput): P
   const result: StorePackResult = { inserted: [], merged: 0, droppedForQuota: 0, servedAccounts: 0, deferredPostIds: [], lastPostAt: new Map(), outbox: { rowIds: [], entries: [] } };
   const keys = input.sources.map((source) => source.key).sort();
 
-  if (input.complete) await client.query(ADVANCE_CURSORS, [keys, input.complete.newestId, input.claimId]);
   const subscriptions = input.subscriptions ?? (await loadSubscriptions(client, input.sources));
   const { candidates, lastPostAt } = matchPosts(input.posts, input.sources, subscriptions);
   result.lastPostAt = lastPostAt;
@@ -240,10 +241,13 @@ export async function storePack(client: pg.PoolClient, input: StorePackInput): P
     if (!current || current.getTime() < at.getTime()) lastPostAt.set(id, at);
   }
 
-  const trackRows = subscriptions.filter((s) => s.kind === 'hashtag').sort((a, b) => (a.id < b.id ? -1 : 1));
-  const accountRows = subscriptions.filter((s) => s.kind === 'account').sort((a, b) => (a.id < b.id ? -1 : 1));
-  if (input.complete && subscriptions.length > 0) {
-    await client.query(MARK_SCANNED, [
+  if (input.complete) {
+    const trackRows = subscriptions.filter((s) => s.kind === 'hashtag').sort((a, b) => (a.id < b.id ? -1 : 1));
+    const accountRows = subscriptions.filter((s) => s.kind === 'account').sort((a, b) => (a.id < b.id ? -1 : 1));
+    await client.query(COMPLETE_PACK, [
+      keys,
+      input.complete.newestId,
+      input.claimId,
       column(trackRows, (s) => s.id),
       column(trackRows, (s) => lastPostAt.get(s.id)?.toISOString() ?? null),
       column(accountRows, (s) => s.id),
