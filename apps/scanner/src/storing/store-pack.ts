@@ -3,7 +3,7 @@ import { insertFeedItems, type FeedItemRow, type NewFeedItem } from '@hashwatch/
 import { INSERT_OUTBOX_BATCH, outboxBatchValues, type OutboxEntry, type WrittenOutbox } from '@hashwatch/outbox';
 import { routeAlertJobId } from '@hashwatch/queues';
 import type { XPost } from '@hashwatch/x-api';
-import { candidateSources, matchPosts, toFeedItem, type Subscription } from '../matching/match-posts';
+import { candidateSources, matchPosts, toFeedItem, type Candidate, type Subscription } from '../matching/match-posts';
 import { SERVED_USER } from '../sources/sync-sources';
 import type { Source } from '../sources/source';
 
@@ -113,13 +113,26 @@ UPDATE feed_items f
   FROM unnest($1::text[], $2::text[], $3::text[]) AS m(user_id, dedupe_key, added)
  WHERE f.user_id = m.user_id AND f.dedupe_key = m.dedupe_key`;
 
-const UPSERT_X_POSTS = `
-INSERT INTO x_posts (id, author_id, author_username, author_name, text, lang, conversation_id, is_retweet, is_reply, posted_at)
-SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::boolean[],
-                     $9::boolean[], $10::timestamptz[])
- ORDER BY 1
-ON CONFLICT (id) DO NOTHING
-RETURNING id`;
+// The usage lock and the x_posts upsert in one round trip: `locked` is read first (the first column), so the
+// lock order stays usage rows, then x_posts rows. Every matched post goes into x_posts (detected, whether or
+// not a quota let it be stored): a post the insert did not create was seen before, and only those can have
+// items already.
+const LOCK_USAGE_AND_RECORD_POSTS = `
+WITH locked AS MATERIALIZED (
+  SELECT u.id AS user_id, u.alerts_limit, p.period_start::text AS period_start, p.alerts_used
+    FROM users u JOIN usage_periods p ON p.user_id = u.id AND p.period_start = u.current_period_start
+   WHERE u.id = ANY($1::text[])
+   ORDER BY u.id
+     FOR UPDATE OF p
+), created AS (
+  INSERT INTO x_posts (id, author_id, author_username, author_name, text, lang, conversation_id, is_retweet, is_reply, posted_at)
+  SELECT * FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::boolean[],
+                       $10::boolean[], $11::timestamptz[])
+   ORDER BY 1
+  ON CONFLICT (id) DO NOTHING
+  RETURNING id
+)
+SELECT (SELECT COALESCE(json_agg(l), '[]'::json) FROM locked l) AS usage, ARRAY(SELECT id FROM created) AS created`;
 
 const ADD_USAGE = `
 UPDATE usage_periods p
@@ -189,19 +202,42 @@ export async function loadSubscriptions(db: Pick<pg.Pool, 'query'>, sources: rea
 
 const itemKey = (userId: string, dedupeKey: string) => `${userId}\u0000${dedupeKey}`;
 
-/** Locks the current usage_periods row of each account (creating missing ones), in account order. */
-async function lockUsage(client: pg.PoolClient, userIds: readonly string[]): Promise<Map<string, UsageRow>> {
-  const { rows } = await client.query<UsageRow>(LOCK_USAGE, [userIds]);
+/**
+ * Locks the current usage_periods row of each account (creating missing ones), in account order. With
+ * `posts`, records them in x_posts in the same statement and returns the ids it created.
+ */
+async function lockUsage(client: pg.PoolClient, userIds: readonly string[], posts: readonly Candidate[] = []): Promise<{ usage: Map<string, UsageRow>; created: Set<string> }> {
+  let rows: UsageRow[];
+  let created = new Set<string>();
+  if (posts.length === 0) {
+    ({ rows } = await client.query<UsageRow>(LOCK_USAGE, [userIds]));
+  } else {
+    const { rows: answer } = await client.query<{ usage: UsageRow[]; created: string[] }>(LOCK_USAGE_AND_RECORD_POSTS, [
+      userIds,
+      column(posts, (c) => c.post.id),
+      column(posts, (c) => c.post.authorId ?? ''),
+      column(posts, (c) => c.post.author?.username ?? ''),
+      column(posts, (c) => c.post.author?.name ?? ''),
+      column(posts, (c) => c.post.text),
+      column(posts, (c) => c.post.lang),
+      column(posts, (c) => c.post.conversationId),
+      column(posts, (c) => c.post.isRetweet),
+      column(posts, (c) => c.post.isReply),
+      column(posts, (c) => c.postedAt.toISOString()),
+    ]);
+    rows = answer[0]?.usage ?? [];
+    created = new Set(answer[0]?.created ?? []);
+  }
   const usage = new Map(rows.map((row) => [row.user_id, row]));
   const missing = userIds.filter((id) => !usage.has(id));
   if (missing.length > 0) {
     // Once per account and period. These rows are locked after the others, out of order: the rare
     // deadlock that allows is retried by the caller.
     await client.query(CREATE_USAGE, [missing]);
-    const { rows: created } = await client.query<UsageRow>(LOCK_USAGE, [missing]);
-    for (const row of created) usage.set(row.user_id, row);
+    const { rows: made } = await client.query<UsageRow>(LOCK_USAGE, [missing]);
+    for (const row of made) usage.set(row.user_id, row);
   }
-  return usage;
+  return { usage, created };
 }
 
 function column<T, V>(rows: readonly T[], pick: (row: T) => V): V[] {
@@ -216,7 +252,8 @@ function column<T, V>(rows: readonly T[], pick: (row: T) => V): V[] {
  *    pack to the first page's newest_id (never backwards) and marks the served tracks scanned
  *    (last_scanned_at, last_post_at, scan_error cleared), in one statement;
  * 2. locks each served account's usage row, so concurrent replicas storing for one account run one after
- *    the other, and reads what is already stored for these posts;
+ *    the other, records the matched posts in x_posts (same statement), and reads what is already stored for
+ *    the posts seen before;
  * 3. merges new sources into items already stored (no new item, quota unit or alert), and inserts the new
  *    items, oldest post first, up to the account's remaining alert quota;
  * 4. counts the inserted items (as returned by the insert) against the quota, adds the account's share of
@@ -259,34 +296,18 @@ export async function storePack(client: pg.PoolClient, input: StorePackInput): P
   result.servedAccounts = served.length;
   if (served.length === 0 || (candidates.length === 0 && input.postsRead === 0)) return result;
 
-  const usage = await lockUsage(client, served);
+  // One x_posts row per matched post, recorded with the usage lock.
+  const posts = [...new Map(candidates.map((c) => [c.post.id, c])).values()];
+  const { usage, created } = await lockUsage(client, served, posts);
   const existing = new Map<string, string[]>();
-  if (candidates.length > 0) {
-    // Every matched post goes into x_posts (detected, whether or not a quota let it be stored), in the same
-    // transaction as its items: a post the insert did not create was seen before, and only those can have
-    // items already. Fresh posts, the usual case, skip the per-item lookup.
-    const posts = [...new Map(candidates.map((c) => [c.post.id, c])).values()];
-    const { rows: created } = await client.query<{ id: string }>(UPSERT_X_POSTS, [
-      column(posts, (c) => c.post.id),
-      column(posts, (c) => c.post.authorId ?? ''),
-      column(posts, (c) => c.post.author?.username ?? ''),
-      column(posts, (c) => c.post.author?.name ?? ''),
-      column(posts, (c) => c.post.text),
-      column(posts, (c) => c.post.lang),
-      column(posts, (c) => c.post.conversationId),
-      column(posts, (c) => c.post.isRetweet),
-      column(posts, (c) => c.post.isReply),
-      column(posts, (c) => c.postedAt.toISOString()),
+  // Fresh posts, the usual case, skip the per-item lookup.
+  const maybeStored = candidates.filter((c) => !created.has(c.post.id));
+  if (maybeStored.length > 0) {
+    const { rows: found } = await client.query<{ user_id: string; dedupe_key: string; sources: string[] | null }>(EXISTING_ITEMS, [
+      column(maybeStored, (c) => c.userId),
+      column(maybeStored, (c) => `x:${c.post.id}`),
     ]);
-    const createdIds = new Set(created.map((row) => row.id));
-    const maybeStored = candidates.filter((c) => !createdIds.has(c.post.id));
-    if (maybeStored.length > 0) {
-      const { rows: found } = await client.query<{ user_id: string; dedupe_key: string; sources: string[] | null }>(EXISTING_ITEMS, [
-        column(maybeStored, (c) => c.userId),
-        column(maybeStored, (c) => `x:${c.post.id}`),
-      ]);
-      for (const row of found) existing.set(itemKey(row.user_id, row.dedupe_key), row.sources ?? []);
-    }
+    for (const row of found) existing.set(itemKey(row.user_id, row.dedupe_key), row.sources ?? []);
   }
 
   const merges: { userId: string; dedupeKey: string; added: string[] }[] = [];
