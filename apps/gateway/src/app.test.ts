@@ -286,9 +286,16 @@ describe('logs, health and documentation', () => {
     expect(Object.keys(create.responses)).toEqual(expect.arrayContaining(['201', '400', '401', '402', '403', '409', '413', '429', '500']));
     expect(create.requestBody.content['application/json'].schema).toBeDefined();
     expect(create.responses['201'].headers['X-RateLimit-Reset']).toBeDefined();
+    const codes = (operation: { responses: Record<string, { content: { 'application/json': { schema: { properties: { error: { properties: { code: { enum: string[] } } } } } } } }> }, status: string) =>
+      operation.responses[status]?.content['application/json'].schema.properties.error.properties.code.enum;
+    expect(codes(create, '403')).toEqual(['plan_limit_reached']);
+    expect(codes(create, '409')).toEqual(['already_exists']);
+    expect(codes(create, '429')).toEqual(['rate_limited']);
+    expect(codes(res.body.paths['/v1/me'].delete, '403')).toEqual(['two_factor_required', 'invalid_two_factor_code']);
+    expect(res.body.paths['/v1/tracks'].get.responses['403']).toBeUndefined();
   });
 
-  it('documents every error status a route answers: a probe of every documented operation gets a documented 400, never 404', async () => {
+  it('documents every error a route answers: a probe of every documented operation gets a documented 400, never 404', async () => {
     const { auth } = await gw.account('business');
     const document = (await request(gw.app).get('/v1/openapi.json').expect(200)).body as {
       paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
@@ -300,7 +307,7 @@ describe('logs, health and documentation', () => {
       expect([path, method, Object.keys(operation.responses)]).toEqual([path, method, expect.arrayContaining(['400', '401', '402', '413', '429', '500'])]);
       const url = path.replace(/\{\w+\}/g, 'x');
       // An unknown field is refused by every route, whether it takes a body or not; the harness turns an
-      // undocumented error status into a 500, and an operation missing from the router into a 404.
+      // undocumented error code into a 500, and an operation missing from the router into a 404.
       const res = await request(gw.app)[method as 'get'](url).set(auth).send({ probe_unknown_field: true });
       expect([method, path, res.status, res.body.error?.code]).toEqual([method, path, 400, 'invalid_request']);
     }

@@ -1,11 +1,11 @@
-import { OpenAPIRegistry, type ResponseConfig, type RouteConfig } from '@asteasolutions/zod-to-openapi';
+import { OpenAPIRegistry, type RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { Router, type Request, type Response } from 'express';
 import type { z } from 'zod';
 import { AppError, errorStatus, type ErrorCode } from '@hashwatch/errors';
 import type { GatewayDeps } from '../deps';
 import type { AuthContext } from '../middleware/authenticate';
 import type { TightLimit } from '../middleware/tight-limit';
-import { errorBodySchema } from './error-schema';
+import { errorBodyWithCodes } from './error-schema';
 import { JsonText } from './json-text';
 import { validate } from './validate';
 
@@ -80,7 +80,7 @@ export class ApiBuilder {
         await this.handle(spec, req, res);
       } catch (error) {
         // With response validation on (tests), an error status the OpenAPI document does not list fails loudly.
-        if (this.deps.validateResponses && error instanceof AppError && !documented.has(error.status)) {
+        if (this.deps.validateResponses && error instanceof AppError && !documented.get(error.status)?.includes(error.code)) {
           throw new Error(`${spec.method.toUpperCase()} ${spec.path} answered ${error.status} ${error.code}, which its OpenAPI responses do not list`, { cause: error });
         }
         throw error;
@@ -113,9 +113,13 @@ export class ApiBuilder {
     else res.status(spec.success.status).json(result);
   }
 
-  /** Registers the route's OpenAPI path; answers the HTTP statuses it documents. */
-  private document(spec: RouteSpec<z.ZodType, z.ZodType, z.ZodType, z.ZodType>): Set<number> {
-    const codes = [...new Set([...COMMON_ERRORS, ...(spec.errors ?? [])])];
+  /** Registers the route's OpenAPI path; answers the error codes it documents, by HTTP status. */
+  private document(spec: RouteSpec<z.ZodType, z.ZodType, z.ZodType, z.ZodType>): Map<number, ErrorCode[]> {
+    const codesByStatus = new Map<number, ErrorCode[]>();
+    for (const code of new Set([...COMMON_ERRORS, ...(spec.errors ?? [])])) {
+      const status = errorStatus(code);
+      codesByStatus.set(status, [...(codesByStatus.get(status) ?? []), code]);
+    }
     const responses: RouteConfig['responses'] = {
       [spec.success.status]: {
         description: spec.success.description,
@@ -123,14 +127,11 @@ export class ApiBuilder {
         content: { 'application/json': { schema: spec.success.schema } },
       },
     };
-    for (const code of codes) {
-      const status = errorStatus(code);
-      const existing = responses[status] as ResponseConfig | undefined;
-      const description = errorDescriptions[code] ?? code;
+    for (const [status, codes] of codesByStatus) {
       responses[status] = {
-        description: existing ? `${existing.description} Or: ${description}` : description,
+        description: codes.map((code) => errorDescriptions[code] ?? code).join(' Or: '),
         headers: status === 429 ? { ...rateLimitHeaders, 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } } } : rateLimitHeaders,
-        content: { 'application/json': { schema: errorBodySchema } },
+        content: { 'application/json': { schema: errorBodyWithCodes(codes as [ErrorCode, ...ErrorCode[]]) } },
       };
     }
     this.registry.registerPath({
@@ -148,7 +149,7 @@ export class ApiBuilder {
       },
       responses,
     });
-    return new Set(Object.keys(responses).map(Number));
+    return codesByStatus;
   }
 }
 
