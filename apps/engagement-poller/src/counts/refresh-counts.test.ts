@@ -152,6 +152,39 @@ describe('refreshing counts', () => {
     expect((await f.item(itemId)).like_count).toBe(3);
   });
 
+  it("tracks engagement on an account post with the account track's switches, and follows their PATCH at the next refresh", async () => {
+    const user = await f.account({ refreshSeconds: 60 });
+    const accountTrackId = await f.accountTrack(user, 'Alice', { trackReposts: false });
+    const post = f.post('alice', 'just posting');
+    f.sim.state.addLikes(post.id, { usernames: handles('al', 2) });
+    f.sim.state.addRetweets(post.id, { usernames: handles('ar', 1) });
+    const itemId = await f.detect(user, post, { account: 'alice', flags: { trackReposts: false } });
+    const poller = f.poller();
+    await poller.runCycle();
+    expect(await f.item(itemId)).toMatchObject({ type: 'account', like_count: 2, likers: ['@al0002', '@al0001'], retweet_count: 0, retweeters: [], track_reposts: false });
+    expect((await f.engagementItems(user, itemId)).map((e) => `${e.kind} ${e.author}`).sort()).toEqual(['like @al0001', 'like @al0002']);
+
+    await f.setAccountTrackFlags(accountTrackId, { trackReposts: true, trackLikes: false });
+    f.sim.state.addLikes(post.id, { usernames: handles('al', 1, 3) });
+    f.clock.advance(MINUTE);
+    await poller.runCycle();
+    expect(await f.item(itemId)).toMatchObject({ like_count: 2, likers: ['@al0002', '@al0001'], retweet_count: 1, retweeters: ['@ar0001'], track_likes: false, track_reposts: true });
+    expect((await f.engagementItems(user, itemId)).map((e) => `${e.kind} ${e.author}`).sort()).toEqual(['like @al0001', 'like @al0002', 'retweet @ar0001']);
+  });
+
+  it('takes the switches of the first matching source that tracks engagement when a post matched several', async () => {
+    const user = await f.account({ refreshSeconds: 60 });
+    await f.track(user, 'bnb', { trackEngagement: false });
+    await f.accountTrack(user, 'bea', { trackLikes: false });
+    const post = f.post('bea', 'gm #bnb');
+    f.sim.state.addLikes(post.id, { anonymous: 4 });
+    f.sim.state.addRetweets(post.id, { anonymous: 3 });
+    // Found through #bnb first (no engagement there), and through @bea, whose switches apply.
+    const itemId = await f.detect(user, post, { hashtag: 'bnb', sources: ['#bnb', '@bea'], flags: { trackLikes: false } });
+    await f.poller().runCycle();
+    expect(await f.item(itemId)).toMatchObject({ like_count: 0, retweet_count: 3, track_likes: false, track_reposts: true, track_comments: true });
+  });
+
   it('leaves posts detected before engagement tracking was switched on without engagement', async () => {
     const user = await f.account();
     const trackId = await f.track(user, 'ada', { trackEngagement: false });

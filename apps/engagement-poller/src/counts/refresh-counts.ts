@@ -30,7 +30,9 @@ RETURNING s.x_post_id, s.retweet_count, s.like_count, s.reply_count, s.counts_up
 //   the fastest cadence among the served accounts whose window is open, and a window that ends 48 h after
 //   the latest detection still tracking it (none left: it ends now). A category no served account wants
 //   right now moves its sampled baseline with the count, so no sample is spent on it and the sampler's
-//   "rose since the last sample" means rose while someone wanted it;
+//   "rose since the last sample" means rose while someone wanted it. A category switched back on (on now,
+//   off on the item) gets a baseline just under its count: one sample, at the lowest priority, refreshes
+//   its list and finds the accounts that engaged while it was off;
 // - each tracking item of a served account: counts and lists of the categories its source has on now, and
 //   the source's current switches (the notifier reads them from the parent item to route engagement
 //   alerts). Items whose values would not change are not written: a refresh that finds nothing new writes
@@ -48,7 +50,10 @@ WITH fresh AS (
          max(detected_at) + interval '48 hours' AS poll_until,
          bool_or(served AND likes AND $7::boolean) AS likes_wanted,
          bool_or(served AND reposts) AS reposts_wanted,
-         bool_or(served AND comments) AS comments_wanted
+         bool_or(served AND comments) AS comments_wanted,
+         bool_or(served AND likes AND NOT shown_likes AND $7::boolean) AS likes_resumed,
+         bool_or(served AND reposts AND NOT shown_reposts) AS reposts_resumed,
+         bool_or(served AND comments AND NOT shown_comments) AS comments_resumed
     FROM tracking
    GROUP BY x_post_id
 ), states AS (
@@ -56,11 +61,14 @@ WITH fresh AS (
      SET retweet_count = COALESCE(c.retweet_count, s.retweet_count),
          like_count = COALESCE(c.like_count, s.like_count),
          reply_count = COALESCE(c.reply_count, s.reply_count),
-         sampled_retweets = CASE WHEN p.reposts_wanted THEN LEAST(s.sampled_retweets, COALESCE(c.retweet_count, s.retweet_count))
+         sampled_retweets = CASE WHEN p.reposts_resumed THEN LEAST(s.sampled_retweets, GREATEST(COALESCE(c.retweet_count, s.retweet_count) - 1, 0))
+                                 WHEN p.reposts_wanted THEN LEAST(s.sampled_retweets, COALESCE(c.retweet_count, s.retweet_count))
                                  ELSE COALESCE(c.retweet_count, s.retweet_count) END,
-         sampled_likes = CASE WHEN p.likes_wanted THEN LEAST(s.sampled_likes, COALESCE(c.like_count, s.like_count))
+         sampled_likes = CASE WHEN p.likes_resumed THEN LEAST(s.sampled_likes, GREATEST(COALESCE(c.like_count, s.like_count) - 1, 0))
+                              WHEN p.likes_wanted THEN LEAST(s.sampled_likes, COALESCE(c.like_count, s.like_count))
                               ELSE COALESCE(c.like_count, s.like_count) END,
-         sampled_replies = CASE WHEN p.comments_wanted THEN LEAST(s.sampled_replies, COALESCE(c.reply_count, s.reply_count))
+         sampled_replies = CASE WHEN p.comments_resumed THEN LEAST(s.sampled_replies, GREATEST(COALESCE(c.reply_count, s.reply_count) - 1, 0))
+                                WHEN p.comments_wanted THEN LEAST(s.sampled_replies, COALESCE(c.reply_count, s.reply_count))
                                 ELSE COALESCE(c.reply_count, s.reply_count) END,
          counts_updated_at = $6::timestamptz,
          interval_seconds = COALESCE(p.interval_seconds, s.interval_seconds),

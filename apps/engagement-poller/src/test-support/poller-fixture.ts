@@ -83,10 +83,21 @@ export interface PollerFixture {
   /** A hashtag track (engagement on unless said otherwise). */
   track(userId: string, hashtag: string, flags?: Flags): Promise<string>;
   setTrackFlags(trackId: string, flags: Flags): Promise<void>;
+  /** An account track (engagement on unless said otherwise). */
+  accountTrack(userId: string, username: string, flags?: Flags): Promise<string>;
+  setAccountTrackFlags(accountTrackId: string, flags: Flags): Promise<void>;
   /** A new post on the simulator. */
   post(author?: string, text?: string): { id: string; author: string };
-  /** Stores the account's detection of `post` as the scanner would (creating the hashtag track when missing), flags copied from the source. */
-  detect(userId: string, post: { id: string; author: string }, options?: { hashtag?: string; flags?: Flags; detectedAt?: Date }): Promise<string>;
+  /**
+   * Stores the account's detection of `post` as the scanner would, flags copied from the source. By default
+   * through a hashtag (creating the track when missing); with `account`, as an account post (the test makes
+   * the account track). `sources` lists every source that matched, as the scanner writes them.
+   */
+  detect(
+    userId: string,
+    post: { id: string; author: string },
+    options?: { hashtag?: string; account?: string; sources?: string[]; flags?: Flags; detectedAt?: Date },
+  ): Promise<string>;
   item(id: string): Promise<FeedItemRow>;
   /** Engagement items of one account, oldest first. */
   engagementItems(userId: string, parentId?: string): Promise<FeedItemRow[]>;
@@ -215,33 +226,53 @@ export function usePollerFixture(simOptions: SimulatorOptions = {}): PollerFixtu
         [trackId, flags.trackEngagement ?? null, flags.trackLikes ?? null, flags.trackReposts ?? null, flags.trackComments ?? null],
       );
     },
+    async accountTrack(userId, username, flags = {}) {
+      const id = `acc_${randomBytes(8).toString('hex')}`;
+      await pool().query(
+        `INSERT INTO account_tracks (id, user_id, username, username_norm, track_engagement, track_likes, track_reposts, track_comments)
+         VALUES ($1, $2, $3, lower($3), $4, $5, $6, $7)`,
+        [id, userId, username, flags.trackEngagement ?? true, flags.trackLikes ?? true, flags.trackReposts ?? true, flags.trackComments ?? true],
+      );
+      return id;
+    },
+    async setAccountTrackFlags(accountTrackId, flags) {
+      await pool().query(
+        `UPDATE account_tracks SET track_engagement = COALESCE($2, track_engagement), track_likes = COALESCE($3, track_likes),
+                                   track_reposts = COALESCE($4, track_reposts), track_comments = COALESCE($5, track_comments)
+          WHERE id = $1`,
+        [accountTrackId, flags.trackEngagement ?? null, flags.trackLikes ?? null, flags.trackReposts ?? null, flags.trackComments ?? null],
+      );
+    },
     post(author = 'alice', text = 'gm #btc') {
       const post = fixture.sim.state.injectPost({ author, text });
       return { id: post.id, author };
     },
     async detect(userId, post, options = {}) {
-      const hashtag = options.hashtag ?? 'btc';
+      const account = options.account ?? null;
+      const hashtag = account === null ? (options.hashtag ?? 'btc') : null;
       const flags = { trackEngagement: true, trackLikes: true, trackReposts: true, trackComments: true, ...options.flags };
-      // The source the scanner found the post through, unless the test made it already.
-      await pool().query(
-        `INSERT INTO tracks (id, user_id, hashtag, hashtag_norm, track_engagement, track_likes, track_reposts, track_comments)
-         VALUES ($1, $2, $3, lower($3), $4, $5, $6, $7) ON CONFLICT DO NOTHING`,
-        [`trk_${randomBytes(8).toString('hex')}`, userId, hashtag, flags.trackEngagement, flags.trackLikes, flags.trackReposts, flags.trackComments],
-      );
+      // The hashtag track the scanner found the post through, unless the test made it already.
+      if (hashtag !== null) {
+        await pool().query(
+          `INSERT INTO tracks (id, user_id, hashtag, hashtag_norm, track_engagement, track_likes, track_reposts, track_comments)
+           VALUES ($1, $2, $3, lower($3), $4, $5, $6, $7) ON CONFLICT DO NOTHING`,
+          [`trk_${randomBytes(8).toString('hex')}`, userId, hashtag, flags.trackEngagement, flags.trackLikes, flags.trackReposts, flags.trackComments],
+        );
+      }
       const { inserted } = await transaction(pool(), (client) =>
         insertFeedItems(client, [
           {
             userId,
             dedupeKey: `x:${post.id}`,
-            type: 'hashtag',
+            type: account === null ? 'hashtag' : 'account',
             hashtag,
-            account: null,
-            sources: [`#${hashtag}`],
+            account,
+            sources: options.sources ?? [account === null ? `#${hashtag}` : `@${account}`],
             xPostId: post.id,
             authorId: null,
             author: `@${post.author}`,
             authorName: post.author,
-            text: `a post about #${hashtag}`,
+            text: `a post about ${hashtag === null ? `@${account}` : `#${hashtag}`}`,
             url: `https://x.com/${post.author}/status/${post.id}`,
             postedAt: new Date(),
             engagementTracked: flags.trackEngagement,

@@ -13,6 +13,9 @@
  *   `track_engagement` on: the scanner copied its flags from the same one. A source deleted or switched off
  *   since detection leaves every category off, which freezes the item's counts and lists.
  *
+ * `shown_likes` / `shown_reposts` / `shown_comments` are the switches the item itself holds (as of its last
+ * refresh or sample): a category on now but not shown was just switched back on.
+ *
  * `ids` and `now` are SQL expressions (placeholders) of types text[] and timestamptz.
  */
 export function trackingItemsSql(ids: string, now: string): string {
@@ -22,7 +25,8 @@ SELECT f.id, f.user_id, f.x_post_id, f.url, f.hashtag, f.account, f.sources, f.d
        (u.subscription_status = 'active' AND u.current_period_end > ${now}) AS served,
        COALESCE(src.track_likes, false) AS likes,
        COALESCE(src.track_reposts, false) AS reposts,
-       COALESCE(src.track_comments, false) AS comments
+       COALESCE(src.track_comments, false) AS comments,
+       f.track_likes AS shown_likes, f.track_reposts AS shown_reposts, f.track_comments AS shown_comments
   FROM feed_items f
   JOIN users u ON u.id = f.user_id
   LEFT JOIN LATERAL (
@@ -62,4 +66,7 @@ export interface TrackingItemRow {
   likes: boolean;
   reposts: boolean;
   comments: boolean;
+  shown_likes: boolean;
+  shown_reposts: boolean;
+  shown_comments: boolean;
 }
