@@ -173,7 +173,8 @@ export function createScanner(options: ScannerOptions): Scanner {
     const deferred = new Map<string, XPost>();
     const receivedAt = new Map<string, number>();
     const lastPostAt = new Map<string, Date>();
-    let relaying: Promise<void> = Promise.resolve();
+    // Each batch's jobs go to BullMQ as soon as it commits, without waiting for an earlier batch's relay.
+    const relays: Promise<unknown>[] = [];
     // Once per query, while page 1 is on its way: a track deleted during the query may still get its posts.
     const loading = loadSubscriptions(pool, pack.sources);
     loading.catch(() => undefined);
@@ -228,9 +229,9 @@ export function createScanner(options: ScannerOptions): Scanner {
           ...(complete ? { complete: { newestId, lastPostAt } } : { deferBelowQuota: streamQuotaMargin }),
         });
         const committedAt = now();
-        // The relay of this batch overlaps the store of the next; the pack ends once both are done.
-        if (stored.inserted.length > 0) relaying = relaying.then(() => relay(stored.outbox));
-        const relayed = stored.inserted.length > 0 ? relaying.then(() => now()) : Promise.resolve(committedAt);
+        // The relay of this batch overlaps the store of the next; the pack ends once every relay is done.
+        const relayed = stored.inserted.length > 0 ? relay(stored.outbox).then(() => now()) : Promise.resolve(committedAt);
+        relays.push(relayed);
         for (const [id, at] of stored.lastPostAt) {
           const current = lastPostAt.get(id);
           if (!current || current.getTime() < at.getTime()) lastPostAt.set(id, at);
@@ -254,7 +255,7 @@ export function createScanner(options: ScannerOptions): Scanner {
       // Stops a fetcher still following pages after a failure, and leaves nothing running behind the pack.
       fetchError ??= new Error('pack abandoned');
       await fetcher;
-      await relaying;
+      await Promise.all(relays);
     }
   }
 
