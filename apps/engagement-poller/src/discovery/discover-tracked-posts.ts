@@ -16,6 +16,8 @@ return 1`;
 // new posts and new accounts in. An existing state changes only for a detection later than any it has seen
 // (its window ends later) or a faster cadence: a replica whose watermark lagged re-reads items another
 // replica already brought in, and must not make their posts due again in the same cycle (a second lookup).
+// The cadence is the fastest among served accounts (active, unexpired subscription), as the full refresh
+// computes it, so a re-read never brings back the cadence of an account that is no longer served.
 const DISCOVER = `
 WITH edge AS (
   SELECT max(detected_at) AS last
@@ -27,7 +29,8 @@ WITH edge AS (
            ORDER BY f.detected_at
            LIMIT $3) first_ones
 ), fresh AS (
-  SELECT f.x_post_id, f.detected_at, u.engagement_refresh_seconds
+  SELECT f.x_post_id, f.detected_at, u.engagement_refresh_seconds,
+         (u.subscription_status = 'active' AND u.current_period_end > $2::timestamptz) AS served
     FROM feed_items f
     JOIN users u ON u.id = f.user_id
    WHERE f.engagement_tracked AND f.type <> 'engagement'
@@ -36,7 +39,9 @@ WITH edge AS (
      AND f.detected_at <= (SELECT last FROM edge)
 ), upserted AS (
   INSERT INTO engagement_states (x_post_id, interval_seconds, poll_until, next_poll_at)
-  SELECT x_post_id, min(engagement_refresh_seconds), max(detected_at) + interval '48 hours', $2::timestamptz
+  SELECT x_post_id,
+         COALESCE(min(engagement_refresh_seconds) FILTER (WHERE served), min(engagement_refresh_seconds)),
+         max(detected_at) + interval '48 hours', $2::timestamptz
     FROM fresh
    GROUP BY x_post_id
    ORDER BY x_post_id
