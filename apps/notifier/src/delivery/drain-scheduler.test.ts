@@ -43,11 +43,17 @@ describe('drain scheduler', () => {
     await drains.kick('wh_inline');
 
     expect(runs.map((run) => [run.channelId, run.lease.digestMode])).toEqual([['wh_inline', true]]);
-    expect(drains.running).toBe(1);
     expect(await drainJobs('wh_inline')).toEqual([]);
+    let closed = false;
+    const closing = drains.close().then(() => {
+      closed = true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // close() waits for the inline run.
+    expect(closed).toBe(false);
     runs[0]!.finish();
-    await drains.close();
-    expect(drains.running).toBe(0);
+    await closing;
+    expect(closed).toBe(true);
   });
 
   it('raises the wake flag of a channel another run holds, so the holder runs again, and adds no job', async () => {
@@ -63,6 +69,21 @@ describe('drain scheduler', () => {
     // The flag is read once.
     const next = await acquireDrainLease(redis, keys, 10_000);
     expect(await next!.release()).toEqual({ woken: false });
+  });
+
+  it('drains no more channels inline than its capacity when a batch of kicks arrives at once, and queues the rest', async () => {
+    const { drains, runs } = scheduler(5);
+    const channels = Array.from({ length: 40 }, (_, n) => `wh_burst${n}`);
+
+    await Promise.all(channels.map((channelId) => drains.kick(channelId)));
+
+    expect(runs).toHaveLength(5);
+    const inline = new Set(runs.map((run) => run.channelId));
+    const queued = await queues.byName['alert-deliveries'].getJobs(['waiting', 'delayed']);
+    const queuedChannels = queued.map((job) => (job.data as { channelId: string }).channelId).filter((id) => id.startsWith('wh_burst'));
+    expect(queuedChannels.sort()).toEqual(channels.filter((id) => !inline.has(id)).sort());
+    for (const run of runs) run.finish();
+    await drains.close();
   });
 
   it('hands a kick to the queue when this process drains as many channels as it may', async () => {

@@ -13,12 +13,11 @@ export interface DrainScheduler {
   /**
    * A drain of `channelId` now, in this replica when it has room: it takes the channel's lease and drains in
    * the background (no job), or, when another run holds the lease, raises its wake flag in the same step. A
-   * replica without room, or without a local runner, falls back to {@link wake}.
+   * replica without room, or without a local runner, falls back to {@link wake}. A kick holds its room from the
+   * call on, while it is still taking the lease, so concurrent kicks never run more than the capacity.
    */
   kick(channelId: string): Promise<void>;
-  /** Drains started by {@link kick} and still running. */
-  readonly running: number;
-  /** Resolves once every drain started by {@link kick} has finished; new kicks then go to {@link wake}. */
+  /** Resolves once every drain started by {@link kick} (or still taking its lease) has finished; new kicks then go to {@link wake}. */
   close(): Promise<void>;
 }
 
@@ -66,18 +65,17 @@ export function createDrainScheduler(
     async kick(channelId) {
       const local = options.local;
       if (!local || closed || inFlight.size >= local.capacity) return wake(channelId);
-      const lease = await acquireDrainLease(redis, drainKeys(queues.prefix, channelId), local.leaseMs, { flagWhenTaken: true });
-      // Taken: its holder saw the flag raised and runs again after letting go.
-      if (!lease) return;
-      // The runner logs and recovers its own failures; nothing it throws may become an unhandled rejection.
-      const run: Promise<void> = local
-        .run(channelId, lease)
+      // The slot is taken before the first await: routing kicks a whole batch's channels at once, and every one
+      // of those kicks passes the check above before any lease comes back.
+      const acquired = acquireDrainLease(redis, drainKeys(queues.prefix, channelId), local.leaseMs, { flagWhenTaken: true });
+      // Taken: its holder saw the flag raised and runs again after letting go. The runner logs and recovers its
+      // own failures, and a failed acquire is the caller's (below): nothing here may become an unhandled rejection.
+      const run: Promise<void> = acquired
+        .then((lease) => lease && local.run(channelId, lease))
         .catch(() => undefined)
         .finally(() => inFlight.delete(run));
       inFlight.add(run);
-    },
-    get running() {
-      return inFlight.size;
+      await acquired;
     },
     async close() {
       closed = true;
