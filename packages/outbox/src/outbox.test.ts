@@ -6,12 +6,15 @@ import { relayOutbox, relayWritten, writeOutbox, writeOutboxBatch } from './outb
 describe('outbox', () => {
   const env = useTestEnvironment();
   let queues: Queues;
+  let connection: ReturnType<typeof createRedisConnection>;
 
   beforeAll(() => {
-    queues = createQueues({ connection: createRedisConnection(env.redisUrl, { role: 'producer' }), prefix: env.queuePrefix });
+    connection = createRedisConnection(env.redisUrl, { role: 'producer' });
+    queues = createQueues({ connection, prefix: env.queuePrefix });
   });
   afterAll(async () => {
     await queues.close();
+    connection.disconnect();
   });
 
   const entry = (n: number) => ({ queue: 'alert-routing', name: 'route-alert', jobId: `route-post_${n}`, payload: { feedItemId: `post_${n}`, userId: 'usr_1' } });
