@@ -34,15 +34,22 @@ export interface RouteResult {
   created: number;
 }
 
+/** One route-alert job: its payload and its own logger. */
+export interface RouteJob {
+  payload: RouteRequest;
+  log: Logger;
+}
+
 /**
  * Routes several feed items with two statements in all: one reads the items and their accounts' live
  * channels, one inserts every delivery. Then the routed channels' drains are kicked, each once. Results are
- * per request, in order. Running it twice (a retry, a crash, a second replica) creates nothing new: the unique
- * (channel_id, feed_item_id) absorbs it, and the message id is derived from the pair. A kick that fails is
- * only logged: the sweeper finds due deliveries on its own.
+ * per job, in order; each job's log lines go to its own logger. Running it twice (a retry, a crash, a second
+ * replica) creates nothing new: the unique (channel_id, feed_item_id) absorbs it, and the message id is derived
+ * from the pair. A kick that fails is only logged: the sweeper finds due deliveries on its own.
  */
-export async function routeAlerts(deps: RouteDeps, requests: RouteRequest[], log: Logger): Promise<RouteResult[]> {
+export async function routeAlerts(deps: RouteDeps, jobs: RouteJob[]): Promise<RouteResult[]> {
   const { pool } = deps;
+  const requests = jobs.map((job) => job.payload);
   const ids = [...new Set(requests.map((request) => request.feedItemId))];
   // Engagement items take their category switches from the engaged (parent) item, as the source had them at
   // detection.
@@ -63,7 +70,7 @@ export async function routeAlerts(deps: RouteDeps, requests: RouteRequest[], log
   const items = new Map(rows.map((row) => [row.id, row]));
 
   const targetsOf = new Map<string, string[]>();
-  for (const { feedItemId, userId } of requests) {
+  for (const { payload: { feedItemId, userId }, log } of jobs) {
     const item = items.get(feedItemId);
     if (!item || item.user_id !== userId) {
       // Deleted with its account (DELETE /me) before routing ran: nothing to alert.
@@ -100,23 +107,35 @@ export async function routeAlerts(deps: RouteDeps, requests: RouteRequest[], log
   // drains in this replica's background when it has room (the jobs are done once the rows are committed).
   const channels = [...new Set(pairs.map((pair) => pair.channelId))];
   const kicked = await Promise.allSettled(channels.map((channelId) => deps.drains.kick(channelId)));
-  const failed = kicked.filter((result) => result.status === 'rejected');
-  if (failed.length > 0) log.warn('drain wake failed; the sweeper will pick the deliveries up', { failed: failed.length, error: (failed[0] as PromiseRejectedResult).reason });
+  const kickErrors = new Map<string, unknown>();
+  kicked.forEach((result, index) => {
+    if (result.status === 'rejected') kickErrors.set(channels[index]!, result.reason);
+  });
 
   // A request repeated within the batch reports its deliveries once.
   const reported = new Set<string>();
-  return requests.map(({ feedItemId, userId }) => {
+  return jobs.map(({ payload: { feedItemId, userId }, log }) => {
     if (items.get(feedItemId)?.user_id !== userId) return { channels: 0, created: 0 };
     const first = !reported.has(feedItemId);
     reported.add(feedItemId);
-    return { channels: targetsOf.get(feedItemId)?.length ?? 0, created: first ? (createdPer.get(feedItemId) ?? 0) : 0 };
+    const targets = targetsOf.get(feedItemId) ?? [];
+    const failed = targets.filter((channelId) => kickErrors.has(channelId));
+    if (failed.length > 0) log.warn('drain wake failed; the sweeper will pick the deliveries up', { failed: failed.length, error: kickErrors.get(failed[0]!) });
+    return { channels: targets.length, created: first ? (createdPer.get(feedItemId) ?? 0) : 0 };
   });
 }
 
 /** route-alert for one feed item: see {@link routeAlerts}. */
 export async function routeAlert(deps: RouteDeps, payload: RouteRequest, log: Logger): Promise<RouteResult> {
-  const [result] = await routeAlerts(deps, [payload], log);
+  const [result] = await routeAlerts(deps, [{ payload, log }]);
   return result!;
+}
+
+// SQLSTATE class 23: a row the statement relies on changed under it, e.g. 23503 when PUT /notifications
+// deleted a channel, or DELETE /me a feed item, between the read and the insert.
+function isIntegrityViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('23');
 }
 
 export interface RouteBatcher {
@@ -130,11 +149,13 @@ const MAX_BATCH = 200;
 /**
  * Group commit for routing: the first route-alert job routes at once; jobs that arrive while its statements are
  * on their way are routed together in the next batch. Under load many items share two statements; alone, an
- * item waits for nothing. Each job still completes only after its own deliveries are committed, and a failed
- * batch fails each of its jobs, which BullMQ retries (at least once).
+ * item waits for nothing. Each job still completes only after its own deliveries are committed. A batch whose
+ * insert trips over a row deleted meanwhile (one account's PUT /notifications or DELETE /me) is routed again
+ * job by job, so only that account's job can fail; any other failed batch fails each of its jobs. BullMQ
+ * retries failed jobs (at least once).
  */
 export function createRouteBatcher(deps: RouteDeps): RouteBatcher {
-  const queued: { payload: RouteRequest; log: Logger; resolve: (result: RouteResult) => void; reject: (error: unknown) => void }[] = [];
+  const queued: (RouteJob & { resolve: (result: RouteResult) => void; reject: (error: unknown) => void })[] = [];
   let running = false;
 
   const run = async () => {
@@ -143,10 +164,17 @@ export function createRouteBatcher(deps: RouteDeps): RouteBatcher {
       while (queued.length > 0) {
         const batch = queued.splice(0, MAX_BATCH);
         try {
-          const results = await routeAlerts(deps, batch.map((entry) => entry.payload), batch[0]!.log);
+          const results = await routeAlerts(deps, batch);
           batch.forEach((entry, index) => entry.resolve(results[index]!));
         } catch (error) {
-          for (const entry of batch) entry.reject(error);
+          if (batch.length === 1 || !isIntegrityViolation(error)) {
+            for (const entry of batch) entry.reject(error);
+            continue;
+          }
+          // One at a time: the reads see the deletion now, and a job that still fails fails alone.
+          for (const entry of batch) {
+            await routeAlerts(deps, [entry]).then(([result]) => entry.resolve(result!), entry.reject);
+          }
         }
       }
     } finally {

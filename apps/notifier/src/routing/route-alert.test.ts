@@ -3,8 +3,8 @@ import { useTestEnvironment } from '@hashwatch/testing';
 import { createDrainScheduler } from '../delivery/drain-scheduler';
 import { messageIdFor } from '../delivery/delivery-store';
 import { createNotifierMetrics } from '../notifier-metrics';
-import { addBot, addWebhook, newAccount, post, quietLogger, storeFeedItems } from '../test-support/notifier-fixture';
-import { routeAlert, routeAlerts } from './route-alert.job';
+import { addBot, addWebhook, eventually, newAccount, post, quietLogger, storeFeedItems } from '../test-support/notifier-fixture';
+import { createRouteBatcher, routeAlert, routeAlerts } from './route-alert.job';
 
 describe('route-alert', () => {
   const env = useTestEnvironment();
@@ -129,8 +129,7 @@ describe('route-alert', () => {
         { feedItemId: b1!.id, userId: bob },
         { feedItemId: a2!.id, userId: alice },
         { feedItemId: b1!.id, userId: alice },
-      ],
-      log,
+      ].map((payload) => ({ payload, log })),
     );
 
     expect(results).toEqual([
@@ -142,6 +141,50 @@ describe('route-alert', () => {
     expect(await routedChannels(a1!.id)).toEqual([aliceAll.id]);
     expect(await routedChannels(a2!.id)).toEqual([aliceAll.id, aliceEth.id].sort());
     expect(await routedChannels(b1!.id)).toEqual([bobAll.id]);
+  });
+
+  it('routes the other jobs of a batch when one account deletes a routed channel between the read and the insert', async () => {
+    const alice = await newAccount(env.database);
+    const bob = await newAccount(env.database);
+    const carol = await newAccount(env.database);
+    const deleted = await addWebhook(pool(), alice, { url });
+    const bobAll = await addWebhook(pool(), bob, { url });
+    const carolAll = await addWebhook(pool(), carol, { url });
+    const [a] = await storeFeedItems(pool(), [post(alice)]);
+    const [b] = await storeFeedItems(pool(), [post(bob)]);
+    const [c] = await storeFeedItems(pool(), [post(carol)]);
+    const router = createRouteBatcher({ pool: pool(), drains: createDrainScheduler(queues, connection), metrics: createNotifierMetrics() });
+    // PUT /notifications deleting Alice's webhook, not committed yet: routing still reads the channel, and its
+    // insert waits for this transaction, then finds the channel gone.
+    const putNotifications = await pool().connect();
+    try {
+      await putNotifications.query('BEGIN');
+      await putNotifications.query('DELETE FROM notification_channels WHERE id = $1', [deleted.id]);
+
+      // Carol's job routes at once; Alice's and Bob's arrive meanwhile and share the next batch.
+      const first = router.route({ feedItemId: c!.id, userId: carol }, log);
+      const batched = [router.route({ feedItemId: a!.id, userId: alice }, log), router.route({ feedItemId: b!.id, userId: bob }, log)];
+      await eventually(async () => {
+        const { rows } = await pool().query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_stat_activity
+            WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'INSERT INTO deliveries%'`,
+        );
+        return rows[0]!.n > 0;
+      }, 20_000, 'the routing insert waits for the deletion');
+      await putNotifications.query('COMMIT');
+
+      expect(await Promise.all([first, ...batched])).toEqual([
+        { channels: 1, created: 1 },
+        { channels: 0, created: 0 },
+        { channels: 1, created: 1 },
+      ]);
+    } finally {
+      await putNotifications.query('ROLLBACK').catch(() => undefined);
+      putNotifications.release();
+    }
+    expect(await routedChannels(b!.id)).toEqual([bobAll.id]);
+    expect(await routedChannels(c!.id)).toEqual([carolAll.id]);
+    expect(await routedChannels(a!.id)).toEqual([]);
   });
 
   it('wakes the drain of each routed channel', async () => {
