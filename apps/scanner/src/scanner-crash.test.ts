@@ -95,7 +95,7 @@ describe('a scanner process killed mid-cycle', () => {
     const posts = Array.from({ length: 250 }, (_, i) => fx.sim.state.injectPost({ author: `m${i % 4}`, text: `#midway report ${i}` }));
     // Page 1 is served at once (a zero-delay fault only marks it); page 2 is held while the process is killed.
     fx.sim.state.injectFault({ endpoint: 'search_recent', kind: 'slow', count: 1, delay_ms: 0 });
-    fx.sim.state.injectFault({ endpoint: 'search_recent', kind: 'slow', count: 1, delay_ms: 8_000 });
+    fx.sim.state.injectFault({ endpoint: 'search_recent', kind: 'slow', count: 1, delay_ms: 15_000 });
 
     const first = startScanner();
     await waitFor(async () => fx.sim.state.faults.pending().length === 0 && (await fx.items(user)).length >= 100, 30_000, 'page 1 stored, page 2 held');
