@@ -116,143 +116,160 @@ async function runDrain(deps: DrainDeps, channelId: string, lease: DrainLease, l
   };
   const debug = log.isLevelEnabled('debug');
   const outOfTurn = () => sends >= options.maxSendsPerRun || Date.now() - started >= options.runBudgetMs;
+  // The messages of the current claim; those from `unsent` on were not sent yet.
+  let outgoing: Outgoing[] = [];
+  let unsent = 0;
+  // Claimed but not sent (pace, a failure, the run's turn is over): due again at once, attempt not counted.
+  // Given back once: the claim is forgotten before the statement, so attempts are never uncounted twice.
+  const giveBack = async (from: number) => {
+    const rest = outgoing.slice(from).flatMap((message) => message.deliveries.map((delivery) => delivery.id));
+    outgoing = [];
+    unsent = 0;
+    if (rest.length > 0) await releaseClaim(pool, rest);
+  };
 
-  for (;;) {
-    if (outOfTurn() || !(await lease.keep())) {
-      await flush();
-      return outOfTurn() ? { kind: 'yield' } : { kind: 'stopped' };
-    }
-    const { channel, claimed: batch, backlog } = await claimNext(pool, channelId, {
-      digestMode,
-      digestThreshold: options.digestThreshold,
-      digestSize: options.digestSize,
-      batch: live?.batch ?? deps.batchHints?.get(channelId) ?? 1,
-      holdMs: leaseMs(options),
-      delivered,
-    });
-    delivered = [];
-    if (!channel) return { kind: 'stopped' };
-    if (!channel.enabled || channel.disabled_reason) {
-      const reason = `not sent: the channel is disabled${channel.disabled_reason ? ` (${channel.disabled_reason})` : ''}`;
-      const failed = await failPending(pool, channelId, reason);
-      if (failed > 0) log.info('deliveries of a disabled channel failed', { channelId, failed });
-      return { kind: 'stopped' };
-    }
-    const fingerprint = JSON.stringify(channel);
-    if (live?.fingerprint !== fingerprint) {
-      // Unsealed here, for this run only; again only when the row changed (a PUT, a chat migration).
-      const config = channelConfig(channel, deps.cipher, deps.telegramBaseUrl);
-      const destination = destinationOf(config, options.pace, deps.prefix);
-      const burst = Math.min(...destination.buckets.map((bucket) => bucket.rule.limit));
-      live = { row: channel, fingerprint, config, destination, batch: Math.max(1, Math.min(options.claimBatch, burst)) };
-      if (deps.batchHints && deps.batchHints.get(channelId) !== live.batch) {
-        if (deps.batchHints.size >= MAX_BATCH_HINTS) deps.batchHints.clear();
-        deps.batchHints.set(channelId, live.batch);
-      }
-    }
-    if (batch.length === 0) {
-      if (digestMode) await deps.redis.del(digestKey);
-      return { kind: 'idle' };
-    }
-    if (backlog > options.digestThreshold && !digestMode) {
-      digestMode = true;
-      await deps.redis.set(digestKey, '1', 'PX', DIGEST_MODE_TTL_MS);
-      log.info('channel switched to digests', { channelId, backlogOver: options.digestThreshold });
-    }
-
-    const { config, destination } = live;
-    const outgoing = messagesFor(batch, live.row, digestMode);
-    // Claimed but not sent (pace, a failure, the run's turn is over): due again at once, attempt not counted.
-    const giveBack = async (from: number) => {
-      const rest = outgoing.slice(from).flatMap((message) => message.deliveries.map((delivery) => delivery.id));
-      if (rest.length > 0) await releaseClaim(pool, rest);
-    };
-
-    let stop: RunResult | undefined;
-    // Set when deliveries were given back to be claimed again by this run (a chat migration).
-    let again = false;
-    for (let index = 0; index < outgoing.length; index += 1) {
-      if (index > 0 && (outOfTurn() || !(await lease.keep()))) {
-        await giveBack(index);
+  try {
+    for (;;) {
+      if (outOfTurn() || !(await lease.keep())) {
         await flush();
         return outOfTurn() ? { kind: 'yield' } : { kind: 'stopped' };
       }
-      const { deliveries, message, messageId, digest } = outgoing[index]!;
-      // Claimed first, paced second: a channel with nothing due never spends a slot of its destination's budget.
-      const waitMs = await deps.pace.reserve(destination);
-      if (waitMs > 0) {
-        await giveBack(index);
-        stop = { kind: 'paced', waitMs };
-        break;
-      }
-      const ids = deliveries.map((delivery) => delivery.id);
-      const sentAt = Date.now();
-      const { outcome, status } = await attempt(message, config, messageId, deps.sender);
-      sends += 1;
-      metrics.sends.inc(config.kind);
-      const fields = { channelId, kind: config.kind, deliveries: ids.length, digest, status, durationMs: Date.now() - sentAt };
-
-      if (outcome.outcome === 'delivered') {
-        for (const id of ids) delivered.push({ id, status, digestId: digest ? messageId : null });
-        metrics.delivered.inc(config.kind, ids.length);
-        if (debug) log.debug('delivered', fields);
-        // The target said its budget is spent: the destination waits, so the next reservation answers paced.
-        if (outcome.pauseMs !== undefined) await deps.pace.block(destination, outcome.pauseMs);
-        continue;
-      }
-
-      if (outcome.outcome === 'retry') {
-        const rateLimited = status === 429;
-        const attempts = Math.max(...deliveries.map((delivery) => delivery.attempts));
-        const backoff = retryDelayMs(attempts, { baseMs: options.backoffBaseMs, maxMs: options.maxBackoffMs }, deps.random);
-        // The target said when: never sooner (CONTRACT 5). Otherwise backoff, and a Retry-After on a 5xx extends it.
-        const delayMs = rateLimited && outcome.afterMs !== undefined ? outcome.afterMs : Math.max(backoff, outcome.afterMs ?? 0);
-        const { gaveUp } = await markRetry(pool, ids, { status, reason: outcome.reason, delayMs, retryWindowMs: options.retryWindowMs });
-        metrics.retried.inc(config.kind, ids.length - gaveUp);
-        if (gaveUp > 0) metrics.failed.inc(config.kind, gaveUp);
-        const pauseMs = rateLimited ? delayMs : Math.min(delayMs, options.failurePauseMs);
-        await deps.pace.block(destination, pauseMs);
-        await giveBack(index + 1);
-        log.warn(gaveUp > 0 ? 'delivery failed after retries' : 'delivery will retry', { ...fields, reason: outcome.reason, delayMs, gaveUp });
-        stop = { kind: 'paced', waitMs: pauseMs };
-        break;
-      }
-
-      if (outcome.outcome === 'permanent' && outcome.migrateToChatId && live.row.chat_id && outcome.migrateToChatId !== live.row.chat_id) {
-        // Telegram: the group moved to a supergroup. Follow it and resend at once (PLATFORMS e); the next claim
-        // reads the row with its new chat id.
-        await migrateChat(pool, channelId, live.row.chat_id, outcome.migrateToChatId);
-        await giveBack(index);
-        log.info('telegram chat migrated', { channelId });
-        again = true;
-        break;
-      }
-
-      // Permanent: this message can never be delivered ('retry-plain' was already handled inside deliver()).
-      const reason = outcome.reason;
-      await markFailed(pool, ids, status, reason);
-      metrics.failed.inc(config.kind, ids.length);
-      if (outcome.outcome === 'permanent' && outcome.disableChannel) {
-        await flush();
-        await disableChannel(pool, channelId, reason);
-        const failed = await failPending(pool, channelId, `not sent: the channel was disabled (${reason})`);
-        metrics.failed.inc(config.kind, failed);
-        log.warn('channel disabled', { ...fields, reason, pendingFailed: failed });
+      const { channel, claimed: batch, backlog } = await claimNext(pool, channelId, {
+        digestMode,
+        digestThreshold: options.digestThreshold,
+        digestSize: options.digestSize,
+        batch: live?.batch ?? deps.batchHints?.get(channelId) ?? 1,
+        holdMs: leaseMs(options),
+        delivered,
+      });
+      delivered = [];
+      if (!channel) return { kind: 'stopped' };
+      if (!channel.enabled || channel.disabled_reason) {
+        const reason = `not sent: the channel is disabled${channel.disabled_reason ? ` (${channel.disabled_reason})` : ''}`;
+        const failed = await failPending(pool, channelId, reason);
+        if (failed > 0) log.info('deliveries of a disabled channel failed', { channelId, failed });
         return { kind: 'stopped' };
       }
-      log.warn('delivery failed', { ...fields, reason });
+      const fingerprint = JSON.stringify(channel);
+      if (live?.fingerprint !== fingerprint) {
+        // Unsealed here, for this run only; again only when the row changed (a PUT, a chat migration).
+        const config = channelConfig(channel, deps.cipher, deps.telegramBaseUrl);
+        const destination = destinationOf(config, options.pace, deps.prefix);
+        const burst = Math.min(...destination.buckets.map((bucket) => bucket.rule.limit));
+        live = { row: channel, fingerprint, config, destination, batch: Math.max(1, Math.min(options.claimBatch, burst)) };
+        if (deps.batchHints && deps.batchHints.get(channelId) !== live.batch) {
+          if (deps.batchHints.size >= MAX_BATCH_HINTS) deps.batchHints.clear();
+          deps.batchHints.set(channelId, live.batch);
+        }
+      }
+      if (batch.length === 0) {
+        if (digestMode) await deps.redis.del(digestKey);
+        return { kind: 'idle' };
+      }
+      if (backlog > options.digestThreshold && !digestMode) {
+        digestMode = true;
+        await deps.redis.set(digestKey, '1', 'PX', DIGEST_MODE_TTL_MS);
+        log.info('channel switched to digests', { channelId, backlogOver: options.digestThreshold });
+      }
+
+      const { config, destination } = live;
+      outgoing = messagesFor(batch, live.row, digestMode);
+      unsent = 0;
+
+      let stop: RunResult | undefined;
+      // Set when deliveries were given back to be claimed again by this run (a chat migration).
+      let again = false;
+      for (let index = 0; index < outgoing.length; index += 1) {
+        if (index > 0 && (outOfTurn() || !(await lease.keep()))) {
+          await giveBack(index);
+          await flush();
+          return outOfTurn() ? { kind: 'yield' } : { kind: 'stopped' };
+        }
+        const { deliveries, message, messageId, digest } = outgoing[index]!;
+        // Claimed first, paced second: a channel with nothing due never spends a slot of its destination's budget.
+        const waitMs = await deps.pace.reserve(destination);
+        if (waitMs > 0) {
+          await giveBack(index);
+          stop = { kind: 'paced', waitMs };
+          break;
+        }
+        const ids = deliveries.map((delivery) => delivery.id);
+        const sentAt = Date.now();
+        unsent = index + 1;
+        const { outcome, status } = await attempt(message, config, messageId, deps.sender);
+        sends += 1;
+        metrics.sends.inc(config.kind);
+        const fields = { channelId, kind: config.kind, deliveries: ids.length, digest, status, durationMs: Date.now() - sentAt };
+
+        if (outcome.outcome === 'delivered') {
+          for (const id of ids) delivered.push({ id, status, digestId: digest ? messageId : null });
+          metrics.delivered.inc(config.kind, ids.length);
+          if (debug) log.debug('delivered', fields);
+          // The target said its budget is spent: the destination waits, so the next reservation answers paced.
+          if (outcome.pauseMs !== undefined) await deps.pace.block(destination, outcome.pauseMs);
+          continue;
+        }
+
+        if (outcome.outcome === 'retry') {
+          const rateLimited = status === 429;
+          const attempts = Math.max(...deliveries.map((delivery) => delivery.attempts));
+          const backoff = retryDelayMs(attempts, { baseMs: options.backoffBaseMs, maxMs: options.maxBackoffMs }, deps.random);
+          // The target said when: never sooner (CONTRACT 5). Otherwise backoff, and a Retry-After on a 5xx extends it.
+          const delayMs = rateLimited && outcome.afterMs !== undefined ? outcome.afterMs : Math.max(backoff, outcome.afterMs ?? 0);
+          const { gaveUp } = await markRetry(pool, ids, { status, reason: outcome.reason, delayMs, retryWindowMs: options.retryWindowMs });
+          metrics.retried.inc(config.kind, ids.length - gaveUp);
+          if (gaveUp > 0) metrics.failed.inc(config.kind, gaveUp);
+          const pauseMs = rateLimited ? delayMs : Math.min(delayMs, options.failurePauseMs);
+          await deps.pace.block(destination, pauseMs);
+          await giveBack(index + 1);
+          log.warn(gaveUp > 0 ? 'delivery failed after retries' : 'delivery will retry', { ...fields, reason: outcome.reason, delayMs, gaveUp });
+          stop = { kind: 'paced', waitMs: pauseMs };
+          break;
+        }
+
+        if (outcome.outcome === 'permanent' && outcome.migrateToChatId && live.row.chat_id && outcome.migrateToChatId !== live.row.chat_id) {
+          // Telegram: the group moved to a supergroup. Follow it and resend at once (PLATFORMS e); the next claim
+          // reads the row with its new chat id.
+          await migrateChat(pool, channelId, live.row.chat_id, outcome.migrateToChatId);
+          await giveBack(index);
+          log.info('telegram chat migrated', { channelId });
+          again = true;
+          break;
+        }
+
+        // Permanent: this message can never be delivered ('retry-plain' was already handled inside deliver()).
+        const reason = outcome.reason;
+        await markFailed(pool, ids, status, reason);
+        metrics.failed.inc(config.kind, ids.length);
+        if (outcome.outcome === 'permanent' && outcome.disableChannel) {
+          await flush();
+          await disableChannel(pool, channelId, reason);
+          const failed = await failPending(pool, channelId, `not sent: the channel was disabled (${reason})`);
+          metrics.failed.inc(config.kind, failed);
+          log.warn('channel disabled', { ...fields, reason, pendingFailed: failed });
+          return { kind: 'stopped' };
+        }
+        log.warn('delivery failed', { ...fields, reason });
+      }
+      if (stop) {
+        await flush();
+        return stop;
+      }
+      if (!again && backlog <= batch.length) {
+        // Nothing else was due when this claim was made: done without another claim. Anything routed since has
+        // raised the wake flag, read as the lease is let go; retries falling due later are the sweeper's.
+        if (digestMode) await deps.redis.del(digestKey);
+        await flush();
+        return { kind: 'idle' };
+      }
     }
-    if (stop) {
-      await flush();
-      return stop;
-    }
-    if (!again && backlog <= batch.length) {
-      // Nothing else was due when this claim was made: done without another claim. Anything routed since has
-      // raised the wake flag, read as the lease is let go; retries falling due later are the sweeper's.
-      if (digestMode) await deps.redis.del(digestKey);
-      await flush();
-      return { kind: 'idle' };
-    }
+  } catch (error) {
+    // Part-way through a claim (Redis or the database failed): what was sent is recorded, so receivers get no
+    // repeats, and what was not is due again at once instead of held for the claim's hold. Best effort: the
+    // error that ended the run is the one reported.
+    await flush().catch(() => undefined);
+    await giveBack(unsent).catch(() => undefined);
+    throw error;
   }
 }
 

@@ -1,0 +1,89 @@
+import { createSender, type Sender } from '@hashwatch/channels';
+import { createQueues, createRedisConnection, type Queues } from '@hashwatch/queues';
+import { useTestEnvironment } from '@hashwatch/testing';
+import { createNotifierMetrics } from '../notifier-metrics';
+import { resolveNotifierOptions } from '../notifier-options';
+import { routeAlert } from '../routing/route-alert.job';
+import { addWebhook, cipher, deliveriesOf, FAST, newAccount, post, quietLogger, storeFeedItems } from '../test-support/notifier-fixture';
+import { startJsonReceiver, type Receiver } from '../test-support/receiver';
+import { createDestinationPace, type DestinationPace } from './destination-pace';
+import { drainChannel, type DrainDeps } from './drain-channel.job';
+import { createDrainScheduler } from './drain-scheduler';
+
+describe('drain-channel', () => {
+  const env = useTestEnvironment();
+  const pool = () => env.database.db.pool;
+  const log = quietLogger();
+  let redis: ReturnType<typeof createRedisConnection>;
+  let queues: Queues;
+  let sender: Sender;
+  const receivers: Receiver[] = [];
+  beforeAll(async () => {
+    redis = createRedisConnection(env.redisUrl, { role: 'producer' });
+    if (redis.status !== 'ready') await new Promise<void>((resolve) => redis.once('ready', () => resolve()));
+    queues = createQueues({ connection: redis, prefix: env.queuePrefix });
+    sender = createSender({ allowPrivateNetworks: true, timeoutMs: 5_000 });
+  });
+  afterAll(async () => {
+    sender.close();
+    await Promise.all(receivers.map((receiver) => receiver.close()));
+    await queues.close();
+    redis.disconnect();
+  });
+
+  function drainDeps(pace: DestinationPace, channelId: string): DrainDeps {
+    return {
+      pool: pool(),
+      redis,
+      pace,
+      drains: createDrainScheduler(queues, redis),
+      cipher,
+      sender,
+      telegramBaseUrl: 'http://127.0.0.1:9',
+      prefix: env.queuePrefix,
+      options: resolveNotifierOptions(FAST),
+      metrics: createNotifierMetrics(),
+      // The first claim takes every due delivery, as a run that has seen the channel before does.
+      batchHints: new Map([[channelId, 10]]),
+    };
+  }
+
+  it('records what it sent and gives back what it did not when Redis fails part-way through a claim', async () => {
+    let secret = '';
+    const receiver = await startJsonReceiver(() => secret);
+    receivers.push(receiver);
+    const user = await newAccount(env.database);
+    const channel = await addWebhook(pool(), user, { url: `${receiver.origin}/hook` });
+    secret = channel.secret;
+    const items = await storeFeedItems(pool(), [post(user), post(user), post(user)]);
+    for (const item of items) await routeAlert({ pool: pool(), drains: createDrainScheduler(queues, redis), metrics: createNotifierMetrics() }, { feedItemId: item.id, userId: user }, log);
+    // The destination's pace answers the first message, then its Redis goes away.
+    const pace = createDestinationPace(redis);
+    let reservations = 0;
+    const failingPace: DestinationPace = {
+      reserve: async (destination) => {
+        reservations += 1;
+        if (reservations > 1) throw new Error('Connection is closed.');
+        return pace.reserve(destination);
+      },
+      block: (destination, ms) => pace.block(destination, ms),
+    };
+
+    await expect(drainChannel(drainDeps(failingPace, channel.id), channel.id, log)).rejects.toThrow('Connection is closed.');
+
+    expect(receiver.accepted).toHaveLength(1);
+    const [sent, ...notSent] = await deliveriesOf(pool(), channel.id);
+    expect(sent).toMatchObject({ status: 'delivered', attempts: 1 });
+    // Due again at once, the attempt not counted.
+    for (const delivery of notSent) {
+      expect(delivery).toMatchObject({ status: 'pending', attempts: 0 });
+      expect(delivery.next_attempt_at!.getTime()).toBeLessThanOrEqual(Date.now() + 1_000);
+    }
+
+    // The next run sends the rest, and nothing twice.
+    await expect(drainChannel(drainDeps(pace, channel.id), channel.id, log)).resolves.toEqual({ kind: 'idle' });
+    expect((await deliveriesOf(pool(), channel.id)).map((delivery) => delivery.status)).toEqual(['delivered', 'delivered', 'delivered']);
+    expect(new Set(receiver.accepted.map((request) => request.headers['webhook-id'])).size).toBe(3);
+    expect(receiver.accepted).toHaveLength(3);
+  });
+});
