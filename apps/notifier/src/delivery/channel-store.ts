@@ -21,7 +21,10 @@ export interface ChannelRow {
   bot_token_enc: string | null;
   chat_id: string | null;
   disabled_reason: string | null;
-  /** Changes with every write to the row: a drain rebuilds its unsealed config only when it moved. */
+  /**
+   * Changes with every write to the row. A drain compares the whole row it reads at each claim with the last
+   * one and unseals the config again only when they differ.
+   */
   updated_at?: string | Date;
 }
 

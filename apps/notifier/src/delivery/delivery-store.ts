@@ -36,6 +36,15 @@ export interface DeliveredMark {
   digestId: string | null;
 }
 
+/** Marks sent deliveries delivered; its three parameters (ids, statuses, digest ids) are numbered from `$first`. */
+function markDeliveredStatement(first: number): string {
+  return `UPDATE deliveries d
+          SET status = 'delivered', delivered_at = now(), last_status = u.status, last_error = NULL, next_attempt_at = NULL,
+              digest_id = u.digest_id, updated_at = now()
+         FROM unnest($${first}::text[], $${first + 1}::int[], $${first + 2}::text[]) AS u(id, status, digest_id)
+        WHERE d.id = u.id AND d.status = 'pending'`;
+}
+
 /** The columns of a channel row the drain reads, as the claim statement answers them (JSON). */
 const CHANNEL_COLUMNS = `id, user_id, kind, url, format, bot_name, hashtags, accounts, source_filter, engagement_alerts, template,
        enabled, signing_secret_enc, bot_token_enc, chat_id, disabled_reason, updated_at`;
@@ -70,11 +79,7 @@ export async function claimNext(
   const { rows } = await db.query<ClaimedDelivery & { backlog: number; channel: ChannelRow }>(
     `WITH ch AS (SELECT ${CHANNEL_COLUMNS} FROM notification_channels WHERE id = $1),
      done AS (
-       UPDATE deliveries d
-          SET status = 'delivered', delivered_at = now(), last_status = u.status, last_error = NULL, next_attempt_at = NULL,
-              digest_id = u.digest_id, updated_at = now()
-         FROM unnest($6::text[], $7::int[], $8::text[]) AS u(id, status, digest_id)
-        WHERE d.id = u.id AND d.status = 'pending'
+       ${markDeliveredStatement(6)}
     RETURNING d.id),
      backlog AS (
        SELECT d.id, f.detected_at FROM deliveries d JOIN feed_items f ON f.id = d.feed_item_id
@@ -121,14 +126,7 @@ export async function claimNext(
 
 export async function markDelivered(db: Queryable, marks: DeliveredMark[]): Promise<void> {
   if (marks.length === 0) return;
-  await db.query(
-    `UPDATE deliveries d
-        SET status = 'delivered', delivered_at = now(), last_status = u.status, last_error = NULL, next_attempt_at = NULL,
-            digest_id = u.digest_id, updated_at = now()
-       FROM unnest($1::text[], $2::int[], $3::text[]) AS u(id, status, digest_id)
-      WHERE d.id = u.id AND d.status = 'pending'`,
-    [marks.map((mark) => mark.id), marks.map((mark) => mark.status), marks.map((mark) => mark.digestId)],
-  );
+  await db.query(markDeliveredStatement(1), [marks.map((mark) => mark.id), marks.map((mark) => mark.status), marks.map((mark) => mark.digestId)]);
 }
 
 /**

@@ -130,9 +130,11 @@ async function runDrain(deps: DrainDeps, channelId: string, lease: DrainLease, l
 
   try {
     for (;;) {
-      if (outOfTurn() || !(await lease.keep())) {
+      // Asked once: the time spent renewing the lease must not turn a lost lease into a yield (and a needless job).
+      const turnOver = outOfTurn();
+      if (turnOver || !(await lease.keep())) {
         await flush();
-        return outOfTurn() ? { kind: 'yield' } : { kind: 'stopped' };
+        return turnOver ? { kind: 'yield' } : { kind: 'stopped' };
       }
       const { channel, claimed: batch, backlog } = await claimNext(pool, channelId, {
         digestMode,
@@ -180,10 +182,11 @@ async function runDrain(deps: DrainDeps, channelId: string, lease: DrainLease, l
       // Set when deliveries were given back to be claimed again by this run (a chat migration).
       let again = false;
       for (let index = 0; index < outgoing.length; index += 1) {
-        if (index > 0 && (outOfTurn() || !(await lease.keep()))) {
+        const turnOver = index > 0 && outOfTurn();
+        if (index > 0 && (turnOver || !(await lease.keep()))) {
           await giveBack(index);
           await flush();
-          return outOfTurn() ? { kind: 'yield' } : { kind: 'stopped' };
+          return turnOver ? { kind: 'yield' } : { kind: 'stopped' };
         }
         const { deliveries, message, messageId, digest } = outgoing[index]!;
         // Claimed first, paced second: a channel with nothing due never spends a slot of its destination's budget.
