@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { subscriptionStatusSchema } from '@hashwatch/accounts';
 import { PLAN_IDS } from '@hashwatch/plans';
-import { isoInstant } from './iso-instant';
+import { isoInstant } from '@hashwatch/iso-time';
 
 // Messages complete "--<flag> ...", so the operator reads "--plan must be one of starter, pro, business".
 const requiredOr = (message: string) => (issue: { input?: unknown }) => (issue.input === undefined ? 'is required' : message);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isoInstant } from './iso-instant';
+import { isoInstant } from '@hashwatch/iso-time';
 
 export const FEED_ITEM_TYPES = ['hashtag', 'account', 'engagement'] as const;
 export const ENGAGEMENT_KINDS = ['retweet', 'like', 'reply'] as const;

@@ -1,0 +1,1 @@
+export { isoInstant } from './iso-instant';
