@@ -4,7 +4,8 @@ import { AppError } from '@hashwatch/errors';
 import { newId } from '@hashwatch/secrets';
 import { iso } from '../../http/time';
 import { assertEngagementRoom, lockAccountLimits } from '../sources/source-limits';
-import { flagAssignments, type EngagementFlagsPatch } from '../sources/engagement-flags.schema';
+import type { EngagementFlagsPatch } from '../sources/engagement-flags.schema';
+import { deleteSource, updateSourceFlags, type SourceTable } from '../sources/source-table';
 import type { AccountTrackBody, CreateAccountTrack } from './accounts.schema';
 
 interface AccountTrackRow {
@@ -24,6 +25,8 @@ interface AccountTrackRow {
 
 const COLUMNS = `id, username, exclude_replies, track_engagement, track_likes, track_reposts, track_comments,
   status, created_at, last_scanned_at, last_post_at, scan_error`;
+
+const SOURCE: SourceTable = { table: 'account_tracks', columns: COLUMNS, noun: 'account' };
 
 function toBody(row: AccountTrackRow): AccountTrackBody {
   return { ...row, created_at: iso(row.created_at), last_scanned_at: iso(row.last_scanned_at), last_post_at: iso(row.last_post_at) };
@@ -58,23 +61,9 @@ export async function createAccountTrack(pool: pg.Pool, userId: string, input: C
 }
 
 export async function updateAccountTrackFlags(pool: pg.Pool, userId: string, id: string, patch: EngagementFlagsPatch): Promise<AccountTrackBody> {
-  return transaction(pool, async (client) => {
-    const limits = await lockAccountLimits(client, userId);
-    const { rows: current } = await client.query<AccountTrackRow>(`SELECT ${COLUMNS} FROM account_tracks WHERE id = $1 AND user_id = $2`, [id, userId]);
-    const account = current[0];
-    if (!account) throw new AppError('not_found', `no account ${id}`);
-    if (patch.track_engagement === true && !account.track_engagement) await assertEngagementRoom(client, userId, limits);
-    const set = flagAssignments(patch);
-    if (!set.sql) return toBody(account);
-    const { rows } = await client.query<AccountTrackRow>(
-      `UPDATE account_tracks SET ${set.sql} WHERE id = $1 AND user_id = $2 RETURNING ${COLUMNS}`,
-      [id, userId, ...set.values],
-    );
-    return toBody(rows[0] as AccountTrackRow);
-  });
+  return toBody(await updateSourceFlags<AccountTrackRow>(pool, SOURCE, userId, id, patch));
 }
 
 export async function deleteAccountTrack(pool: pg.Pool, userId: string, id: string): Promise<void> {
-  const { rowCount } = await pool.query('DELETE FROM account_tracks WHERE id = $1 AND user_id = $2', [id, userId]);
-  if (!rowCount) throw new AppError('not_found', `no account ${id}`);
+  await deleteSource(pool, SOURCE, userId, id);
 }

@@ -4,7 +4,8 @@ import { AppError } from '@hashwatch/errors';
 import { newId } from '@hashwatch/secrets';
 import { iso } from '../../http/time';
 import { assertEngagementRoom, lockAccountLimits } from '../sources/source-limits';
-import { flagAssignments, type EngagementFlagsPatch } from '../sources/engagement-flags.schema';
+import type { EngagementFlagsPatch } from '../sources/engagement-flags.schema';
+import { deleteSource, updateSourceFlags, type SourceTable } from '../sources/source-table';
 import type { CreateTrack, TrackBody } from './tracks.schema';
 
 interface TrackRow {
@@ -25,6 +26,8 @@ interface TrackRow {
 
 const COLUMNS = `id, hashtag, lang, exclude_retweets, track_engagement, track_likes, track_reposts, track_comments,
   status, created_at, last_scanned_at, last_post_at, scan_error`;
+
+const SOURCE: SourceTable = { table: 'tracks', columns: COLUMNS, noun: 'track' };
 
 function toBody(row: TrackRow): TrackBody {
   return { ...row, created_at: iso(row.created_at), last_scanned_at: iso(row.last_scanned_at), last_post_at: iso(row.last_post_at) };
@@ -64,23 +67,9 @@ export async function createTrack(pool: pg.Pool, userId: string, input: CreateTr
 }
 
 export async function updateTrackFlags(pool: pg.Pool, userId: string, id: string, patch: EngagementFlagsPatch): Promise<TrackBody> {
-  return transaction(pool, async (client) => {
-    const limits = await lockAccountLimits(client, userId);
-    const { rows: current } = await client.query<TrackRow>(`SELECT ${COLUMNS} FROM tracks WHERE id = $1 AND user_id = $2`, [id, userId]);
-    const track = current[0];
-    if (!track) throw new AppError('not_found', `no track ${id}`);
-    if (patch.track_engagement === true && !track.track_engagement) await assertEngagementRoom(client, userId, limits);
-    const set = flagAssignments(patch);
-    if (!set.sql) return toBody(track);
-    const { rows } = await client.query<TrackRow>(
-      `UPDATE tracks SET ${set.sql} WHERE id = $1 AND user_id = $2 RETURNING ${COLUMNS}`,
-      [id, userId, ...set.values],
-    );
-    return toBody(rows[0] as TrackRow);
-  });
+  return toBody(await updateSourceFlags<TrackRow>(pool, SOURCE, userId, id, patch));
 }
 
 export async function deleteTrack(pool: pg.Pool, userId: string, id: string): Promise<void> {
-  const { rowCount } = await pool.query('DELETE FROM tracks WHERE id = $1 AND user_id = $2', [id, userId]);
-  if (!rowCount) throw new AppError('not_found', `no track ${id}`);
+  await deleteSource(pool, SOURCE, userId, id);
 }
