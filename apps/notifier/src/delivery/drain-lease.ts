@@ -56,6 +56,16 @@ interface LeaseCommands {
   hwDrainRelease(lease: string, woken: string, token: string): Promise<number>;
 }
 
+/**
+ * Defines the lease scripts on `redis`. A connection that auto-pipelines must get them before its first command:
+ * ioredis copies a connection's scripts into each pipeline as it opens one, so a script defined while a pipeline
+ * is open is missing from it, and calling it then throws an uncaught TypeError (`results[i] is not iterable`)
+ * that ends the process. {@link acquireDrainLease} defines them on first use for any other connection.
+ */
+export function defineDrainLeaseScripts(redis: Redis): void {
+  commands(redis);
+}
+
 function commands(redis: Redis): Redis & LeaseCommands {
   const withCommands = redis as Redis & Partial<LeaseCommands>;
   if (typeof withCommands.hwDrainAcquire !== 'function') {

@@ -1,3 +1,4 @@
+import type { Redis } from 'ioredis';
 import { createQueues, createRedisConnection, type Queues } from '@hashwatch/queues';
 import { useTestEnvironment } from '@hashwatch/testing';
 import { acquireDrainLease, drainKeys, type DrainLease } from './drain-lease';
@@ -21,9 +22,9 @@ describe('drain scheduler', () => {
     (await queues.byName['alert-deliveries'].getJobs(['waiting', 'delayed'])).filter((job) => (job.data as { channelId?: string }).channelId === channelId);
 
   /** A scheduler whose inline runs wait until the test lets them finish. */
-  function scheduler(capacity: number) {
+  function scheduler(capacity: number, connection: Redis = redis) {
     const runs: { channelId: string; lease: DrainLease; finish: () => void }[] = [];
-    const drains = createDrainScheduler(queues, redis, {
+    const drains = createDrainScheduler(queues, connection, {
       local: {
         capacity,
         leaseMs: 10_000,
@@ -84,6 +85,23 @@ describe('drain scheduler', () => {
     expect(queuedChannels.sort()).toEqual(channels.filter((id) => !inline.has(id)).sort());
     for (const run of runs) run.finish();
     await drains.close();
+  });
+
+  it('takes a lease on a connection that auto-pipelines when its first kick joins a pipeline another command opened', async () => {
+    const pipelined = redis.duplicate({ enableAutoPipelining: true });
+    try {
+      if (pipelined.status !== 'ready') await new Promise<void>((resolve) => pipelined.once('ready', () => resolve()));
+      const { drains, runs } = scheduler(5, pipelined);
+
+      // Issued in the same tick, so both go out in the pipeline the first one opened.
+      await Promise.all([pipelined.get(drainKeys(env.queuePrefix, 'wh_pipelined').lease), drains.kick('wh_pipelined')]);
+
+      expect(runs.map((run) => run.channelId)).toEqual(['wh_pipelined']);
+      runs[0]!.finish();
+      await drains.close();
+    } finally {
+      pipelined.disconnect();
+    }
   });
 
   it('hands a kick to the queue when this process drains as many channels as it may', async () => {

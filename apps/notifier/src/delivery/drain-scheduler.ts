@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { jobId, queueCatalog, retryOptions, type Queues } from '@hashwatch/queues';
-import { acquireDrainLease, drainKeys, WOKEN_FLAG_TTL_MS, type DrainLease } from './drain-lease';
+import { acquireDrainLease, defineDrainLeaseScripts, drainKeys, WOKEN_FLAG_TTL_MS, type DrainLease } from './drain-lease';
 
 /** Asks for a drain run of a channel. */
 export interface DrainScheduler {
@@ -45,6 +45,8 @@ export function createDrainScheduler(
   const queue = queues.byName['alert-deliveries'];
   const inFlight = new Set<Promise<void>>();
   let closed = false;
+  // Now, before the connection's first command: see defineDrainLeaseScripts.
+  defineDrainLeaseScripts(redis);
 
   const wake = async (channelId: string, delayMs = 0): Promise<void> => {
     const delay = Math.max(0, Math.ceil(delayMs));
