@@ -223,6 +223,61 @@ describe('refreshing counts', () => {
     expect((await f.item(itemId)).like_count).toBe(2);
   });
 
+  it('skips a refresh whose lookup X fails with a 5xx: the post is due again one interval later, not in the same cycle', async () => {
+    const user = await f.account({ refreshSeconds: 60 });
+    const poller = f.poller();
+    // The posts of earlier tests are refreshed now, so the next lookup of this cycle's clock is this post's.
+    await poller.runCycle();
+    const post = f.post();
+    f.sim.state.addLikes(post.id, { anonymous: 3 });
+    const itemId = await f.detect(user, post);
+    const lookupsOfPost = () => f.sim.state.requestLog.entries({ endpoint: 'posts_lookup' }).filter((entry) => String(entry.query.ids).split(',').includes(post.id)).length;
+    f.sim.state.requestLog.clear();
+    f.sim.state.injectFault({ endpoint: 'posts_lookup', kind: 'internal_error', count: 1 });
+
+    const failed = await poller.runCycle();
+    expect(failed.counts.failedPosts).toBe(1);
+    expect(lookupsOfPost()).toBe(1);
+    expect((await f.item(itemId)).like_count).toBe(0);
+    const { rows } = await pool().query<{ next_poll_at: Date }>('SELECT next_poll_at FROM engagement_states WHERE x_post_id = $1', [post.id]);
+    expect(rows[0]?.next_poll_at).toEqual(new Date(f.clock.now().getTime() + MINUTE));
+
+    f.clock.advance(30_000);
+    await poller.runCycle();
+    expect(lookupsOfPost()).toBe(1);
+
+    f.clock.advance(30_000);
+    await poller.runCycle();
+    expect(lookupsOfPost()).toBe(2);
+    expect((await f.item(itemId)).like_count).toBe(3);
+  });
+
+  it('leaves every pooled connection committing synchronously after refreshes that committed without waiting for the flush', async () => {
+    const user = await f.account({ refreshSeconds: 60 });
+    const posts = [f.post(), f.post(), f.post()];
+    for (const post of posts) {
+      f.sim.state.addLikes(post.id, { anonymous: 2 });
+      await f.detect(user, post);
+    }
+    const poller = f.poller({ lookupConcurrency: 3 });
+    await poller.runCycle();
+    for (const post of posts) f.sim.state.addLikes(post.id, { anonymous: 1 });
+    f.clock.advance(MINUTE);
+    const report = await poller.runCycle();
+    expect(report.counts.changed).toBeGreaterThanOrEqual(3);
+    expect(report.counts.itemsWritten).toBeGreaterThanOrEqual(3);
+
+    // Every idle connection of the pool, the ones the refreshes used among them: samples, items and outbox
+    // rows committed on them later must wait for the flush.
+    const clients = await Promise.all(Array.from({ length: pool().totalCount }, () => pool().connect()));
+    try {
+      const settings = await Promise.all(clients.map(async (client) => (await client.query<{ synchronous_commit: string }>('SHOW synchronous_commit')).rows[0]?.synchronous_commit));
+      expect(new Set(settings)).toEqual(new Set(['on']));
+    } finally {
+      for (const client of clients) client.release();
+    }
+  });
+
   it('does not write an item whose engagement did not change', async () => {
     const user = await f.account({ refreshSeconds: 60 });
     const post = f.post();

@@ -5,22 +5,21 @@ import { trackingItemsSql } from '../tracking/tracking-items';
 /** X's posts lookup takes up to 100 ids per call (PLATFORMS.md a, "Other lookups"). */
 export const LOOKUP_BATCH = 100;
 
-// Claims due posts, oldest due first, and reschedules them in the same statement. SKIP LOCKED: replicas (and
-// this replica's parallel batches) take disjoint batches. The rows stay locked through the lookup; a crash
-// rolls the claim back and leaves the posts due. A post whose counts X reports unchanged, and that nothing
-// else asks to recompute, needs nothing more: one narrow row per post is the whole cost of a refresh that
-// finds nothing new (98% of them in the issue's workload). RETURNING shows the counts as stored.
-const CLAIM = `
-UPDATE engagement_states s
-   SET next_poll_at = $1::timestamptz + make_interval(secs => s.interval_seconds)
-  FROM (SELECT x_post_id
-          FROM engagement_states
-         WHERE next_poll_at <= $1::timestamptz AND poll_until > $1::timestamptz
-         ORDER BY next_poll_at
-         LIMIT $2
-           FOR UPDATE SKIP LOCKED) due
- WHERE s.x_post_id = due.x_post_id
-RETURNING s.x_post_id, s.retweet_count, s.like_count, s.reply_count, s.counts_updated_at`;
+// Claims due posts, oldest due first, by locking them: SKIP LOCKED, so replicas (and this replica's parallel
+// batches) take disjoint batches. The rows stay locked through the lookup; a crash rolls the claim back and
+// leaves the posts due. The claim writes nothing: each claimed state is written once, after the lookup, by
+// WRITE_COUNTS (a full refresh, or only the next poll). A claim that rescheduled as it locked (one UPDATE)
+// would write every state twice when the counts changed, and engagement_states updates are never HOT
+// (next_poll_at and the rise indexes are indexed). A batch that commits after another one took its rows
+// (same cycle, another replica) is not claimed twice: FOR UPDATE re-checks the WHERE clause on the newest
+// row version, whose next_poll_at has moved. RETURNING shows the counts as stored.
+export const CLAIM = `
+SELECT x_post_id, retweet_count, like_count, reply_count, counts_updated_at
+  FROM engagement_states
+ WHERE next_poll_at <= $1::timestamptz AND poll_until > $1::timestamptz
+ ORDER BY next_poll_at
+ LIMIT $2
+   FOR UPDATE SKIP LOCKED`;
 
 // The full refresh, for the posts whose counts changed, that X no longer has, that an account started
 // tracking (discovery nulls counts_updated_at), whose accounts' sources, cadence or subscription changed
@@ -38,8 +37,18 @@ RETURNING s.x_post_id, s.retweet_count, s.like_count, s.reply_count, s.counts_up
 //   alerts). Items whose values would not change are not written: a refresh that finds nothing new writes
 //   one narrow row per post, not one wide row per account, and engagement_updated_at says when the item's
 //   engagement last changed.
-const WRITE_COUNTS = `
-WITH fresh AS (
+//
+// The claimed posts that need none of this (`$8`, counts unchanged) are only rescheduled, in the same
+// statement: one narrow row per post is the whole cost of a refresh that finds nothing new (98% of them in
+// the issue's workload). `switches_written` counts the items whose category switches this statement changed:
+// the notifier routes engagement alerts by them, so such a batch commits synchronously (see COMMIT_ASYNC).
+export const WRITE_COUNTS = `
+WITH rescheduled AS (
+  UPDATE engagement_states s
+     SET next_poll_at = $6::timestamptz + make_interval(secs => s.interval_seconds)
+   WHERE s.x_post_id = ANY ($8::text[])
+  RETURNING 1
+), fresh AS (
   -- Null counts: X did not return the post (outcome 'gone' or 'unknown'); its stored counts stay.
   SELECT * FROM unnest($1::text[], $2::int[], $3::int[], $4::int[], $5::text[])
     AS c(x_post_id, retweet_count, like_count, reply_count, outcome)
@@ -97,9 +106,21 @@ WITH fresh AS (
           OR (t.likes AND (f.like_count, f.likers) IS DISTINCT FROM (n.like_count, n.likers))
           OR (t.comments AND (f.reply_count, f.repliers) IS DISTINCT FROM (n.reply_count, n.repliers))
           OR (f.track_likes, f.track_reposts, f.track_comments) IS DISTINCT FROM (t.likes, t.reposts, t.comments))
-  RETURNING 1
+  -- RETURNING sees the new row: the switches the item held before are the ones the tracking CTE read.
+  RETURNING (t.shown_likes, t.shown_reposts, t.shown_comments) IS DISTINCT FROM (t.likes, t.reposts, t.comments) AS switched
 )
-SELECT (SELECT count(*) FROM states)::int AS refreshed, (SELECT count(*) FROM items)::int AS items_written`;
+SELECT (SELECT count(*) FROM states)::int + (SELECT count(*) FROM rescheduled)::int AS refreshed,
+       (SELECT count(*) FROM items)::int AS items_written,
+       (SELECT count(*) FROM items WHERE switched)::int AS switches_written`;
+
+// The commit of a batch that wrote only counts, lists copied from the states, windows and schedules: it
+// may be lost if PostgreSQL itself crashes in the next moments (never if only the poller dies). Losing it
+// puts the posts back as they were before the refresh, still due with their old counts (and a null or old
+// counts_updated_at), so the next cycle refreshes them again; nothing else can have been built on it durably,
+// because any later synchronous commit (a sample's items and outbox rows, a delivery) flushes the WAL up to
+// itself, this commit included. Batches that write an item's switches commit synchronously (plain COMMIT),
+// like samples, items and outbox rows always do. docs/DECISIONS.md, Engagement.
+const COMMIT_ASYNC = 'SET LOCAL synchronous_commit = off; COMMIT';
 
 interface ClaimedRow {
   x_post_id: string;
@@ -127,11 +148,38 @@ export type BatchOutcome =
   /** The lookup failed (timeout, 5xx...): the batch skips this refresh and is due again one interval later. */
   | { kind: 'failed'; posts: number; error: Error };
 
+type FullRefresh = { id: string; metrics: XPostMetrics | null; outcome: 'found' | 'gone' | 'unknown' };
+
 /**
- * Claims (and reschedules) up to 100 due posts, reads their counts with one posts lookup, and in the same
- * transaction fully refreshes the posts that need it (counts to the states and to every tracking item).
- * Counts for all tracked posts come only from these batched lookups: one call per 100 posts, whatever the
- * number of accounts tracking them.
+ * Writes a claimed batch: the full refresh of `full`, the next poll of `rescheduled`, then commits, without
+ * waiting for the WAL flush unless an item's switches changed (COMMIT_ASYNC).
+ */
+async function writeAndCommit(client: pg.PoolClient, now: Date, likesSampled: boolean, full: FullRefresh[], rescheduled: string[]): Promise<number> {
+  // Named: prepared once per connection, so a cycle of 1,000 batches does not plan this 1,000 times.
+  const { rows } = await client.query<{ refreshed: number; items_written: number; switches_written: number }>({
+    name: 'engagement-write-counts',
+    text: WRITE_COUNTS,
+    values: [
+      full.map((post) => post.id),
+      full.map((post) => post.metrics?.retweetCount ?? null),
+      full.map((post) => post.metrics?.likeCount ?? null),
+      full.map((post) => post.metrics?.replyCount ?? null),
+      full.map((post) => post.outcome),
+      now,
+      likesSampled,
+      rescheduled,
+    ],
+  });
+  const summary = rows[0];
+  await client.query(summary && summary.switches_written === 0 ? COMMIT_ASYNC : 'COMMIT');
+  return summary?.items_written ?? 0;
+}
+
+/**
+ * Claims up to 100 due posts, reads their counts with one posts lookup, and in the same transaction writes
+ * each claimed state once: the full refresh (counts to the states and to every tracking item) for the posts
+ * that need it, the next poll for the others. Counts for all tracked posts come only from these batched
+ * lookups: one call per 100 posts, whatever the number of accounts tracking them.
  */
 export async function refreshCountsBatch(
   pool: pg.Pool,
@@ -142,7 +190,6 @@ export async function refreshCountsBatch(
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
-    // Named: prepared once per connection, so a cycle of 1,000 batches does not plan these 1,000 times.
     const { rows } = await client.query<ClaimedRow>({ name: 'engagement-claim', text: CLAIM, values: [now, options.batchSize ?? LOOKUP_BATCH] });
     if (rows.length === 0) {
       await client.query('COMMIT');
@@ -158,14 +205,15 @@ export async function refreshCountsBatch(
         await client.query('ROLLBACK');
         return { kind: 'held_back', error };
       }
-      // The claim already moved them to their next refresh: this one is skipped.
-      await client.query('COMMIT');
+      // This refresh is skipped: the posts move to their next one.
+      await writeAndCommit(client, now, options.likesSampled, [], ids);
       return { kind: 'failed', posts: ids.length, error: error as Error };
     }
     const found = new Map(lookup.posts.map((post) => [post.id, post]));
     const gone = new Set(lookup.errors.map((problem) => problem.resourceId).filter((id): id is string => id !== null));
     const stale = now.getTime() - options.fullRefreshSeconds * 1000;
-    const full: { id: string; metrics: XPostMetrics | null; outcome: 'found' | 'gone' | 'unknown' }[] = [];
+    const full: FullRefresh[] = [];
+    const rescheduled: string[] = [];
     let changed = 0;
     for (const row of rows) {
       const metrics = found.get(row.x_post_id)?.metrics ?? null;
@@ -173,25 +221,9 @@ export async function refreshCountsBatch(
       if (moved) changed += 1;
       const outcome = metrics ? 'found' : gone.has(row.x_post_id) ? 'gone' : 'unknown';
       if (moved || outcome === 'gone' || row.counts_updated_at === null || row.counts_updated_at.getTime() <= stale) full.push({ id: row.x_post_id, metrics, outcome });
+      else rescheduled.push(row.x_post_id);
     }
-    let itemsWritten = 0;
-    if (full.length > 0) {
-      const { rows: summary } = await client.query<{ refreshed: number; items_written: number }>({
-        name: 'engagement-write-counts',
-        text: WRITE_COUNTS,
-        values: [
-          full.map((post) => post.id),
-          full.map((post) => post.metrics?.retweetCount ?? null),
-          full.map((post) => post.metrics?.likeCount ?? null),
-          full.map((post) => post.metrics?.replyCount ?? null),
-          full.map((post) => post.outcome),
-          now,
-          options.likesSampled,
-        ],
-      });
-      itemsWritten = summary[0]?.items_written ?? 0;
-    }
-    await client.query('COMMIT');
+    const itemsWritten = await writeAndCommit(client, now, options.likesSampled, full, rescheduled);
     return { kind: 'refreshed', refreshed: rows.length, changed, gone: full.filter((post) => post.outcome === 'gone').length, full: full.length, itemsWritten };
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
