@@ -10,9 +10,9 @@ export const LOOKUP_BATCH = 100;
 // leaves the posts due. The claim writes nothing: each claimed state is written once, after the lookup, by
 // WRITE_COUNTS (a full refresh, or only the next poll). A claim that rescheduled as it locked (one UPDATE)
 // would write every state twice when the counts changed, and engagement_states updates are never HOT
-// (next_poll_at and the rise indexes are indexed). A batch that commits after another one took its rows
-// (same cycle, another replica) is not claimed twice: FOR UPDATE re-checks the WHERE clause on the newest
-// row version, whose next_poll_at has moved. RETURNING shows the counts as stored.
+// (next_poll_at and the rise indexes are indexed). A post that another batch (this replica's or another's)
+// refreshed and committed while this claim was scanning is not taken again: FOR UPDATE re-checks the WHERE
+// clause on the newest row version, whose next_poll_at has moved. The counts returned are the stored ones.
 export const CLAIM = `
 SELECT x_post_id, retweet_count, like_count, reply_count, counts_updated_at
   FROM engagement_states
