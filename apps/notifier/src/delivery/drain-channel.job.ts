@@ -116,14 +116,14 @@ async function runDrain(deps: DrainDeps, channelId: string, lease: DrainLease, l
   };
   const debug = log.isLevelEnabled('debug');
   const outOfTurn = () => sends >= options.maxSendsPerRun || Date.now() - started >= options.runBudgetMs;
-  // The messages of the current claim; those from `unsent` on were not sent yet.
-  let outgoing: Outgoing[] = [];
+  // The delivery ids of the current claim, per message; those from `unsent` on were not sent yet.
+  let claim: string[][] = [];
   let unsent = 0;
   // Claimed but not sent (pace, a failure, the run's turn is over): due again at once, attempt not counted.
   // Given back once: the claim is forgotten before the statement, so attempts are never uncounted twice.
   const giveBack = async (from: number) => {
-    const rest = outgoing.slice(from).flatMap((message) => message.deliveries.map((delivery) => delivery.id));
-    outgoing = [];
+    const rest = claim.slice(from).flat();
+    claim = [];
     unsent = 0;
     if (rest.length > 0) await releaseClaim(pool, rest);
   };
@@ -145,6 +145,8 @@ async function runDrain(deps: DrainDeps, channelId: string, lease: DrainLease, l
         delivered,
       });
       delivered = [];
+      claim = [batch.map((delivery) => delivery.id)];
+      unsent = 0;
       if (!channel) return { kind: 'stopped' };
       if (!channel.enabled || channel.disabled_reason) {
         const reason = `not sent: the channel is disabled${channel.disabled_reason ? ` (${channel.disabled_reason})` : ''}`;
@@ -175,8 +177,8 @@ async function runDrain(deps: DrainDeps, channelId: string, lease: DrainLease, l
       }
 
       const { config, destination } = live;
-      outgoing = messagesFor(batch, live.row, digestMode);
-      unsent = 0;
+      const outgoing = messagesFor(batch, live.row, digestMode);
+      claim = outgoing.map((message) => message.deliveries.map((delivery) => delivery.id));
 
       let stop: RunResult | undefined;
       // Set when deliveries were given back to be claimed again by this run (a chat migration).
