@@ -42,7 +42,7 @@ export function startScannerWorkers(options: ScannerWorkerOptions): DefinedWorke
     {
       'relay-outbox': async (_payload, _job, log) => {
         let relayed = 0;
-        // Batches of 500 until the outbox is empty.
+        // Runs of up to 5,000 jobs (500 rows), each its own transaction, until the outbox is empty.
         for (let moved = await relayOutbox(pool, queues); moved > 0; moved = await relayOutbox(pool, queues)) relayed += moved;
         if (relayed > 0) log.info('outbox relayed', { relayed });
         return { relayed };

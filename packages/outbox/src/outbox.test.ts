@@ -84,6 +84,49 @@ describe('outbox', () => {
     expect(ids.sort()).toEqual(['route-post_20', 'route-post_21']);
   });
 
+  it('relays at most maxJobs jobs per run, counting every job of a batch row, oldest rows first', async () => {
+    for (const first of [50, 53, 56]) {
+      await transaction(env.database.db.pool, (client) => writeOutboxBatch(client, [entry(first), entry(first + 1), entry(first + 2)]));
+    }
+    expect(await relayOutbox(env.database.db.pool, queues, { maxJobs: 6 })).toBe(6);
+    const { rows } = await env.database.db.pool.query('SELECT job_id FROM outbox_jobs');
+    expect(rows).toEqual([{ job_id: 'route-post_56' }]);
+    expect(await queues.byName['alert-routing'].getJob('route-post_55')).toBeDefined();
+    expect(await queues.byName['alert-routing'].getJob('route-post_56')).toBeUndefined();
+    expect(await relayOutbox(env.database.db.pool, queues, { maxJobs: 6 })).toBe(3);
+    expect(await relayOutbox(env.database.db.pool, queues, { maxJobs: 6 })).toBe(0);
+  });
+
+  it('relays a batch row holding more than maxJobs jobs alone, instead of leaving it behind for ever', async () => {
+    await transaction(env.database.db.pool, (client) => writeOutboxBatch(client, [entry(60), entry(61), entry(62), entry(63)]));
+    await transaction(env.database.db.pool, (client) => writeOutbox(client, [entry(64)]));
+    expect(await relayOutbox(env.database.db.pool, queues, { maxJobs: 3 })).toBe(4);
+    expect(await relayOutbox(env.database.db.pool, queues, { maxJobs: 3 })).toBe(1);
+    expect(await relayOutbox(env.database.db.pool, queues, { maxJobs: 3 })).toBe(0);
+  });
+
+  it('hands over at most 5,000 jobs per run by default, however few rows hold them', async () => {
+    const many = (from: number) => Array.from({ length: 3000 }, (_, i) => entry(from + i));
+    await transaction(env.database.db.pool, (client) => writeOutboxBatch(client, many(100_000)));
+    await transaction(env.database.db.pool, (client) => writeOutboxBatch(client, many(200_000)));
+    expect(await relayOutbox(env.database.db.pool, queues)).toBe(3000);
+    expect(await relayOutbox(env.database.db.pool, queues)).toBe(3000);
+    expect(await relayOutbox(env.database.db.pool, queues)).toBe(0);
+  });
+
+  it('gives a row of more than 5,000 jobs a timeout per 5,000 jobs begun', async () => {
+    const written = await transaction(env.database.db.pool, (client) => writeOutboxBatch(client, Array.from({ length: 5001 }, (_, i) => entry(300_000 + i))));
+    const connection = createRedisConnection('redis://127.0.0.1:1', { role: 'producer' });
+    const down = createQueues({ connection, prefix: env.queuePrefix });
+    try {
+      await expect(relayWritten(env.database.db.pool, down, written, { enqueueTimeoutMs: 200 })).rejects.toThrow(/within 400 ms/);
+    } finally {
+      await down.close();
+      connection.disconnect();
+    }
+    expect(await relayOutbox(env.database.db.pool, queues)).toBe(5001);
+  });
+
   it('writes no batch row when the transaction rolls back', async () => {
     await expect(
       transaction(env.database.db.pool, async (client) => {

@@ -21,7 +21,15 @@ export interface WrittenOutbox {
 export interface RelayOptions {
   /** Outbox rows claimed at once (a batch row counts as one). Default 500. */
   batchSize?: number;
-  /** How long one queue's adds may take before the relay gives up, leaving its rows. Default 5,000 ms. */
+  /**
+   * Jobs one relay run hands over at most, counting each job of a batch row: rows are taken oldest first while
+   * their jobs fit. A single row holding more goes alone, so no row is ever stuck. Default 5,000.
+   */
+  maxJobs?: number;
+  /**
+   * How long the adds of up to 5,000 jobs may take before the relay gives up, leaving its rows; a larger set
+   * gets this much per 5,000 jobs begun. Default 5,000 ms.
+   */
   enqueueTimeoutMs?: number;
   /** A job whose queue, name, id or payload no longer checks out: it is dropped, not retried forever. */
   onInvalid?: (jobId: string, error: Error) => void;
@@ -35,6 +43,10 @@ interface BatchedJob {
 
 // BullMQ's addBulk writes many jobs in one MULTI; Redis answers them in one round trip instead of one per job.
 const BULK_CHUNK = 1000;
+// Jobs per relay run, and per timeout span: about 0.4 s of Redis work (BENCHMARKS: ~25 ms per 300 jobs), so
+// the 5 s default leaves ample room on a loaded machine. Without a cap one run after a Redis outage took 500
+// scanner rows of thousands of jobs each, and its adds outlived the timeout, so every later run sent them again.
+const JOBS_PER_RUN = 5000;
 
 /**
  * Writes jobs in the caller's transaction, beside the rows they describe: they exist exactly when
@@ -128,7 +140,8 @@ async function enqueueAll(queues: Queues, entries: readonly OutboxEntry[], optio
     const queue = queues.byName[queueName as keyof Queues['byName']] as unknown as BulkQueue;
     for (let start = 0; start < jobs.length; start += BULK_CHUNK) adds.push(queue.addBulk(jobs.slice(start, start + BULK_CHUNK)));
   }
-  await withTimeout(Promise.all(adds), options.enqueueTimeoutMs ?? 5000);
+  const spans = Math.max(1, Math.ceil(entries.length / JOBS_PER_RUN));
+  await withTimeout(Promise.all(adds), (options.enqueueTimeoutMs ?? 5000) * spans);
   return entries.length;
 }
 
@@ -137,19 +150,36 @@ function entriesOf(row: { queue: string; name: string; job_id: string; payload: 
   return (row.payload as BatchedJob[]).map((job) => ({ queue: row.queue, name: row.name, jobId: job.jobId, payload: job.payload }));
 }
 
+// Locks up to $1 rows (SKIP LOCKED: replicas take different rows) and returns those whose running job count
+// stays within $2, and always the first. The rows past the cap stay locked only until this run commits.
+const CLAIM_OUTBOX = `
+WITH claimed AS (
+  SELECT id, CASE jsonb_typeof(payload) WHEN 'array' THEN jsonb_array_length(payload) ELSE 1 END AS jobs
+    FROM outbox_jobs
+   ORDER BY id
+   LIMIT $1
+     FOR UPDATE SKIP LOCKED
+), counted AS (
+  SELECT id, sum(jobs) OVER (ORDER BY id) AS upto, row_number() OVER (ORDER BY id) AS n FROM claimed
+)
+SELECT o.id, o.queue, o.name, o.job_id, o.payload
+  FROM counted c JOIN outbox_jobs o ON o.id = c.id
+ WHERE c.upto <= $2 OR c.n = 1
+ ORDER BY o.id`;
+
 /**
- * Moves up to `batchSize` outbox rows into their queues, oldest first. Rows are claimed with SKIP
- * LOCKED so replicas relay different rows, and deleted only in the transaction that enqueued them: if
- * Redis fails midway the rows stay and the next relay adds them again (the job ids make that a no-op).
- * A job whose payload no longer parses is dropped rather than blocking the rest. Returns jobs relayed
- * (a batch row counts for each of its jobs), 0 when the outbox is empty.
+ * Moves outbox rows into their queues, oldest first: up to `batchSize` rows and `maxJobs` jobs. Rows are
+ * claimed with SKIP LOCKED so replicas relay different rows, and deleted only in the transaction that
+ * enqueued them: if Redis fails midway the rows stay and the next relay adds them again (the job ids make
+ * that a no-op). A job whose payload no longer parses is dropped rather than blocking the rest. Returns jobs
+ * relayed (a batch row counts for each of its jobs), 0 when the outbox is empty.
  */
 export async function relayOutbox(pool: pg.Pool, queues: Queues, options: RelayOptions = {}): Promise<number> {
   return transaction(pool, async (client) => {
-    const { rows } = await client.query<{ id: string; queue: string; name: string; job_id: string; payload: unknown }>(
-      `SELECT id, queue, name, job_id, payload FROM outbox_jobs ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
-      [options.batchSize ?? 500],
-    );
+    const { rows } = await client.query<{ id: string; queue: string; name: string; job_id: string; payload: unknown }>(CLAIM_OUTBOX, [
+      options.batchSize ?? 500,
+      options.maxJobs ?? JOBS_PER_RUN,
+    ]);
     if (rows.length === 0) return 0;
     const relayed = await enqueueAll(queues, rows.flatMap(entriesOf), options);
     await client.query('DELETE FROM outbox_jobs WHERE id = ANY($1::bigint[])', [rows.map((row) => row.id)]);
