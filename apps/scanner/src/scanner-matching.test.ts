@@ -122,7 +122,7 @@ describe('scanner matching (CONTRACT 5) against the X simulator', () => {
     // The account track is older, so it is the first source; engagement comes from the first source tracking it.
     expect(items[0]).toMatchObject({ type: 'account', account: 'Olga', hashtag: null, sources: ['@olga', '#zinc'], engagement_tracked: true, track_likes: false });
     expect(await fx.usage(user)).toMatchObject({ alerts_used: 1 });
-    expect((await fx.alertJobIds()).filter((id) => id === routeAlertJobId(items[0]?.id as string))).toHaveLength(1);
+    expect((await fx.alertJobs()).filter((job) => job.userId === user).map((job) => job.id)).toEqual([routeAlertJobId(items[0]?.id as string)]);
     const { rows } = await fx.pool().query('SELECT id, author_username FROM x_posts WHERE id = $1', [post.id]);
     expect(rows).toEqual([{ id: post.id, author_username: 'olga' }]);
     const { rows: health } = await fx.pool().query('SELECT last_scanned_at, last_post_at, scan_error FROM account_tracks WHERE id = $1', [accountId]);

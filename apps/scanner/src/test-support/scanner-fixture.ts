@@ -68,6 +68,10 @@ export interface ScannerFixture {
   searchRequests(): number;
   /** Ids of route-alert jobs in the alert-routing queue (waiting, delayed, active, completed or failed). */
   alertJobIds(): Promise<string[]>;
+  /** Route-alert jobs with their payload, in any state. */
+  alertJobs(): Promise<{ id: string; feedItemId: string; userId: string }[]>;
+  /** Job ids BullMQ reported as `duplicated` on the alert-routing queue: each an add of a job it already held. */
+  duplicatedAlertJobIds(): Promise<string[]>;
 }
 
 /** Hooks for a scanner test file: its own database, Redis prefix and X simulator (rate window 2 s). */
@@ -197,6 +201,21 @@ export function useScannerFixture(simOptions: SimulatorOptions = {}): ScannerFix
     async alertJobIds() {
       const jobs = await fixture.queues.byName['alert-routing'].getJobs(['waiting', 'delayed', 'active', 'completed', 'failed', 'prioritized']);
       return jobs.map((job) => job.id as string).sort();
+    },
+    async alertJobs() {
+      const jobs = await fixture.queues.byName['alert-routing'].getJobs(['waiting', 'delayed', 'active', 'completed', 'failed', 'prioritized']);
+      return jobs.map((job) => ({ id: job.id as string, ...(job.data as { feedItemId: string; userId: string }) }));
+    },
+    async duplicatedAlertJobIds() {
+      const queue = fixture.queues.byName['alert-routing'];
+      const events = await ready(producer, 'redis').xrange(queue.keys.events as string, '-', '+');
+      const ids: string[] = [];
+      for (const [, fields] of events) {
+        const event = new Map<string, string>();
+        for (let i = 0; i + 1 < fields.length; i += 2) event.set(fields[i] as string, fields[i + 1] as string);
+        if (event.get('event') === 'duplicated') ids.push(event.get('jobId') ?? '');
+      }
+      return ids;
     },
   };
   return fixture;
