@@ -23,7 +23,7 @@ describe('defineWorker', () => {
     expect(job.returnvalue).toEqual({ scanned: 3, name: 'scan-sources' });
     const jobFields = { queue: 'source-scans', job: 'scan-sources', jobId: 'scan-typed', attempt: 1 };
     expect(fixture.logLines).toContainEqual(expect.objectContaining({ message: 'sources scanned', sources: 3, ...jobFields }));
-    expect(fixture.logLines).toContainEqual(expect.objectContaining({ message: 'job completed', durationMs: expect.any(Number), ...jobFields }));
+    expect(fixture.logLines).toContainEqual(expect.objectContaining({ level: 'debug', message: 'job completed', durationMs: expect.any(Number), ...jobFields }));
   });
 
   it('fails a malformed job added around enqueue at once, without retry', async () => {

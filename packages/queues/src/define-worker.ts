@@ -69,7 +69,8 @@ export function defineWorker<Q extends QueueName>(
     const started = Date.now();
     try {
       const result = await handler(payload, job, log);
-      log.info('job completed', { durationMs: Date.now() - started });
+      // debug: at a thousand alerts a second one info line per job would be most of the log and its cost.
+      log.debug('job completed', { durationMs: Date.now() - started });
       return result;
     } catch (error) {
       const attempts = job.opts.attempts ?? 1;
