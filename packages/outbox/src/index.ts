@@ -1,2 +1,2 @@
-export { writeOutbox, writeOutboxBatch, relayOutbox, relayWritten, INSERT_OUTBOX_BATCH, outboxBatchValues } from './outbox';
-export type { OutboxEntry, WrittenOutbox, RelayOptions } from './outbox';
+export { writeOutbox, writeOutboxBatch, relayOutbox, relayWritten } from './outbox';
+export type { OutboxEntry, WrittenOutbox, RelayOptions, AlongsideStatement } from './outbox';

@@ -139,6 +139,19 @@ describe('outbox', () => {
     expect(await relayOutbox(env.database.db.pool, queues)).toBe(5001);
   });
 
+  it('runs a statement alongside the batch insert, its parameters numbered first, even with no entries', async () => {
+    const single = (n: number) => ({
+      text: `INSERT INTO outbox_jobs (queue, name, job_id, payload) VALUES ($1, $2, $3, $4::jsonb)`,
+      values: ['alert-routing', 'route-alert', `route-post_${n}`, JSON.stringify(entry(n).payload)],
+    });
+    const written = await transaction(env.database.db.pool, (client) => writeOutboxBatch(client, [entry(70), entry(71)], single(72)));
+    expect(written.rowIds).toHaveLength(1);
+    await transaction(env.database.db.pool, (client) => writeOutboxBatch(client, [], single(73)));
+    const { rows } = await env.database.db.pool.query('SELECT job_id FROM outbox_jobs ORDER BY job_id');
+    expect(rows).toEqual([{ job_id: 'route-post_70' }, { job_id: 'route-post_72' }, { job_id: 'route-post_73' }]);
+    expect(await relayOutbox(env.database.db.pool, queues)).toBe(4);
+  });
+
   it('writes no batch row when the transaction rolls back', async () => {
     await expect(
       transaction(env.database.db.pool, async (client) => {

@@ -61,30 +61,36 @@ export async function writeOutbox(client: pg.PoolClient, entries: readonly Outbo
   );
 }
 
+/** A data-modifying statement of the caller's, its parameters numbered from $1. */
+export interface AlongsideStatement {
+  text: string;
+  values: readonly unknown[];
+}
+
 /**
  * {@link writeOutbox} for writers that hand over many jobs per transaction (the scanner stores thousands of
  * items in one): all the jobs of one queue and name go in a single row, whose payload is the JSON array of
  * `{jobId, payload}` and whose job_id is the first job's. The relay turns such a row back into one job each,
  * with the same ids and payloads, so consumers see no difference; the writer pays one row instead of one per job.
+ *
+ * `alongside` runs in the same statement, as a CTE before the insert, to save the writer a round trip; its
+ * parameters keep their numbers and the insert's follow them. It runs even when there are no entries.
  */
-export async function writeOutboxBatch(client: pg.PoolClient, entries: readonly OutboxEntry[]): Promise<WrittenOutbox> {
-  if (entries.length === 0) return { rowIds: [], entries };
-  const { rows } = await client.query<{ id: string }>(INSERT_OUTBOX_BATCH, outboxBatchValues(entries));
+export async function writeOutboxBatch(client: pg.PoolClient, entries: readonly OutboxEntry[], alongside?: AlongsideStatement): Promise<WrittenOutbox> {
+  if (entries.length === 0 && !alongside) return { rowIds: [], entries };
+  const first = (alongside?.values.length ?? 0) + 1;
+  const insert = `INSERT INTO outbox_jobs (queue, name, job_id, payload)
+SELECT * FROM unnest($${first}::text[], $${first + 1}::text[], $${first + 2}::text[], $${first + 3}::jsonb[])
+RETURNING id::text AS id`;
+  const { rows } = await client.query<{ id: string }>(alongside ? `WITH alongside AS (${alongside.text})\n${insert}` : insert, [
+    ...(alongside?.values ?? []),
+    ...batchValues(entries),
+  ]);
   return { rowIds: rows.map((row) => row.id), entries };
 }
 
-/**
- * The statement behind {@link writeOutboxBatch}, with its four parameters ($1–$4) from
- * {@link outboxBatchValues}, for a writer that folds it into a statement of its own (as a CTE or after one)
- * to save a round trip. It returns the ids of the rows written (`id` as text).
- */
-export const INSERT_OUTBOX_BATCH = `
-INSERT INTO outbox_jobs (queue, name, job_id, payload)
-SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[])
-RETURNING id::text AS id`;
-
-/** The parameters of {@link INSERT_OUTBOX_BATCH}: one row per queue and job name. */
-export function outboxBatchValues(entries: readonly OutboxEntry[]): [string[], string[], string[], string[]] {
+/** The insert's four arrays: one row per queue and job name. */
+function batchValues(entries: readonly OutboxEntry[]): [string[], string[], string[], string[]] {
   const groups = new Map<string, OutboxEntry[]>();
   for (const entry of entries) {
     const key = `${entry.queue}\u0000${entry.name}`;

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { insertFeedItems, type FeedItemRow, type NewFeedItem } from '@hashwatch/feed';
-import { INSERT_OUTBOX_BATCH, outboxBatchValues, type OutboxEntry, type WrittenOutbox } from '@hashwatch/outbox';
+import { writeOutboxBatch, type OutboxEntry, type WrittenOutbox } from '@hashwatch/outbox';
 import { routeAlertJobId } from '@hashwatch/queues';
 import type { XPost } from '@hashwatch/x-api';
 import { candidateSources, matchPosts, toFeedItem, type Candidate, type Subscription } from '../matching/match-posts';
@@ -137,16 +137,8 @@ SELECT (SELECT COALESCE(json_agg(l), '[]'::json) FROM locked l) AS usage, ARRAY(
 const ADD_USAGE = `
 UPDATE usage_periods p
    SET alerts_used = p.alerts_used + v.alerts, upstream_posts_read = p.upstream_posts_read + v.reads, updated_at = now()
-  FROM unnest($5::text[], $6::timestamptz[], $7::int[], $8::numeric[]) AS v(user_id, period_start, alerts, reads)
+  FROM unnest($1::text[], $2::timestamptz[], $3::int[], $4::numeric[]) AS v(user_id, period_start, alerts, reads)
  WHERE p.user_id = v.user_id AND p.period_start = v.period_start`;
-
-// Quota units, posts read and the alert jobs (one outbox row for the whole batch) in one round trip: the
-// usage update runs as a CTE of the outbox insert. Either part may be empty.
-const ACCOUNT_AND_HAND_OFF = `
-WITH usage AS (${ADD_USAGE}
-RETURNING 1
-)
-${INSERT_OUTBOX_BATCH}`;
 
 interface SubscriptionRow {
   source_key: string;
@@ -357,14 +349,17 @@ export async function storePack(client: pg.PoolClient, input: StorePackInput): P
     payload: { feedItemId: row.id, userId: row.userId },
   }));
   if (accounted.length > 0 || jobs.length > 0) {
-    const { rows } = await client.query<{ id: string }>(ACCOUNT_AND_HAND_OFF, [
-      ...outboxBatchValues(jobs),
-      column(accounted, (row) => row.user_id),
-      column(accounted, (row) => row.period_start),
-      column(accounted, (row) => alerts.get(row.user_id) ?? 0),
-      column(accounted, () => share.toFixed(6)),
-    ]);
-    result.outbox = { rowIds: rows.map((row) => row.id), entries: jobs };
+    // Quota units, posts read and the alert jobs (one outbox row for the whole batch) in one round trip: the
+    // usage update runs alongside the outbox insert. Either part may be empty.
+    result.outbox = await writeOutboxBatch(client, jobs, {
+      text: ADD_USAGE,
+      values: [
+        column(accounted, (row) => row.user_id),
+        column(accounted, (row) => row.period_start),
+        column(accounted, (row) => alerts.get(row.user_id) ?? 0),
+        column(accounted, () => share.toFixed(6)),
+      ],
+    });
   }
   result.deferredPostIds = [...deferred];
   return result;
