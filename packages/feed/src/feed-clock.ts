@@ -1,12 +1,3 @@
-import type pg from 'pg';
-
-/** The statement behind {@link nextDetectedAt}; `insertFeedItems` runs it as a CTE of its insert. */
-export const TAKE_FEED_CLOCK = `
-UPDATE feed_clock
-   SET last = GREATEST(date_trunc('milliseconds', clock_timestamp()), last + interval '1 millisecond')
- WHERE id = 1
-RETURNING last`;
-
 /**
  * Hands out the `detected_at` of everything one transaction writes to the feed, from the single row of
  * `feed_clock`: the wall clock truncated to milliseconds, or 1 ms past the last value handed out when
@@ -18,12 +9,11 @@ RETURNING last`;
  * `GET /v1/posts?since=<newest detected_at seen>` lose nothing (CONTRACT section 4). Millisecond
  * resolution matches the API's timestamps, so a `since` taken from a response is exact.
  *
- * Call it inside the caller's transaction, as late as possible (it serialises every feed writer until
- * commit), and use the value for every feed row the transaction inserts. `insertFeedItems` does both.
+ * `insertFeedItems` runs it as a CTE of its insert, so the clock is taken as late as possible (it serialises
+ * every feed writer until commit) and its value stamps every row of the batch.
  */
-export async function nextDetectedAt(client: pg.PoolClient): Promise<Date> {
-  const { rows } = await client.query<{ last: Date }>(TAKE_FEED_CLOCK);
-  const row = rows[0];
-  if (!row) throw new Error('feed_clock has no row 1: the database is not migrated');
-  return row.last;
-}
+export const TAKE_FEED_CLOCK = `
+UPDATE feed_clock
+   SET last = GREATEST(date_trunc('milliseconds', clock_timestamp()), last + interval '1 millisecond')
+ WHERE id = 1
+RETURNING last`;

@@ -1,3 +1,2 @@
-export { nextDetectedAt } from './feed-clock';
 export { insertFeedItems } from './insert-feed-items';
 export type { NewFeedItem, FeedItemRow } from './insert-feed-items';

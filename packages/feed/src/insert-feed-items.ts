@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import type { EngagementKind, FeedItemType } from '@hashwatch/db';
+import { newIds } from '@hashwatch/secrets';
 import { TAKE_FEED_CLOCK } from './feed-clock';
 
 /** A feed item to store for one account. Engagement counts and samples start empty; the poller fills them. */
@@ -66,16 +66,6 @@ WITH clock AS (${TAKE_FEED_CLOCK}
 )
 SELECT (SELECT last FROM clock) AS detected_at, ARRAY(SELECT id FROM stored) AS ids`;
 
-const ID_BYTES = 12;
-
-/** `count` new `post_` ids (96 random bits each, as newId makes them) from one draw of randomness. */
-function newPostIds(count: number): string[] {
-  const bytes = randomBytes(count * ID_BYTES);
-  const ids = new Array<string>(count);
-  for (let i = 0; i < count; i += 1) ids[i] = `post_${bytes.toString('base64url', i * ID_BYTES, (i + 1) * ID_BYTES)}`;
-  return ids;
-}
-
 function withAt(handle: string): string {
   return handle.startsWith('@') ? handle : `@${handle}`;
 }
@@ -88,7 +78,7 @@ function lowerAll(sources: readonly string[]): string[] {
 
 /**
  * Stores a batch of feed items in one set-based INSERT, inside the caller's transaction: each gets a new
- * `post_` id, and all get the same detected_at from the feed clock (see `nextDetectedAt`), taken by the
+ * `post_` id, and all get the same detected_at from the feed clock (see `TAKE_FEED_CLOCK`), taken by the
  * same statement and held until the caller commits. So call it as the last write of the transaction and
  * commit right after.
  *
@@ -155,7 +145,7 @@ export async function insertFeedItems(client: pg.PoolClient, items: readonly New
   }
   if (kept.length === 0) return { inserted: [] };
 
-  const ids = newPostIds(kept.length);
+  const ids = newIds('post', kept.length);
   const { rows } = await client.query<{ detected_at: Date; ids: string[] }>(INSERT_FEED_ITEMS, [
     ids, userIds, dedupeKeys, types, hashtags, accounts, sourcesJson, xPostIds, authorIds, authors, authorNames, texts, urls,
     postedAts, parentIds, kinds, engagementTracked, trackLikes, trackReposts, trackComments,

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { transaction } from '@hashwatch/db';
-import { assertJobId, isQueueName, parseJobPayload, retryOptions, UnknownJobError, type Queues } from '@hashwatch/queues';
+import { enqueueBulk, type Queues } from '@hashwatch/queues';
 
 /** A job to hand to BullMQ once the transaction that wrote it commits. */
 export interface OutboxEntry {
@@ -41,8 +41,6 @@ interface BatchedJob {
   payload: Record<string, unknown>;
 }
 
-// BullMQ's addBulk writes many jobs in one MULTI; Redis answers them in one round trip instead of one per job.
-const BULK_CHUNK = 1000;
 // Jobs per relay run, and per timeout span: about 0.4 s of Redis work (BENCHMARKS: ~25 ms per 300 jobs), so
 // the 5 s default leaves ample room on a loaded machine. Without a cap one run after a Redis outage took 500
 // scanner rows of thousands of jobs each, and its adds outlived the timeout, so every later run sent them again.
@@ -107,47 +105,16 @@ function batchValues(entries: readonly OutboxEntry[]): [string[], string[], stri
   ];
 }
 
-interface BulkJob {
-  name: string;
-  data: unknown;
-  opts: { jobId: string } & ReturnType<typeof retryOptions>;
-}
-
-/** The one BullMQ call the relay needs; every catalog queue has it. */
-interface BulkQueue {
-  addBulk(jobs: BulkJob[]): Promise<unknown>;
-}
-
 /**
- * Adds the jobs to their queues, a MULTI per queue and chunk. A job that no longer checks out against the
- * catalog is reported and skipped. Returns the jobs handled (added or dropped).
+ * Adds the jobs to their queues (enqueueBulk: a MULTI per queue and 1,000 jobs). A job that no longer checks
+ * out against the catalog is reported and skipped. Returns the jobs handled (added or dropped).
  */
 async function enqueueAll(queues: Queues, entries: readonly OutboxEntry[], options: RelayOptions): Promise<number> {
-  const byQueue = new Map<string, BulkJob[]>();
-  for (const entry of entries) {
-    try {
-      if (!isQueueName(entry.queue)) throw new UnknownJobError(entry.queue, entry.name);
-      const { definition, data } = parseJobPayload(entry.queue, entry.name, entry.payload);
-      assertJobId(entry.jobId);
-      const jobs = byQueue.get(entry.queue) ?? [];
-      jobs.push({ name: entry.name, data, opts: { jobId: entry.jobId, ...retryOptions(definition) } });
-      byQueue.set(entry.queue, jobs);
-    } catch (error) {
-      const name = (error as Error).name;
-      if (name === 'JobPayloadError' || name === 'UnknownJobError' || name === 'JobIdError') {
-        options.onInvalid?.(entry.jobId, error as Error);
-        continue;
-      }
-      throw error;
-    }
-  }
-  const adds: Promise<unknown>[] = [];
-  for (const [queueName, jobs] of byQueue) {
-    const queue = queues.byName[queueName as keyof Queues['byName']] as unknown as BulkQueue;
-    for (let start = 0; start < jobs.length; start += BULK_CHUNK) adds.push(queue.addBulk(jobs.slice(start, start + BULK_CHUNK)));
-  }
+  const records = entries.map((entry) => ({ queueName: entry.queue, jobName: entry.name, jobId: entry.jobId, payload: entry.payload }));
+  const onInvalid = options.onInvalid;
+  const adds = enqueueBulk(queues, records, onInvalid && ((record, error) => onInvalid(record.jobId, error)));
   const spans = Math.max(1, Math.ceil(entries.length / JOBS_PER_RUN));
-  await withTimeout(Promise.all(adds), (options.enqueueTimeoutMs ?? 5000) * spans);
+  await withTimeout(adds, (options.enqueueTimeoutMs ?? 5000) * spans);
   return entries.length;
 }
 

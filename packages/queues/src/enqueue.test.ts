@@ -1,6 +1,6 @@
 import { createQueuePrefix, deletePrefixKeys } from '@hashwatch/testing';
 import { createQueues } from './create-queues';
-import { enqueue, enqueueRecord } from './enqueue';
+import { enqueue, enqueueBulk, enqueueRecord } from './enqueue';
 import { JobIdError, routeAlertJobId } from './job-id';
 import { JobPayloadError, UnknownJobError } from './job-payload';
 import { redisUrl, useQueueFixture, waitForState } from './test-support/use-queue-fixture';
@@ -122,5 +122,35 @@ describe('enqueueRecord', () => {
     const base = { payload: {}, jobId: 'relay-x' };
     await expect(enqueueRecord(fixture.queues, { ...base, queueName: 'nope', jobName: 'relay-outbox' })).rejects.toThrow(UnknownJobError);
     await expect(enqueueRecord(fixture.queues, { ...base, queueName: 'outbox-relay', jobName: 'toString' })).rejects.toThrow(UnknownJobError);
+  });
+});
+
+describe('enqueueBulk', () => {
+  const fixture = useQueueFixture();
+
+  it('adds every valid job with its catalog retry policy and reports each invalid one without adding it', async () => {
+    const route = (n: number, payload: unknown = { feedItemId: `post_${n}`, userId: 'usr_1' }) => ({
+      queueName: 'alert-routing',
+      jobName: 'route-alert',
+      jobId: routeAlertJobId(`post_${n}`),
+      payload,
+    });
+    const invalid: [string, string][] = [];
+    const records = [
+      ...Array.from({ length: 1500 }, (_, i) => route(i)),
+      route(2000, { feedItemId: 7 }),
+      { ...route(2001), queueName: 'nope' },
+      { ...route(2002), jobId: 'a:b' },
+      { queueName: 'engagement-refreshes', jobName: 'sample-engagement', payload: { xPostId: '1893456789012345678' }, jobId: 'sample-bulk-1' },
+    ];
+    await enqueueBulk(fixture.queues, records, (record, error) => invalid.push([record.jobId, error.name]));
+    expect(invalid).toEqual([
+      [routeAlertJobId('post_2000'), 'JobPayloadError'],
+      [routeAlertJobId('post_2001'), 'UnknownJobError'],
+      ['a:b', 'JobIdError'],
+    ]);
+    expect(await fixture.queues.byName['alert-routing'].getJobCountByTypes('waiting', 'prioritized', 'delayed')).toBe(1500);
+    expect((await fixture.queues.byName['alert-routing'].getJob(routeAlertJobId('post_1499')))?.data).toEqual({ feedItemId: 'post_1499', userId: 'usr_1' });
+    expect((await fixture.queues.byName['engagement-refreshes'].getJob('sample-bulk-1'))?.opts.attempts).toBe(3);
   });
 });

@@ -1,7 +1,7 @@
 import type { Job, Queue } from 'bullmq';
 import type { Queues } from './create-queues';
-import { assertJobId } from './job-id';
-import { parseJobPayload, UnknownJobError } from './job-payload';
+import { assertJobId, JobIdError } from './job-id';
+import { JobPayloadError, parseJobPayload, UnknownJobError } from './job-payload';
 import { isQueueName, type JobDefinition, type JobName, type JobPayload, type QueueJobData, type QueueName } from './queue-catalog';
 
 export interface EnqueueOptions {
@@ -40,21 +40,74 @@ export async function enqueue<Q extends QueueName, J extends JobName<Q>>(
   return job as Job<QueueJobData<Q>, unknown, JobName<Q>>;
 }
 
+/** A job checked against the catalog, in BullMQ's terms: what `add` and `addBulk` take. */
+export interface PreparedJob {
+  queueName: QueueName;
+  name: string;
+  data: unknown;
+  opts: { jobId: string; delay?: number; priority?: number } & ReturnType<typeof retryOptions>;
+}
+
 /**
- * {@link enqueue} for names known only at run time (the outbox relay): an unknown queue or job throws
- * UnknownJobError, an invalid payload JobPayloadError.
+ * Checks a job stored by name against the catalog: an unknown queue or job throws UnknownJobError, an invalid
+ * payload JobPayloadError, an invalid id JobIdError (see {@link isInvalidJobError}).
  */
-export async function enqueueRecord(queues: Queues, record: JobRecord): Promise<Job> {
+export function prepareJob(record: JobRecord): PreparedJob {
   const { queueName, jobName, payload, jobId, delay, priority } = record;
   if (!isQueueName(queueName)) throw new UnknownJobError(queueName, jobName);
   const { definition, data } = parseJobPayload(queueName, jobName, payload);
   assertJobId(jobId);
-  // The catalog already tied name to payload; BullMQ's per-queue generics cannot express that pairing.
-  const queue = queues.byName[queueName] as unknown as Queue<unknown, unknown, string>;
-  return queue.add(jobName, data, {
-    jobId,
-    ...retryOptions(definition),
-    ...(delay !== undefined && { delay }),
-    ...(priority !== undefined && { priority }),
-  });
+  return {
+    queueName,
+    name: jobName,
+    data,
+    opts: { jobId, ...retryOptions(definition), ...(delay !== undefined && { delay }), ...(priority !== undefined && { priority }) },
+  };
+}
+
+/** The job itself is wrong (queue, name, payload or id), so adding it again can never succeed. */
+export function isInvalidJobError(error: unknown): error is UnknownJobError | JobPayloadError | JobIdError {
+  return error instanceof UnknownJobError || error instanceof JobPayloadError || error instanceof JobIdError;
+}
+
+// The catalog already tied name to payload; BullMQ's per-queue generics cannot express that pairing.
+function untyped(queues: Queues, queueName: QueueName): Queue<unknown, unknown, string> {
+  return queues.byName[queueName] as unknown as Queue<unknown, unknown, string>;
+}
+
+/** {@link enqueue} for names known only at run time (a job stored by name): errors as {@link prepareJob}. */
+export async function enqueueRecord(queues: Queues, record: JobRecord): Promise<Job> {
+  const job = prepareJob(record);
+  return untyped(queues, job.queueName).add(job.name, job.data, job.opts);
+}
+
+// BullMQ's addBulk writes many jobs in one MULTI; Redis answers them in one round trip instead of one per job.
+const BULK_CHUNK = 1000;
+
+/**
+ * Adds many jobs stored by name (the outbox relay's), one `addBulk` per queue and 1,000 jobs, all at once. A
+ * job that does not check out ({@link isInvalidJobError}) adds nothing and goes to `onInvalid`; the others
+ * are still added. Resolves once every add has. Adding a job id that is still kept adds nothing.
+ */
+export async function enqueueBulk(queues: Queues, records: readonly JobRecord[], onInvalid?: (record: JobRecord, error: Error) => void): Promise<void> {
+  const byQueue = new Map<QueueName, PreparedJob[]>();
+  for (const record of records) {
+    let job: PreparedJob;
+    try {
+      job = prepareJob(record);
+    } catch (error) {
+      if (!isInvalidJobError(error)) throw error;
+      onInvalid?.(record, error);
+      continue;
+    }
+    const jobs = byQueue.get(job.queueName) ?? [];
+    jobs.push(job);
+    byQueue.set(job.queueName, jobs);
+  }
+  const adds: Promise<unknown>[] = [];
+  for (const [queueName, jobs] of byQueue) {
+    const queue = untyped(queues, queueName);
+    for (let start = 0; start < jobs.length; start += BULK_CHUNK) adds.push(queue.addBulk(jobs.slice(start, start + BULK_CHUNK)));
+  }
+  await Promise.all(adds);
 }

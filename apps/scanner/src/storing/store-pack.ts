@@ -51,7 +51,9 @@ export interface StorePackResult {
 
 // Lock order, the same in every scanner transaction so two replicas never deadlock each other:
 // source_cursors rows (the pack's own), tracks/account_tracks rows (the pack's own), usage_periods rows
-// (sorted by account), x_posts rows (sorted by id), feed_items rows of the locked accounts, feed_clock.
+// (sorted by account), x_posts rows (sorted by id), feed_items rows of the locked accounts, feed_clock. The one
+// exception is a usage row created in the transaction (once per account and period), locked after x_posts:
+// a deadlock that allows is retried by the caller.
 
 const LOAD_SUBSCRIPTIONS = `
 SELECT 'tag:' || t.hashtag_norm AS source_key, t.id, 'hashtag' AS kind, t.user_id, t.hashtag AS label, t.hashtag_norm AS norm,
@@ -113,10 +115,11 @@ UPDATE feed_items f
   FROM unnest($1::text[], $2::text[], $3::text[]) AS m(user_id, dedupe_key, added)
  WHERE f.user_id = m.user_id AND f.dedupe_key = m.dedupe_key`;
 
-// The usage lock and the x_posts upsert in one round trip: `locked` is read first (the first column), so the
-// lock order stays usage rows, then x_posts rows. Every matched post goes into x_posts (detected, whether or
-// not a quota let it be stored): a post the insert did not create was seen before, and only those can have
-// items already.
+// The usage lock and the x_posts upsert in one round trip: `locked` is read first (the first column), so
+// existing usage rows are locked before x_posts rows. A usage row missing at this point (an account's first
+// batch of a period) is created and locked afterwards, out of that order (see lockUsage). Every matched post
+// goes into x_posts (detected, whether or not a quota let it be stored): a post the insert did not create was
+// seen before, and only those can have items already.
 const LOCK_USAGE_AND_RECORD_POSTS = `
 WITH locked AS MATERIALIZED (
   SELECT u.id AS user_id, u.alerts_limit, p.period_start::text AS period_start, p.alerts_used
