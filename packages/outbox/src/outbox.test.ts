@@ -48,8 +48,12 @@ describe('outbox', () => {
     await transaction(env.database.db.pool, (client) => writeOutbox(client, [entry(5)]));
     const connection = createRedisConnection('redis://127.0.0.1:1', { role: 'producer' });
     const down = createQueues({ connection, prefix: env.queuePrefix });
-    await expect(relayOutbox(env.database.db.pool, down, { enqueueTimeoutMs: 300 })).rejects.toThrow(/within 300 ms/);
-    connection.disconnect();
+    try {
+      await expect(relayOutbox(env.database.db.pool, down, { enqueueTimeoutMs: 300 })).rejects.toThrow(/within 300 ms/);
+    } finally {
+      await down.close();
+      connection.disconnect();
+    }
     expect(await relayOutbox(env.database.db.pool, queues)).toBe(1);
   });
 
@@ -166,8 +170,12 @@ describe('outbox', () => {
     const written = await transaction(env.database.db.pool, (client) => writeOutboxBatch(client, [entry(40), { ...entry(41), payload: { feedItemId: 41 } }]));
     const connection = createRedisConnection('redis://127.0.0.1:1', { role: 'producer' });
     const down = createQueues({ connection, prefix: env.queuePrefix });
-    await expect(relayWritten(env.database.db.pool, down, written, { enqueueTimeoutMs: 300 })).rejects.toThrow(/within 300 ms/);
-    connection.disconnect();
+    try {
+      await expect(relayWritten(env.database.db.pool, down, written, { enqueueTimeoutMs: 300 })).rejects.toThrow(/within 300 ms/);
+    } finally {
+      await down.close();
+      connection.disconnect();
+    }
     const invalid: string[] = [];
     expect(await relayOutbox(env.database.db.pool, queues, { onInvalid: (id) => invalid.push(id) })).toBe(2);
     expect(invalid).toEqual(['route-post_41']);
