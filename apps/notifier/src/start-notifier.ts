@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { Redis } from 'ioredis';
 import type { Sender } from '@hashwatch/channels';
 import type { Logger } from '@hashwatch/logger';
-import { relayOutbox } from '@hashwatch/outbox';
+import { relayOutboxUntilEmpty } from '@hashwatch/outbox';
 import { cadenceSchedulerId, defineWorker, upsertScheduler, type Queues } from '@hashwatch/queues';
 import type { Cipher } from '@hashwatch/secrets';
 import { startDeliverySweeper } from './delivery/delivery-sweeper';
@@ -113,7 +113,7 @@ export async function startNotifier(deps: NotifierDeps): Promise<RunningNotifier
     'outbox-relay',
     {
       'relay-outbox': async () => ({
-        relayed: await relayOutbox(pool, queues, { onInvalid: (jobId, error) => logger.error('outbox row dropped', { jobId, error }) }),
+        relayed: await relayOutboxUntilEmpty(pool, queues, { onInvalid: (jobId, error) => logger.error('outbox row dropped', { jobId, error }) }),
       }),
     },
     { ...workerOptions, concurrency: 1 },

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { Redis } from 'ioredis';
 import type { Logger } from '@hashwatch/logger';
-import { relayOutbox } from '@hashwatch/outbox';
+import { relayOutboxUntilEmpty } from '@hashwatch/outbox';
 import { defineWorker, type DefinedWorker, type Queues } from '@hashwatch/queues';
 import { reconcileScanSchedulers } from './scan-schedulers';
 import type { Scanner } from './scanner';
@@ -41,9 +41,7 @@ export function startScannerWorkers(options: ScannerWorkerOptions): DefinedWorke
     'outbox-relay',
     {
       'relay-outbox': async (_payload, _job, log) => {
-        let relayed = 0;
-        // Runs of up to 5,000 jobs (500 rows), each its own transaction, until the outbox is empty.
-        for (let moved = await relayOutbox(pool, queues); moved > 0; moved = await relayOutbox(pool, queues)) relayed += moved;
+        const relayed = await relayOutboxUntilEmpty(pool, queues);
         if (relayed > 0) log.info('outbox relayed', { relayed });
         return { relayed };
       },

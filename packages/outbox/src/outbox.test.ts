@@ -1,7 +1,7 @@
 import { transaction } from '@hashwatch/db';
 import { createQueues, createRedisConnection, type Queues } from '@hashwatch/queues';
 import { useTestEnvironment } from '@hashwatch/testing';
-import { relayOutbox, relayWritten, writeOutbox, writeOutboxBatch } from './outbox';
+import { relayOutbox, relayWritten, writeOutbox, writeOutboxBatch, relayOutboxUntilEmpty } from './outbox';
 
 describe('outbox', () => {
   const env = useTestEnvironment();
@@ -128,6 +128,16 @@ describe('outbox', () => {
     expect(await relayOutbox(env.database.db.pool, queues)).toBe(3000);
     expect(await relayOutbox(env.database.db.pool, queues)).toBe(3000);
     expect(await relayOutbox(env.database.db.pool, queues)).toBe(0);
+  });
+
+  it('drains a backlog of several capped runs in one call, and stops after maxRuns', async () => {
+    const many = (from: number) => Array.from({ length: 3000 }, (_, i) => entry(from + i));
+    for (const from of [400_000, 500_000, 600_000]) await transaction(env.database.db.pool, (client) => writeOutboxBatch(client, many(from)));
+    expect(await relayOutboxUntilEmpty(env.database.db.pool, queues, { maxRuns: 2 })).toBe(6000);
+    expect(await relayOutboxUntilEmpty(env.database.db.pool, queues)).toBe(3000);
+    const { rows } = await env.database.db.pool.query('SELECT count(*)::int AS n FROM outbox_jobs');
+    expect(rows[0]).toEqual({ n: 0 });
+    expect(await queues.byName['alert-routing'].count()).toBeGreaterThanOrEqual(9000);
   });
 
   it('gives a row of more than 5,000 jobs a timeout per 5,000 jobs begun', async () => {

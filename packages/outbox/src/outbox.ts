@@ -161,6 +161,22 @@ export async function relayOutbox(pool: pg.Pool, queues: Queues, options: RelayO
 }
 
 /**
+ * {@link relayOutbox} run after run, each its own transaction, until a run relays nothing or `maxRuns`
+ * runs are done (a worker must not be held forever while producers keep writing). Every relay worker uses
+ * it, so a backlog (after a Redis outage) drains at once rather than one capped run per tick.
+ * Returns jobs relayed.
+ */
+export async function relayOutboxUntilEmpty(pool: pg.Pool, queues: Queues, options: RelayOptions & { maxRuns?: number } = {}): Promise<number> {
+  let relayed = 0;
+  for (let run = 0; run < (options.maxRuns ?? 100); run += 1) {
+    const moved = await relayOutbox(pool, queues, options);
+    if (moved === 0) break;
+    relayed += moved;
+  }
+  return relayed;
+}
+
+/**
  * Relays, right after the commit, the rows this process just wrote with {@link writeOutboxBatch}: the jobs
  * are already in memory, so they go to Redis without reading the rows back, and the rows are deleted after.
  * If another relay (a replica's backstop) takes the same rows meanwhile, the job ids make the second add a

@@ -105,7 +105,7 @@ export function post(userId: string, extra: Partial<NewFeedItem> = {}): NewFeedI
 }
 
 /**
- * Stores feed items and their route-alert outbox rows in one transaction, as the scanner does. Returns the
+ * Stores feed items and their route-alert outbox rows in one transaction, as a feed writer does (one outbox row per job). Returns the
  * stored items; the notifier's relay moves the jobs (or `relayOutbox` does, in tests that call it).
  */
 export async function storeFeedItems(pool: pg.Pool, items: NewFeedItem[]): Promise<{ id: string; userId: string }[]> {
@@ -124,7 +124,7 @@ export async function storeFeedItems(pool: pg.Pool, items: NewFeedItem[]): Promi
   });
 }
 
-/** {@link storeFeedItems}, then the relay right after the commit, as the scanner does. */
+/** {@link storeFeedItems}, then the backstop relay right after the commit. */
 export async function storeAndRelay(pool: pg.Pool, queues: Queues, items: NewFeedItem[]): Promise<{ id: string; userId: string }[]> {
   const stored = await storeFeedItems(pool, items);
   await relayOutbox(pool, queues);
