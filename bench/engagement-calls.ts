@@ -10,7 +10,7 @@
 // Three runs on the same posts, the same clock (one cycle = 60 s of the poller's clock) and the same changes:
 //   1. the poller as shipped: X's limits for liking users (75 per 15 min), most-changed first;
 //   2. the poller with no sample budget: what the design costs when every post whose count rose is sampled
-//      (the floor of the issue: one lookup per 100 posts plus one sample call per post that rose);
+//      (the floor: one lookup per 100 posts plus one sample call per post whose count rose);
 //   3. the naive baseline of SPEC 8.2: every post on its own, every refresh: one lookup of that post, its
 //      liking users and its retweeting users (3 calls; replies would make it 4).
 // Goal: under 0.05 calls per tracked post per refresh; floor 0.03; SPEC's figure 3.

@@ -5,7 +5,8 @@
 // Needs PostgreSQL (DATABASE_URL; the role must be able to CREATE DATABASE) and Redis (REDIS_URL). Makes its
 // own database and Redis prefix and removes them. Everything runs in this one process on this machine: the
 // notifier (routing, drains, sweeper), the sink it delivers to, and the load generator that stores feed items
-// the way the scanner does (feed items + route-alert outbox rows in one transaction, relayed after commit).
+// with one outbox row per job, as the engagement poller writes them (feed items + route-alert outbox rows in one
+// transaction, relayed after commit).
 // NOTIFIER_BENCH_SCALE=<0..1> shrinks every phase for a quick run.
 // Goals: >= 50% of the bare sender's alerts/s; p99 stored -> received < 200 ms at 500 alerts/s; with 10,000
 // alerts queued for one paced channel, another account's alert arrives within 1 s.
@@ -81,7 +82,7 @@ async function startSink(): Promise<Sink> {
   return sink;
 }
 
-/** Stores items and their route-alert outbox rows in one transaction, then relays at once, as the scanner does. */
+/** Stores items and their route-alert outbox rows (one outbox row per job, as the engagement poller writes them) in one transaction, then relays at once. */
 async function store(db: Database, queues: Queues, items: NewFeedItem[]): Promise<{ id: string; detectedAt: Date }[]> {
   const inserted = await transaction(db.pool, async (client) => {
     const result = await insertFeedItems(client, items);

@@ -40,7 +40,7 @@ SELECT x_post_id, retweet_count, like_count, reply_count, counts_updated_at
 //
 // The claimed posts that need none of this (`$8`, counts unchanged) are only rescheduled, in the same
 // statement: one narrow row per post is the whole cost of a refresh that finds nothing new (98% of them in
-// the issue's workload). `switches_written` counts the items whose category switches this statement changed:
+// benchmark 1's workload, docs/BENCHMARKS.md, Engagement). `switches_written` counts the items whose category switches this statement changed:
 // the notifier routes engagement alerts by them, so such a batch commits synchronously (see COMMIT_ASYNC).
 export const WRITE_COUNTS = `
 WITH rescheduled AS (

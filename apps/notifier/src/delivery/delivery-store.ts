@@ -163,7 +163,7 @@ export async function markFailed(db: Queryable, ids: string[], status: number | 
   );
 }
 
-/** Makes claimed deliveries due again now without counting the attempt (the channel itself changed). */
+/** Makes claimed deliveries due again now without counting the attempt (claimed but not sent: pace, end of turn, a migration, a failed run). */
 export async function releaseClaim(db: Queryable, ids: string[]): Promise<void> {
   await db.query(
     `UPDATE deliveries SET attempts = GREATEST(attempts - 1, 0), next_attempt_at = now(), updated_at = now()
