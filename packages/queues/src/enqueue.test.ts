@@ -1,8 +1,8 @@
 import { createQueuePrefix, deletePrefixKeys } from '@hashwatch/testing';
 import { createQueues } from './create-queues';
-import { enqueue, enqueueBulk, enqueueRecord } from './enqueue';
+import { enqueue, enqueueBulk } from './enqueue';
 import { JobIdError, routeAlertJobId } from './job-id';
-import { JobPayloadError, UnknownJobError } from './job-payload';
+import { JobPayloadError } from './job-payload';
 import { redisUrl, useQueueFixture, waitForState } from './test-support/use-queue-fixture';
 import { createRedisConnection } from './redis-connection';
 
@@ -104,27 +104,6 @@ describe('enqueue', () => {
   });
 });
 
-describe('enqueueRecord', () => {
-  const fixture = useQueueFixture();
-
-  it('enqueues a stored outbox record after checking it against the catalog', async () => {
-    const job = await enqueueRecord(fixture.queues, {
-      queueName: 'engagement-refreshes',
-      jobName: 'sample-engagement',
-      payload: { xPostId: '1893456789012345678' },
-      jobId: 'sample-1893456789012345678-0',
-    });
-    expect(job.name).toBe('sample-engagement');
-    expect(job.opts.attempts).toBe(3);
-  });
-
-  it('rejects a record naming an unknown queue or job', async () => {
-    const base = { payload: {}, jobId: 'relay-x' };
-    await expect(enqueueRecord(fixture.queues, { ...base, queueName: 'nope', jobName: 'relay-outbox' })).rejects.toThrow(UnknownJobError);
-    await expect(enqueueRecord(fixture.queues, { ...base, queueName: 'outbox-relay', jobName: 'toString' })).rejects.toThrow(UnknownJobError);
-  });
-});
-
 describe('enqueueBulk', () => {
   const fixture = useQueueFixture();
 
@@ -141,6 +120,7 @@ describe('enqueueBulk', () => {
       route(2000, { feedItemId: 7 }),
       { ...route(2001), queueName: 'nope' },
       { ...route(2002), jobId: 'a:b' },
+      { queueName: 'outbox-relay', jobName: 'toString', payload: {}, jobId: 'relay-x' },
       { queueName: 'engagement-refreshes', jobName: 'sample-engagement', payload: { xPostId: '1893456789012345678' }, jobId: 'sample-bulk-1' },
     ];
     await enqueueBulk(fixture.queues, records, (record, error) => invalid.push([record.jobId, error.name]));
@@ -148,9 +128,12 @@ describe('enqueueBulk', () => {
       [routeAlertJobId('post_2000'), 'JobPayloadError'],
       [routeAlertJobId('post_2001'), 'UnknownJobError'],
       ['a:b', 'JobIdError'],
+      ['relay-x', 'UnknownJobError'],
     ]);
     expect(await fixture.queues.byName['alert-routing'].getJobCountByTypes('waiting', 'prioritized', 'delayed')).toBe(1500);
     expect((await fixture.queues.byName['alert-routing'].getJob(routeAlertJobId('post_1499')))?.data).toEqual({ feedItemId: 'post_1499', userId: 'usr_1' });
-    expect((await fixture.queues.byName['engagement-refreshes'].getJob('sample-bulk-1'))?.opts.attempts).toBe(3);
+    const sample = await fixture.queues.byName['engagement-refreshes'].getJob('sample-bulk-1');
+    expect(sample?.name).toBe('sample-engagement');
+    expect(sample?.opts.attempts).toBe(3);
   });
 });

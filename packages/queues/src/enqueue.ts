@@ -36,12 +36,13 @@ export async function enqueue<Q extends QueueName, J extends JobName<Q>>(
   payload: JobPayload<Q, J>,
   options: EnqueueOptions,
 ): Promise<Job<QueueJobData<Q>, unknown, JobName<Q>>> {
-  const job = await enqueueRecord(queues, { queueName, jobName, payload, ...options });
-  return job as Job<QueueJobData<Q>, unknown, JobName<Q>>;
+  const job = prepareJob({ queueName, jobName, payload, ...options });
+  const added = await untyped(queues, job.queueName).add(job.name, job.data, job.opts);
+  return added as Job<QueueJobData<Q>, unknown, JobName<Q>>;
 }
 
 /** A job checked against the catalog, in BullMQ's terms: what `add` and `addBulk` take. */
-export interface PreparedJob {
+interface PreparedJob {
   queueName: QueueName;
   name: string;
   data: unknown;
@@ -52,7 +53,7 @@ export interface PreparedJob {
  * Checks a job stored by name against the catalog: an unknown queue or job throws UnknownJobError, an invalid
  * payload JobPayloadError, an invalid id JobIdError (see {@link isInvalidJobError}).
  */
-export function prepareJob(record: JobRecord): PreparedJob {
+function prepareJob(record: JobRecord): PreparedJob {
   const { queueName, jobName, payload, jobId, delay, priority } = record;
   if (!isQueueName(queueName)) throw new UnknownJobError(queueName, jobName);
   const { definition, data } = parseJobPayload(queueName, jobName, payload);
@@ -66,19 +67,13 @@ export function prepareJob(record: JobRecord): PreparedJob {
 }
 
 /** The job itself is wrong (queue, name, payload or id), so adding it again can never succeed. */
-export function isInvalidJobError(error: unknown): error is UnknownJobError | JobPayloadError | JobIdError {
+function isInvalidJobError(error: unknown): error is UnknownJobError | JobPayloadError | JobIdError {
   return error instanceof UnknownJobError || error instanceof JobPayloadError || error instanceof JobIdError;
 }
 
 // The catalog already tied name to payload; BullMQ's per-queue generics cannot express that pairing.
 function untyped(queues: Queues, queueName: QueueName): Queue<unknown, unknown, string> {
   return queues.byName[queueName] as unknown as Queue<unknown, unknown, string>;
-}
-
-/** {@link enqueue} for names known only at run time (a job stored by name): errors as {@link prepareJob}. */
-export async function enqueueRecord(queues: Queues, record: JobRecord): Promise<Job> {
-  const job = prepareJob(record);
-  return untyped(queues, job.queueName).add(job.name, job.data, job.opts);
 }
 
 // BullMQ's addBulk writes a chunk of jobs in one MULTI. Measured, it was no faster than adding the same jobs
