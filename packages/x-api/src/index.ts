@@ -12,7 +12,7 @@ export {
   XInvalidResponseError,
 } from './x-errors';
 export type { XErrorCode } from './x-errors';
-export { X_ENDPOINT_NAMES, POST_FIELDS, POST_EXPANSIONS, USER_FIELDS, COUNT_FIELDS } from './x-endpoints';
+export { X_ENDPOINT_NAMES, POST_FIELDS, POST_EXPANSIONS, USER_FIELDS } from './x-endpoints';
 export type { XEndpointName } from './x-endpoints';
 export type { BudgetState } from './rate-budget';
 export type {
@@ -25,8 +25,6 @@ export type {
   XProblem,
   XPageMeta,
   XPostLookup,
-  XPostCounts,
-  XPostCountsLookup,
   XPostPage,
   XUserLookup,
   XSingleUser,
