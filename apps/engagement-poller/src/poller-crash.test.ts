@@ -2,7 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import path from 'node:path';
 import { routeAlertJobId } from '@hashwatch/queues';
-import { APP_TOKEN, handles, USER_TOKEN, usePollerFixture, waitUntil } from './test-support/poller-fixture';
+import { APP_TOKEN, handles, USER_TOKEN, usePollerFixture } from './test-support/poller-fixture';
+import { waitFor } from '@hashwatch/testing';
 
 const APP_DIR = path.resolve(__dirname, '..');
 
@@ -68,7 +69,7 @@ describe('a poller process killed with SIGKILL in the middle of a cycle', () => 
 
     const first = startWorker(f);
     children.push(first);
-    await waitUntil('the held retweeted_by request', () => f.sim.state.faults.pending().length === 0);
+    await waitFor(() => f.sim.state.faults.pending().length === 0, 60_000, 'the held retweeted_by request');
     heldUntil = Date.now() + HOLD_MS + 200;
     await kill(first, 'SIGKILL');
     // Killed between two samples of one cycle: the like sample's items and outbox rows committed, the retweet
@@ -83,10 +84,10 @@ describe('a poller process killed with SIGKILL in the middle of a cycle', () => 
 
     const second = startWorker(f);
     children.push(second);
-    await waitUntil('every engager stored and relayed', async () => (await f.engagementItems(user, itemId)).length >= 10 && (await outboxRows()).length === 0);
+    await waitFor(async () => (await f.engagementItems(user, itemId)).length >= 10 && (await outboxRows()).length === 0, 60_000, 'every engager stored and relayed');
     // Three more cycles (each looks the post up: its cadence is 1 s): nothing may be added twice.
     const lookups = f.requests('posts_lookup');
-    await waitUntil('three more cycles', () => f.requests('posts_lookup') >= lookups + 3);
+    await waitFor(() => f.requests('posts_lookup') >= lookups + 3, 60_000, 'three more cycles');
     await kill(second, 'SIGTERM');
 
     const items = await f.engagementItems(user, itemId);
@@ -109,14 +110,14 @@ describe('a poller process killed with SIGKILL in the middle of a cycle', () => 
 
     const first = startWorker(f);
     children.push(first);
-    await waitUntil('the held posts lookup', () => f.sim.state.faults.pending().length === 0);
+    await waitFor(() => f.sim.state.faults.pending().length === 0, 60_000, 'the held posts lookup');
     heldUntil = Date.now() + HOLD_MS + 200;
     await kill(first, 'SIGKILL');
     expect((await f.item(itemId)).like_count).toBe(0);
 
     const second = startWorker(f);
     children.push(second);
-    await waitUntil('the counts', async () => (await f.item(itemId)).like_count === 9);
+    await waitFor(async () => (await f.item(itemId)).like_count === 9, 60_000, 'the counts');
     await kill(second, 'SIGTERM');
   }, PROCESS_TEST_TIMEOUT_MS);
 });

@@ -1,7 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import path from 'node:path';
-import { DEFAULT_APP_TOKEN, useScannerFixture, waitFor } from './test-support/scanner-fixture';
+import { waitFor } from '@hashwatch/testing';
+import { DEFAULT_APP_TOKEN, useScannerFixture } from './test-support/scanner-fixture';
 
 const APP_DIR = path.resolve(__dirname, '..');
 

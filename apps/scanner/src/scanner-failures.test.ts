@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { useScannerFixture, waitFor } from './test-support/scanner-fixture';
+import { waitFor } from '@hashwatch/testing';
+import { useScannerFixture } from './test-support/scanner-fixture';
 
 describe('scanner quota and upstream failures', () => {
   const fx = useScannerFixture();

@@ -2,7 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createRedisConnection, listSchedulers, removeScheduler, type DefinedWorker, type QueueName } from '@hashwatch/queues';
 import { reconcileScanSchedulers } from './scan-schedulers';
 import { startScannerWorkers } from './scanner-workers';
-import { useScannerFixture, waitFor, type ScannerFixture } from './test-support/scanner-fixture';
+import { waitFor } from '@hashwatch/testing';
+import { useScannerFixture, type ScannerFixture } from './test-support/scanner-fixture';
 
 const TAGS = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'eta', 'theta', 'iota', 'kappa', 'lambda', 'mu'];
 

@@ -4,3 +4,4 @@ export type { TestDatabase } from './test-database';
 export { createQueuePrefix, deletePrefixKeys } from './queue-prefix';
 export { useTestEnvironment } from './test-environment';
 export type { TestEnvironment } from './test-environment';
+export { waitFor } from './wait-for';

@@ -1,5 +1,6 @@
 import { routeAlertJobId } from '@hashwatch/queues';
-import { handles, usePollerFixture, waitUntil } from '../test-support/poller-fixture';
+import { waitFor } from '@hashwatch/testing';
+import { handles, usePollerFixture } from '../test-support/poller-fixture';
 
 const MINUTE = 60_000;
 
@@ -209,10 +210,10 @@ describe('sampling engagers', () => {
     // 2 s window). Wait for exactly that, however long a loaded machine takes to get there; the next cycle
     // samples what the first could not.
     const x = f.xClient();
-    await waitUntil('the sample endpoints reset', async () => {
+    await waitFor(async () => {
       const budgets = await Promise.all((['liking_users', 'retweeted_by', 'search_recent'] as const).map((endpoint) => x.readBudget(endpoint)));
       return budgets.every((budget) => budget === null || budget.reset * 1000 < Date.now());
-    });
+    }, 60_000, 'the sample endpoints reset');
     f.clock.advance(MINUTE);
     await poller.runCycle();
     expect(await f.item(itemId)).toMatchObject({ likers: handles('w', 4).reverse().map((h) => `@${h}`), retweeters: ['@v0002', '@v0001'], repliers: ['@u0001'] });

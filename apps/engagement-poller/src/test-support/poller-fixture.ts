@@ -107,19 +107,6 @@ export interface PollerFixture {
   routeAlertJobIds(): Promise<string[]>;
 }
 
-/**
- * Polls `check` until it holds. Tests wait for a condition, never for a fixed time: a loaded 2-core CI machine
- * may take many times longer than a quiet one, so the time-out is generous and only bounds a real failure.
- */
-export async function waitUntil(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
 /** Handles `prefix0001`… for `count` simulated accounts. */
 export function handles(prefix: string, count: number, from = 1): string[] {
   return Array.from({ length: count }, (_, i) => `${prefix}${String(from + i).padStart(4, '0')}`);

@@ -1,10 +1,10 @@
+import { waitFor } from '@hashwatch/testing';
 import { useTestEnvironment } from '@hashwatch/testing';
 import { jobId } from '@hashwatch/queues';
 import {
   addBot,
   addWebhook,
   deliveriesOf,
-  eventually,
   newAccount,
   post,
   sleep,
@@ -58,7 +58,7 @@ describe('delivery', () => {
     await storeFeedItems(pool(), [post(user)]);
 
     await receiver.waitForAccepted(1);
-    await eventually(async () => (await deliveriesOf(pool(), channelId))[0]?.status === 'delivered');
+    await waitFor(async () => (await deliveriesOf(pool(), channelId))[0]?.status === 'delivered', 20_000, 'the deliveries delivered');
 
     const [delivery] = await deliveriesOf(pool(), channelId);
     expect(delivery).toMatchObject({ status: 'delivered', attempts: 4, last_status: 204, last_error: null });
@@ -82,7 +82,7 @@ describe('delivery', () => {
 
     const [limited, retried] = discord.received;
     expect(retried!.at - limited!.at).toBeGreaterThanOrEqual(2_000);
-    await eventually(async () => (await deliveriesOf(pool(), channel.id))[0]?.status === 'delivered');
+    await waitFor(async () => (await deliveriesOf(pool(), channel.id))[0]?.status === 'delivered', 20_000, 'the deliveries delivered');
     expect((await deliveriesOf(pool(), channel.id))[0]).toMatchObject({ attempts: 2, status: 'delivered' });
   });
 
@@ -99,7 +99,7 @@ describe('delivery', () => {
     const [first, second] = discord.received;
     expect(second!.at - first!.at).toBeGreaterThanOrEqual(1_500);
     // A pause is not a failure: both delivered on their first attempt.
-    await eventually(async () => (await deliveriesOf(pool(), channel.id)).every((d) => d.status === 'delivered'));
+    await waitFor(async () => (await deliveriesOf(pool(), channel.id)).every((d) => d.status === 'delivered'), 20_000, 'the deliveries delivered');
     expect((await deliveriesOf(pool(), channel.id)).map((d) => d.attempts)).toEqual([1, 1]);
   });
 
@@ -116,7 +116,7 @@ describe('delivery', () => {
     // One message per second per chat (PLATFORMS e).
     // The pace spaces sends by 1 s; arrival can drift by the time between reserving and sending (a claim query).
     expect(second!.at - first!.at).toBeGreaterThanOrEqual(800);
-    await eventually(async () => (await deliveriesOf(pool(), bot)).every((d) => d.status === 'delivered'));
+    await waitFor(async () => (await deliveriesOf(pool(), bot)).every((d) => d.status === 'delivered'), 20_000, 'the deliveries delivered');
   });
 
   it('follows a group that became a supergroup (migrate_to_chat_id): updates the chat id and resends there once', async () => {
@@ -134,7 +134,7 @@ describe('delivery', () => {
     const before = telegram.received.length;
     await storeFeedItems(pool(), [post(user)]);
 
-    await eventually(async () => (await deliveriesOf(pool(), bot))[0]?.status === 'delivered');
+    await waitFor(async () => (await deliveriesOf(pool(), bot))[0]?.status === 'delivered', 20_000, 'the deliveries delivered');
     const sent = telegram.received.slice(before);
     expect(sent.map((request) => request.json?.chat_id)).toEqual(['-4242', '-1001234567890']);
     const { rows } = await pool().query('SELECT chat_id, enabled, disabled_reason FROM notification_channels WHERE id = $1', [bot]);
@@ -148,7 +148,7 @@ describe('delivery', () => {
     receiver.script(jsonReply(400, { error: 'unknown field' }));
     await storeFeedItems(pool(), [post(user)]);
 
-    await eventually(async () => (await deliveriesOf(pool(), channelId))[0]?.status === 'failed');
+    await waitFor(async () => (await deliveriesOf(pool(), channelId))[0]?.status === 'failed', 20_000, 'the deliveries failed');
     await sleep(500);
 
     const [delivery] = await deliveriesOf(pool(), channelId);
@@ -165,7 +165,7 @@ describe('delivery', () => {
     await pool().query(`UPDATE notification_channels SET format = 'discord' WHERE id = $1`, [channel.id]);
     await storeFeedItems(pool(), [post(user), post(user), post(user)]);
 
-    await eventually(async () => (await deliveriesOf(pool(), channel.id)).length === 3 && (await deliveriesOf(pool(), channel.id)).every((d) => d.status === 'failed'));
+    await waitFor(async () => (await deliveriesOf(pool(), channel.id)).length === 3 && (await deliveriesOf(pool(), channel.id)).every((d) => d.status === 'failed'), 20_000, 'the deliveries failed');
     await storeFeedItems(pool(), [post(user)]);
     await sleep(800);
 
@@ -194,7 +194,7 @@ describe('delivery', () => {
     const notifier = await startTestNotifier(pool(), { redisUrl: env.redisUrl, prefix: env.queuePrefix, notifier: { retryWindowMs: 600 } });
     try {
       await storeFeedItems(pool(), [post(user)]);
-      await eventually(async () => (await deliveriesOf(pool(), channel.id))[0]?.status === 'failed', 15_000);
+      await waitFor(async () => (await deliveriesOf(pool(), channel.id))[0]?.status === 'failed', 15_000, 'the deliveries failed');
       const [delivery] = await deliveriesOf(pool(), channel.id);
       expect(delivery!.last_error).toMatch(/^gave up after \d+ attempts: the receiver answered 503/);
       expect(delivery!.attempts).toBeGreaterThan(1);
@@ -208,7 +208,7 @@ describe('delivery', () => {
     const { receiver, user, channelId } = await jsonChannel();
     receiver.script(jsonReply(400, { error: 'fix me' }));
     await storeFeedItems(pool(), [post(user)]);
-    await eventually(async () => (await deliveriesOf(pool(), channelId))[0]?.status === 'failed');
+    await waitFor(async () => (await deliveriesOf(pool(), channelId))[0]?.status === 'failed', 20_000, 'the deliveries failed');
     const [failed] = await deliveriesOf(pool(), channelId);
 
     // What POST /notifications/deliveries/{id}/retry commits.
@@ -219,7 +219,7 @@ describe('delivery', () => {
     ]);
 
     await receiver.waitForAccepted(1);
-    await eventually(async () => (await deliveriesOf(pool(), channelId))[0]?.status === 'delivered');
+    await waitFor(async () => (await deliveriesOf(pool(), channelId))[0]?.status === 'delivered', 20_000, 'the deliveries delivered');
     expect(receiver.received.map((request) => request.headers['webhook-id'])).toEqual([failed!.message_id, failed!.message_id]);
     expect((await deliveriesOf(pool(), channelId))[0]).toMatchObject({ attempts: 2, last_error: null });
   });

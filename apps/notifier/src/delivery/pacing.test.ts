@@ -1,8 +1,8 @@
+import { waitFor } from '@hashwatch/testing';
 import { useTestEnvironment } from '@hashwatch/testing';
 import {
   addWebhook,
   deliveriesOf,
-  eventually,
   newAccount,
   post,
   startTestNotifier,
@@ -55,7 +55,7 @@ describe('pacing, digests and isolation', () => {
       stored.push(...items.map((item) => item.id));
     }
 
-    await eventually(async () => (await deliveriesOf(pool(), channelId)).filter((d) => d.status === 'delivered').length === 200, 30_000, '200 delivered');
+    await waitFor(async () => (await deliveriesOf(pool(), channelId)).filter((d) => d.status === 'delivered').length === 200, 30_000, '200 delivered');
 
     const seen = receiver.accepted.flatMap(postIds);
     expect(seen.sort()).toEqual([...stored].sort());
@@ -101,7 +101,7 @@ describe('pacing, digests and isolation', () => {
     // Nothing listens on port 9 of the loopback: every send is refused at once.
     const down = await channel({ url: 'http://127.0.0.1:9/hook' });
     await storeAndRelay(pool(), handle!.queues, Array.from({ length: 30 }, () => post(down.user)));
-    await eventually(async () => (await deliveriesOf(pool(), down.channelId)).some((d) => d.attempts > 0));
+    await waitFor(async () => (await deliveriesOf(pool(), down.channelId)).some((d) => d.attempts > 0), 20_000, 'a delivery attempt');
 
     expect(await latencyOfAnotherAccount()).toBeLessThan(1_000);
   });
@@ -112,7 +112,7 @@ describe('pacing, digests and isolation', () => {
       await storeAndRelay(pool(), handle!.queues, Array.from({ length: 100 }, () => post(busy.user)));
     }
     // Routed: the deliveries table now holds the channel's queue.
-    await eventually(async () => (await deliveriesOf(pool(), busy.channelId)).length === 1_000, 20_000, 'routing');
+    await waitFor(async () => (await deliveriesOf(pool(), busy.channelId)).length === 1_000, 20_000, 'routing');
     await busy.receiver.waitForAccepted(3);
 
     expect(await latencyOfAnotherAccount()).toBeLessThan(1_000);

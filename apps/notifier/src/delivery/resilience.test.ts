@@ -1,3 +1,4 @@
+import { waitFor } from '@hashwatch/testing';
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { createQueues, createRedisConnection } from '@hashwatch/queues';
@@ -5,7 +6,6 @@ import { useTestEnvironment } from '@hashwatch/testing';
 import {
   addWebhook,
   deliveriesOf,
-  eventually,
   newAccount,
   post,
   SECRETS_KEY,
@@ -77,7 +77,7 @@ describe('resilience', () => {
 
     const second = spawnNotifier();
     await receiver.waitForAccepted(1, 30_000);
-    await eventually(async () => (await deliveriesOf(pool(), channel.id))[0]?.status === 'delivered');
+    await waitFor(async () => (await deliveriesOf(pool(), channel.id))[0]?.status === 'delivered', 20_000, 'the deliveries delivered');
 
     const [delivery] = await deliveriesOf(pool(), channel.id);
     expect(receiver.received).toHaveLength(2);
@@ -119,7 +119,7 @@ describe('resilience', () => {
       channels.push(late.id);
       stored.push(...(await storeFeedItems(pool(), Array.from({ length: 10 }, () => post(user)))).map((item) => item.id));
 
-      await eventually(
+      await waitFor(
         async () => {
           const rows = await Promise.all(channels.map((id) => deliveriesOf(pool(), id)));
           return rows.flat().filter((d) => d.status === 'delivered').length === stored.length;

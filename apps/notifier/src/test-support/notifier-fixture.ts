@@ -197,14 +197,4 @@ export async function deliveriesOf(pool: pg.Pool, channelId: string): Promise<De
   return rows;
 }
 
-/** Polls until `check` answers true, or throws after `timeoutMs`. */
-export async function eventually(check: () => Promise<boolean> | boolean, timeoutMs = 20_000, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`${what} not met within ${timeoutMs} ms`);
-}
-
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

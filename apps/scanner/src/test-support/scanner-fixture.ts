@@ -221,12 +221,3 @@ export function useScannerFixture(simOptions: SimulatorOptions = {}): ScannerFix
   return fixture;
 }
 
-/** Polls `check` until it returns true or `timeoutMs` passes. */
-export async function waitFor(check: () => Promise<boolean> | boolean, timeoutMs = 10_000, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-}
