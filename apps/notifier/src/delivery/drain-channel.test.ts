@@ -3,7 +3,7 @@ import { createQueues, createRedisConnection, type Queues } from '@hashwatch/que
 import { useTestEnvironment } from '@hashwatch/testing';
 import { createNotifierMetrics } from '../notifier-metrics';
 import { resolveNotifierOptions } from '../notifier-options';
-import { routeAlert } from '../routing/route-alert.job';
+import { routeAlerts } from '../routing/route-alert.job';
 import { addWebhook, cipher, deliveriesOf, FAST, newAccount, post, quietLogger, storeFeedItems } from '../test-support/notifier-fixture';
 import { startJsonReceiver, type Receiver } from '../test-support/receiver';
 import { createDestinationPace, type DestinationPace } from './destination-pace';
@@ -56,7 +56,7 @@ describe('drain-channel', () => {
     const channel = await addWebhook(pool(), user, { url: `${receiver.origin}/hook` });
     secret = channel.secret;
     const items = await storeFeedItems(pool(), [post(user), post(user), post(user)]);
-    for (const item of items) await routeAlert({ pool: pool(), drains: createDrainScheduler(queues, redis), metrics: createNotifierMetrics() }, { feedItemId: item.id, userId: user }, log);
+    for (const item of items) await routeAlerts({ pool: pool(), drains: createDrainScheduler(queues, redis), metrics: createNotifierMetrics() }, [{ payload: { feedItemId: item.id, userId: user }, log }]);
     // The destination's pace answers the first message, then its Redis goes away.
     const pace = createDestinationPace(redis);
     let reservations = 0;

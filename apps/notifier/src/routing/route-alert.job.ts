@@ -125,12 +125,6 @@ export async function routeAlerts(deps: RouteDeps, jobs: RouteJob[]): Promise<Ro
   });
 }
 
-/** route-alert for one feed item: see {@link routeAlerts}. */
-export async function routeAlert(deps: RouteDeps, payload: RouteRequest, log: Logger): Promise<RouteResult> {
-  const [result] = await routeAlerts(deps, [{ payload, log }]);
-  return result!;
-}
-
 // SQLSTATE class 23: a row the statement relies on changed under it, e.g. 23503 when PUT /notifications
 // deleted a channel, or DELETE /me a feed item, between the read and the insert.
 function isIntegrityViolation(error: unknown): boolean {

@@ -1,10 +1,11 @@
+import { waitFor } from '@hashwatch/testing';
 import { createQueues, createRedisConnection, type Queues } from '@hashwatch/queues';
 import { useTestEnvironment } from '@hashwatch/testing';
 import { createDrainScheduler } from '../delivery/drain-scheduler';
 import { messageIdFor } from '../delivery/delivery-store';
 import { createNotifierMetrics } from '../notifier-metrics';
-import { addBot, addWebhook, eventually, newAccount, post, quietLogger, storeFeedItems } from '../test-support/notifier-fixture';
-import { createRouteBatcher, routeAlert, routeAlerts } from './route-alert.job';
+import { addBot, addWebhook, newAccount, post, quietLogger, storeFeedItems } from '../test-support/notifier-fixture';
+import { createRouteBatcher, routeAlerts } from './route-alert.job';
 
 describe('route-alert', () => {
   const env = useTestEnvironment();
@@ -22,8 +23,10 @@ describe('route-alert', () => {
     connection.disconnect();
   });
 
-  const route = (feedItemId: string, userId: string) =>
-    routeAlert({ pool: pool(), drains: createDrainScheduler(queues, connection), metrics: createNotifierMetrics() }, { feedItemId, userId }, log);
+  const route = async (feedItemId: string, userId: string) => {
+    const [result] = await routeAlerts({ pool: pool(), drains: createDrainScheduler(queues, connection), metrics: createNotifierMetrics() }, [{ payload: { feedItemId, userId }, log }]);
+    return result!;
+  };
 
   async function routedChannels(feedItemId: string): Promise<string[]> {
     const { rows } = await pool().query<{ channel_id: string }>('SELECT channel_id FROM deliveries WHERE feed_item_id = $1 ORDER BY channel_id', [feedItemId]);
@@ -164,7 +167,7 @@ describe('route-alert', () => {
       // Carol's job routes at once; Alice's and Bob's arrive meanwhile and share the next batch.
       const first = router.route({ feedItemId: c!.id, userId: carol }, log);
       const batched = [router.route({ feedItemId: a!.id, userId: alice }, log), router.route({ feedItemId: b!.id, userId: bob }, log)];
-      await eventually(async () => {
+      await waitFor(async () => {
         const { rows } = await pool().query<{ n: number }>(
           `SELECT count(*)::int AS n FROM pg_stat_activity
             WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'INSERT INTO deliveries%'`,
