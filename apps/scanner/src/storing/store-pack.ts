@@ -120,13 +120,9 @@ UPDATE feed_items f
 // batch of a period) is created and locked afterwards, out of that order (see lockUsage). Every matched post
 // goes into x_posts (detected, whether or not a quota let it be stored): a post the insert did not create was
 // seen before, and only those can have items already.
+// LOCK_USAGE's one parameter ($1, the user ids) is also $1 here.
 const LOCK_USAGE_AND_RECORD_POSTS = `
-WITH locked AS MATERIALIZED (
-  SELECT u.id AS user_id, u.alerts_limit, p.period_start::text AS period_start, p.alerts_used
-    FROM users u JOIN usage_periods p ON p.user_id = u.id AND p.period_start = u.current_period_start
-   WHERE u.id = ANY($1::text[])
-   ORDER BY u.id
-     FOR UPDATE OF p
+WITH locked AS MATERIALIZED (${LOCK_USAGE}
 ), created AS (
   INSERT INTO x_posts (id, author_id, author_username, author_name, text, lang, conversation_id, is_retweet, is_reply, posted_at)
   SELECT * FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::boolean[],
