@@ -6,7 +6,7 @@ import { createSender, generateSigningSecret, type Sender } from '@hashwatch/cha
 import { transaction } from '@hashwatch/db';
 import { insertFeedItems, type NewFeedItem } from '@hashwatch/feed';
 import { createLogger, type Logger } from '@hashwatch/logger';
-import { relayOutbox, writeOutbox } from '@hashwatch/outbox';
+import { relayOutboxUntilEmpty, writeOutbox } from '@hashwatch/outbox';
 import { createQueues, createRedisConnection, routeAlertJobId, type Queues } from '@hashwatch/queues';
 import { createCipher, newId, type Cipher } from '@hashwatch/secrets';
 import type { TestDatabase } from '@hashwatch/testing';
@@ -106,7 +106,7 @@ export function post(userId: string, extra: Partial<NewFeedItem> = {}): NewFeedI
 
 /**
  * Stores feed items and their route-alert outbox rows in one transaction, as a feed writer does (one outbox row per job). Returns the
- * stored items; the notifier's relay moves the jobs (or `relayOutbox` does, in tests that call it).
+ * stored items; the notifier's relay moves the jobs (or `relayOutboxUntilEmpty` does, in tests that call it).
  */
 export async function storeFeedItems(pool: pg.Pool, items: NewFeedItem[]): Promise<{ id: string; userId: string }[]> {
   return transaction(pool, async (client) => {
@@ -127,7 +127,7 @@ export async function storeFeedItems(pool: pg.Pool, items: NewFeedItem[]): Promi
 /** {@link storeFeedItems}, then the backstop relay right after the commit. */
 export async function storeAndRelay(pool: pg.Pool, queues: Queues, items: NewFeedItem[]): Promise<{ id: string; userId: string }[]> {
   const stored = await storeFeedItems(pool, items);
-  await relayOutbox(pool, queues);
+  await relayOutboxUntilEmpty(pool, queues);
   return stored;
 }
 
