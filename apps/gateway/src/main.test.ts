@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { createAccount } from '@hashwatch/accounts';
 import { generateSecretsKey } from '@hashwatch/secrets';
-import { useTestEnvironment } from '@hashwatch/testing';
+import { useTestEnvironment, waitFor } from '@hashwatch/testing';
 
 const gatewayDir = path.join(__dirname, '..');
 const tsxCli = require.resolve('tsx/cli');
@@ -58,16 +58,6 @@ function get(port: number, urlPath: string, headers: Record<string, string> = {}
   });
 }
 
-async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
-
 describe('gateway process', () => {
   const env = useTestEnvironment();
   const baseEnv = () => ({ DATABASE_URL: env.database.url, REDIS_URL: env.redisUrl, QUEUE_PREFIX: env.queuePrefix, SECRETS_KEY: generateSecretsKey() });
@@ -76,7 +66,9 @@ describe('gateway process', () => {
     const port = await freePort();
     const gateway = start({ ...baseEnv(), PORT: String(port) });
     try {
-      await waitFor(async () => ((await get(port, '/healthz')).status === 200 ? true : undefined), 60_000);
+      await waitFor(async () => (await get(port, '/healthz').catch(() => undefined))?.status === 200, 60_000, 'the gateway to answer /healthz');
+      // Live is not ready: Redis may still be connecting when /healthz first answers.
+      await waitFor(async () => (await get(port, '/readyz')).status === 200, 60_000, 'the gateway to be ready');
       const ready = await get(port, '/readyz');
       expect([ready.status, JSON.parse(ready.body)]).toEqual([200, { status: 'ready', checks: { postgres: 'ok', redis: 'ok' } }]);
       const { apiKey } = await createAccount(env.database.db.prisma, { email: 'process@example.com', planId: 'starter' });
