@@ -1,10 +1,10 @@
-import { waitFor } from '@hashwatch/testing';
-import { useTestEnvironment } from '@hashwatch/testing';
+import { useTestEnvironment, waitFor } from '@hashwatch/testing';
 import { jobId } from '@hashwatch/queues';
 import {
   addBot,
   addWebhook,
   deliveriesOf,
+  jsonChannel,
   newAccount,
   post,
   sleep,
@@ -42,18 +42,8 @@ describe('delivery', () => {
     handle = await startTestNotifier(pool(), { redisUrl: env.redisUrl, prefix: env.queuePrefix, telegramBaseUrl: telegram.origin });
   });
 
-  async function jsonChannel() {
-    let secret = '';
-    const receiver = await startJsonReceiver(() => secret);
-    receivers.push(receiver);
-    const user = await newAccount(env.database);
-    const channel = await addWebhook(pool(), user, { url: `${receiver.origin}/hook` });
-    secret = channel.secret;
-    return { receiver, user, channelId: channel.id };
-  }
-
   it('retries a receiver that fails 3 times and delivers once, with the same signed webhook-id on every attempt', async () => {
-    const { receiver, user, channelId } = await jsonChannel();
+    const { receiver, user, channelId } = await jsonChannel(env.database, receivers);
     receiver.script(jsonReply(500, { error: 'boom' }), jsonReply(503, { error: 'busy' }), { status: 502 });
     await storeFeedItems(pool(), [post(user)]);
 
@@ -144,7 +134,7 @@ describe('delivery', () => {
   });
 
   it('fails a delivery answered with a permanent 400 and never tries it again', async () => {
-    const { receiver, user, channelId } = await jsonChannel();
+    const { receiver, user, channelId } = await jsonChannel(env.database, receivers);
     receiver.script(jsonReply(400, { error: 'unknown field' }));
     await storeFeedItems(pool(), [post(user)]);
 
@@ -205,7 +195,7 @@ describe('delivery', () => {
   });
 
   it('sends a failed delivery again when the gateway queues a retry for it, with the same webhook-id', async () => {
-    const { receiver, user, channelId } = await jsonChannel();
+    const { receiver, user, channelId } = await jsonChannel(env.database, receivers);
     receiver.script(jsonReply(400, { error: 'fix me' }));
     await storeFeedItems(pool(), [post(user)]);
     await waitFor(async () => (await deliveriesOf(pool(), channelId))[0]?.status === 'failed', 20_000, 'the deliveries failed');

@@ -4,8 +4,8 @@ import { useTestEnvironment } from '@hashwatch/testing';
 import { createNotifierMetrics } from '../notifier-metrics';
 import { resolveNotifierOptions } from '../notifier-options';
 import { routeAlerts } from '../routing/route-alert.job';
-import { addWebhook, cipher, deliveriesOf, FAST, newAccount, post, quietLogger, storeFeedItems } from '../test-support/notifier-fixture';
-import { startJsonReceiver, type Receiver } from '../test-support/receiver';
+import { cipher, deliveriesOf, FAST, jsonChannel, post, quietLogger, storeFeedItems } from '../test-support/notifier-fixture';
+import type { Receiver } from '../test-support/receiver';
 import { createDestinationPace, type DestinationPace } from './destination-pace';
 import { drainChannel, type DrainDeps } from './drain-channel.job';
 import { createDrainScheduler } from './drain-scheduler';
@@ -49,12 +49,7 @@ describe('drain-channel', () => {
   }
 
   it('records what it sent and gives back what it did not when Redis fails part-way through a claim', async () => {
-    let secret = '';
-    const receiver = await startJsonReceiver(() => secret);
-    receivers.push(receiver);
-    const user = await newAccount(env.database);
-    const channel = await addWebhook(pool(), user, { url: `${receiver.origin}/hook` });
-    secret = channel.secret;
+    const { receiver, user, channelId } = await jsonChannel(env.database, receivers);
     const items = await storeFeedItems(pool(), [post(user), post(user), post(user)]);
     for (const item of items) await routeAlerts({ pool: pool(), drains: createDrainScheduler(queues, redis), metrics: createNotifierMetrics() }, [{ payload: { feedItemId: item.id, userId: user }, log }]);
     // The destination's pace answers the first message, then its Redis goes away.
@@ -69,10 +64,10 @@ describe('drain-channel', () => {
       block: (destination, ms) => pace.block(destination, ms),
     };
 
-    await expect(drainChannel(drainDeps(failingPace, channel.id), channel.id, log)).rejects.toThrow('Connection is closed.');
+    await expect(drainChannel(drainDeps(failingPace, channelId), channelId, log)).rejects.toThrow('Connection is closed.');
 
     expect(receiver.accepted).toHaveLength(1);
-    const [sent, ...notSent] = await deliveriesOf(pool(), channel.id);
+    const [sent, ...notSent] = await deliveriesOf(pool(), channelId);
     expect(sent).toMatchObject({ status: 'delivered', attempts: 1 });
     // Due again at once, the attempt not counted.
     for (const delivery of notSent) {
@@ -81,8 +76,8 @@ describe('drain-channel', () => {
     }
 
     // The next run sends the rest, and nothing twice.
-    await expect(drainChannel(drainDeps(pace, channel.id), channel.id, log)).resolves.toEqual({ kind: 'idle' });
-    expect((await deliveriesOf(pool(), channel.id)).map((delivery) => delivery.status)).toEqual(['delivered', 'delivered', 'delivered']);
+    await expect(drainChannel(drainDeps(pace, channelId), channelId, log)).resolves.toEqual({ kind: 'idle' });
+    expect((await deliveriesOf(pool(), channelId)).map((delivery) => delivery.status)).toEqual(['delivered', 'delivered', 'delivered']);
     expect(new Set(receiver.accepted.map((request) => request.headers['webhook-id'])).size).toBe(3);
     expect(receiver.accepted).toHaveLength(3);
   });

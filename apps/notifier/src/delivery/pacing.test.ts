@@ -1,5 +1,4 @@
-import { waitFor } from '@hashwatch/testing';
-import { useTestEnvironment } from '@hashwatch/testing';
+import { useTestEnvironment, waitFor } from '@hashwatch/testing';
 import {
   addWebhook,
   deliveriesOf,

@@ -1,11 +1,11 @@
-import { waitFor } from '@hashwatch/testing';
+import { useTestEnvironment, waitFor } from '@hashwatch/testing';
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { createQueues, createRedisConnection } from '@hashwatch/queues';
-import { useTestEnvironment } from '@hashwatch/testing';
 import {
   addWebhook,
   deliveriesOf,
+  jsonChannel,
   newAccount,
   post,
   SECRETS_KEY,
@@ -59,12 +59,7 @@ describe('resilience', () => {
   }
 
   it('loses nothing when a notifier is killed with SIGKILL mid-delivery, and the repeat carries the same webhook-id', async () => {
-    let secret = '';
-    const receiver = await startJsonReceiver(() => secret);
-    receivers.push(receiver);
-    const user = await newAccount(env.database);
-    const channel = await addWebhook(pool(), user, { url: `${receiver.origin}/hook` });
-    secret = channel.secret;
+    const { receiver, user, channelId } = await jsonChannel(env.database, receivers);
     // The first request is held open: the notifier is inside its send when it dies.
     receiver.script('hold');
 
@@ -77,9 +72,9 @@ describe('resilience', () => {
 
     const second = spawnNotifier();
     await receiver.waitForAccepted(1, 30_000);
-    await waitFor(async () => (await deliveriesOf(pool(), channel.id))[0]?.status === 'delivered', 20_000, 'the deliveries delivered');
+    await waitFor(async () => (await deliveriesOf(pool(), channelId))[0]?.status === 'delivered', 20_000, 'the deliveries delivered');
 
-    const [delivery] = await deliveriesOf(pool(), channel.id);
+    const [delivery] = await deliveriesOf(pool(), channelId);
     expect(receiver.received).toHaveLength(2);
     expect(receiver.received.map((request) => request.headers['webhook-id'])).toEqual([delivery!.message_id, delivery!.message_id]);
     expect(delivery).toMatchObject({ status: 'delivered', attempts: 2 });

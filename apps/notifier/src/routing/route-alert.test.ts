@@ -1,6 +1,5 @@
-import { waitFor } from '@hashwatch/testing';
+import { useTestEnvironment, waitFor } from '@hashwatch/testing';
 import { createQueues, createRedisConnection, type Queues } from '@hashwatch/queues';
-import { useTestEnvironment } from '@hashwatch/testing';
 import { createDrainScheduler } from '../delivery/drain-scheduler';
 import { messageIdFor } from '../delivery/delivery-store';
 import { createNotifierMetrics } from '../notifier-metrics';

@@ -12,6 +12,7 @@ import { createCipher, newId, type Cipher } from '@hashwatch/secrets';
 import type { TestDatabase } from '@hashwatch/testing';
 import type { NotifierOptions } from '../notifier-options';
 import { startNotifier, type RunningNotifier } from '../start-notifier';
+import { startJsonReceiver, type Receiver } from './receiver';
 
 export const SECRETS_KEY = randomBytes(32).toString('base64');
 export const cipher: Cipher = createCipher(SECRETS_KEY);
@@ -33,6 +34,20 @@ export function quietLogger(): Logger {
 export async function newAccount(db: TestDatabase): Promise<string> {
   const { accountId } = await createAccount(db.db.prisma, { email: `${newId('usr')}@example.com`, planId: 'business' });
   return accountId;
+}
+
+/**
+ * A new account with a json webhook channel to a fresh receiver that verifies the channel's signatures. The
+ * receiver joins `receivers`, which the test file closes afterwards.
+ */
+export async function jsonChannel(db: TestDatabase, receivers: Receiver[]): Promise<{ receiver: Receiver; user: string; channelId: string }> {
+  let secret = '';
+  const receiver = await startJsonReceiver(() => secret);
+  receivers.push(receiver);
+  const user = await newAccount(db);
+  const channel = await addWebhook(db.db.pool, user, { url: `${receiver.origin}/hook` });
+  secret = channel.secret;
+  return { receiver, user, channelId: channel.id };
 }
 
 export interface WebhookChannelInput {
