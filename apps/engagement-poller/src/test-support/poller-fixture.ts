@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type pg from 'pg';
 import type { Redis } from 'ioredis';
 import { createAccount } from '@hashwatch/accounts';
 import { transaction } from '@hashwatch/db';
@@ -36,6 +37,35 @@ export interface Flags {
   trackLikes?: boolean;
   trackReposts?: boolean;
   trackComments?: boolean;
+}
+
+/** A table of sources, as the gateway writes them. */
+interface SourceTable {
+  table: 'tracks' | 'account_tracks';
+  nameColumn: 'hashtag' | 'username';
+  idPrefix: 'trk' | 'acc';
+}
+const TRACKS: SourceTable = { table: 'tracks', nameColumn: 'hashtag', idPrefix: 'trk' };
+const ACCOUNT_TRACKS: SourceTable = { table: 'account_tracks', nameColumn: 'username', idPrefix: 'acc' };
+
+async function insertSource(pool: pg.Pool, source: SourceTable, userId: string, name: string, flags: Flags): Promise<string> {
+  const id = `${source.idPrefix}_${randomBytes(8).toString('hex')}`;
+  await pool.query(
+    `INSERT INTO ${source.table} (id, user_id, ${source.nameColumn}, ${source.nameColumn}_norm, track_engagement, track_likes, track_reposts, track_comments)
+     VALUES ($1, $2, $3, lower($3), $4, $5, $6, $7)`,
+    [id, userId, name, flags.trackEngagement ?? true, flags.trackLikes ?? true, flags.trackReposts ?? true, flags.trackComments ?? true],
+  );
+  return id;
+}
+
+/** Changes the flags given, as a PATCH does; the others keep their value. */
+async function setSourceFlags(pool: pg.Pool, source: SourceTable, id: string, flags: Flags): Promise<void> {
+  await pool.query(
+    `UPDATE ${source.table} SET track_engagement = COALESCE($2, track_engagement), track_likes = COALESCE($3, track_likes),
+                          track_reposts = COALESCE($4, track_reposts), track_comments = COALESCE($5, track_comments)
+      WHERE id = $1`,
+    [id, flags.trackEngagement ?? null, flags.trackLikes ?? null, flags.trackReposts ?? null, flags.trackComments ?? null],
+  );
 }
 
 export interface FeedItemRow {
@@ -196,40 +226,10 @@ export function usePollerFixture(simOptions: SimulatorOptions = {}): PollerFixtu
       }
       return accountId;
     },
-    async track(userId, hashtag, flags = {}) {
-      const id = `trk_${randomBytes(8).toString('hex')}`;
-      await pool().query(
-        `INSERT INTO tracks (id, user_id, hashtag, hashtag_norm, track_engagement, track_likes, track_reposts, track_comments)
-         VALUES ($1, $2, $3, lower($3), $4, $5, $6, $7)`,
-        [id, userId, hashtag, flags.trackEngagement ?? true, flags.trackLikes ?? true, flags.trackReposts ?? true, flags.trackComments ?? true],
-      );
-      return id;
-    },
-    async setTrackFlags(trackId, flags) {
-      await pool().query(
-        `UPDATE tracks SET track_engagement = COALESCE($2, track_engagement), track_likes = COALESCE($3, track_likes),
-                           track_reposts = COALESCE($4, track_reposts), track_comments = COALESCE($5, track_comments)
-          WHERE id = $1`,
-        [trackId, flags.trackEngagement ?? null, flags.trackLikes ?? null, flags.trackReposts ?? null, flags.trackComments ?? null],
-      );
-    },
-    async accountTrack(userId, username, flags = {}) {
-      const id = `acc_${randomBytes(8).toString('hex')}`;
-      await pool().query(
-        `INSERT INTO account_tracks (id, user_id, username, username_norm, track_engagement, track_likes, track_reposts, track_comments)
-         VALUES ($1, $2, $3, lower($3), $4, $5, $6, $7)`,
-        [id, userId, username, flags.trackEngagement ?? true, flags.trackLikes ?? true, flags.trackReposts ?? true, flags.trackComments ?? true],
-      );
-      return id;
-    },
-    async setAccountTrackFlags(accountTrackId, flags) {
-      await pool().query(
-        `UPDATE account_tracks SET track_engagement = COALESCE($2, track_engagement), track_likes = COALESCE($3, track_likes),
-                                   track_reposts = COALESCE($4, track_reposts), track_comments = COALESCE($5, track_comments)
-          WHERE id = $1`,
-        [accountTrackId, flags.trackEngagement ?? null, flags.trackLikes ?? null, flags.trackReposts ?? null, flags.trackComments ?? null],
-      );
-    },
+    track: (userId, hashtag, flags = {}) => insertSource(pool(), TRACKS, userId, hashtag, flags),
+    setTrackFlags: (trackId, flags) => setSourceFlags(pool(), TRACKS, trackId, flags),
+    accountTrack: (userId, username, flags = {}) => insertSource(pool(), ACCOUNT_TRACKS, userId, username, flags),
+    setAccountTrackFlags: (accountTrackId, flags) => setSourceFlags(pool(), ACCOUNT_TRACKS, accountTrackId, flags),
     post(author = 'alice', text = 'gm #btc') {
       const post = fixture.sim.state.injectPost({ author, text });
       return { id: post.id, author };
