@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { Redis } from 'ioredis';
 import { ChannelConfigError, deliver, type ChannelConfig, type ChannelMessage, type DeliveryAttempt, type Sender } from '@hashwatch/channels';
 import type { Logger } from '@hashwatch/logger';
-import type { Cipher } from '@hashwatch/secrets';
+import { SecretsError, type Cipher } from '@hashwatch/secrets';
 import { leaseMs, type NotifierOptions } from '../notifier-options';
 import { matchingSource } from '../routing/channel-routing';
 import { alertFor } from './alert-message';
@@ -157,7 +157,23 @@ async function runDrain(deps: DrainDeps, channelId: string, lease: DrainLease, l
       const fingerprint = JSON.stringify(channel);
       if (live?.fingerprint !== fingerprint) {
         // Unsealed here, for this run only; again only when the row changed (a PUT, a chat migration).
-        const config = channelConfig(channel, deps.cipher, deps.telegramBaseUrl);
+        let config: ChannelConfig;
+        try {
+          config = channelConfig(channel, deps.cipher, deps.telegramBaseUrl);
+        } catch (error) {
+          if (!(error instanceof SecretsError)) throw error;
+          // Sealed under another SECRETS_KEY: no retry at once can fix that, so the claim is retried with the
+          // usual backoff and retry window (the operator may restore the key) instead of being given back.
+          await flush();
+          const ids = batch.map((delivery) => delivery.id);
+          const attempts = Math.max(0, ...batch.map((delivery) => delivery.attempts));
+          const delayMs = retryDelayMs(attempts, { baseMs: options.backoffBaseMs, maxMs: options.maxBackoffMs }, deps.random);
+          const reason = "the channel's secret cannot be unsealed with this SECRETS_KEY";
+          const { gaveUp } = await markRetry(pool, ids, { status: null, reason, delayMs, retryWindowMs: options.retryWindowMs });
+          unsent = batch.length;
+          log.error('channel secret cannot be unsealed', { channelId, deliveries: ids.length, delayMs, gaveUp });
+          return { kind: 'stopped' };
+        }
         const destination = destinationOf(config, options.pace, deps.prefix);
         const burst = Math.min(...destination.buckets.map((bucket) => bucket.rule.limit));
         live = { row: channel, fingerprint, config, destination, batch: Math.max(1, Math.min(options.claimBatch, burst)) };
