@@ -11,7 +11,7 @@ import pg from 'pg';
 import { createAccount } from '@hashwatch/accounts';
 import { createDatabase, migrate, seedPlans, type Database } from '@hashwatch/db';
 import { createLogger } from '@hashwatch/logger';
-import { relayOutboxUntilEmpty } from '@hashwatch/outbox';
+import { relayOutbox } from '@hashwatch/outbox';
 import { createQueues, createRedisConnection, type Queues } from '@hashwatch/queues';
 import { adminUrl, databaseUrlFor, deletePrefixKeys } from '@hashwatch/testing';
 import { createXClient, type XClient } from '@hashwatch/x-api';
@@ -214,7 +214,7 @@ export async function createWorld(options: { posts: number; accounts: number; sh
         keyPrefix: prefix,
         logger,
         now: clock.now,
-        relay: () => relayOutboxUntilEmpty(db.pool, queues),
+        relay: () => relayOutbox(db.pool, queues),
         options: { likesSampled: true, ...pollerOptions },
       });
     },

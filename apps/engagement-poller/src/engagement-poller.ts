@@ -53,7 +53,7 @@ export interface EngagementPollerDeps {
   logger: Logger;
   /** The clock of everything the poller decides (windows, cadences, budgets). Tests move it. */
   now: () => Date;
-  /** Hands committed outbox rows to BullMQ (relayOutboxUntilEmpty); called after every cycle. */
+  /** One capped relay run (relayOutbox); the poller repeats it up to 20 times after every cycle. */
   relay?: () => Promise<number>;
   options?: Partial<PollerOptions>;
 }

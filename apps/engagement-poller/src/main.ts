@@ -2,7 +2,7 @@ import { loadConfig } from '@hashwatch/config';
 import { createDatabase } from '@hashwatch/db';
 import { createShutdown, startHealthServer } from '@hashwatch/lifecycle';
 import { createLogger } from '@hashwatch/logger';
-import { relayOutboxUntilEmpty } from '@hashwatch/outbox';
+import { relayOutbox } from '@hashwatch/outbox';
 import { createQueues, createRedisConnection } from '@hashwatch/queues';
 import { createXClient } from '@hashwatch/x-api';
 import { createEngagementPoller } from './engagement-poller';
@@ -46,7 +46,7 @@ async function main(): Promise<void> {
     keyPrefix: config.QUEUE_PREFIX,
     logger,
     now: () => new Date(),
-    relay: () => relayOutboxUntilEmpty(db.pool, queues, { onInvalid: (jobId, error) => logger.error('outbox row dropped', { jobId, error }) }),
+    relay: () => relayOutbox(db.pool, queues, { onInvalid: (jobId, error) => logger.error('outbox row dropped', { jobId, error }) }),
     options: { likesSampled: config.X_USER_TOKEN !== undefined },
   });
 

@@ -41,7 +41,7 @@ export function startScannerWorkers(options: ScannerWorkerOptions): DefinedWorke
     'outbox-relay',
     {
       'relay-outbox': async (_payload, _job, log) => {
-        const relayed = await relayOutboxUntilEmpty(pool, queues);
+        const relayed = await relayOutboxUntilEmpty(pool, queues, { onInvalid: (jobId, error) => log.error('outbox row dropped', { jobId, error }) });
         if (relayed > 0) log.info('outbox relayed', { relayed });
         return { relayed };
       },

@@ -5,7 +5,7 @@ import { createAccount } from '@hashwatch/accounts';
 import { transaction } from '@hashwatch/db';
 import { insertFeedItems } from '@hashwatch/feed';
 import { createLogger } from '@hashwatch/logger';
-import { relayOutboxUntilEmpty } from '@hashwatch/outbox';
+import { relayOutbox } from '@hashwatch/outbox';
 import { createQueues, createRedisConnection, type Queues } from '@hashwatch/queues';
 import { useTestEnvironment, type TestEnvironment } from '@hashwatch/testing';
 import { createXClient, type XClient } from '@hashwatch/x-api';
@@ -214,7 +214,7 @@ export function usePollerFixture(simOptions: SimulatorOptions = {}): PollerFixtu
         keyPrefix: env.queuePrefix,
         logger,
         now: () => fixture.clock.now(),
-        relay: () => relayOutboxUntilEmpty(pool(), fixture.queues),
+        relay: () => relayOutbox(pool(), fixture.queues),
         options: { likesSampled: userToken !== false, allowances: OPEN_ALLOWANCES, ...rest },
       });
     },
