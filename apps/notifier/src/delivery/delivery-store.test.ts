@@ -1,14 +1,14 @@
 import { useTestEnvironment } from '@hashwatch/testing';
 import { newId } from '@hashwatch/secrets';
 import { resolveNotifierOptions } from '../notifier-options';
-import { addWebhook, deliveriesOf, newAccount, post, storeFeedItems } from '../test-support/notifier-fixture';
-import { claimNext, createDeliveredWriter, markRetry, messageIdFor } from './delivery-store';
+import { addWebhook, deliveriesOf, newAccount, post, sleep, storeFeedItems } from '../test-support/notifier-fixture';
+import { claimNext, createDeliveredWriter, markDelivered, markFailed, markRetry, messageIdFor, releaseClaim } from './delivery-store';
 
 describe('delivery store', () => {
   const env = useTestEnvironment();
   const pool = () => env.database.db.pool;
   const options = resolveNotifierOptions();
-  const claimInput = { digestMode: false, digestThreshold: 20, digestSize: 10, holdMs: 60_000 };
+  const claimInput = { digestMode: false, digestThreshold: 20, digestSize: 10, holdMs: 60_000, claimToken: 'run-1' };
 
   /** A channel with `count` pending deliveries, due now, in detection order. */
   async function channelWithDeliveries(count: number) {
@@ -31,12 +31,13 @@ describe('delivery store', () => {
     expect(options.retryWindowMs).toBeGreaterThanOrEqual(24 * 60 * 60_000);
     const { channelId } = await channelWithDeliveries(2);
     const [young, old] = await deliveriesOf(pool(), channelId);
+    await claimNext(pool(), channelId, { ...claimInput, batch: 2 });
     await pool().query(`UPDATE deliveries SET created_at = now() - interval '23 hours 50 minutes', attempts = 30 WHERE id = $1`, [young!.id]);
     await pool().query(`UPDATE deliveries SET created_at = now() - interval '24 hours 1 minute', attempts = 31 WHERE id = $1`, [old!.id]);
 
     const retry = { status: 503, reason: 'the receiver answered 503', delayMs: 60_000, retryWindowMs: options.retryWindowMs };
-    expect(await markRetry(pool(), [young!.id], retry)).toEqual({ gaveUp: 0 });
-    expect(await markRetry(pool(), [old!.id], retry)).toEqual({ gaveUp: 1 });
+    expect(await markRetry(pool(), [young!.id], claimInput.claimToken, retry)).toEqual({ gaveUp: 0 });
+    expect(await markRetry(pool(), [old!.id], claimInput.claimToken, retry)).toEqual({ gaveUp: 1 });
 
     const after = new Map((await deliveriesOf(pool(), channelId)).map((d) => [d.id, d]));
     expect(after.get(young!.id)).toMatchObject({ status: 'pending', last_error: 'the receiver answered 503', last_status: 503 });
@@ -57,11 +58,49 @@ describe('delivery store', () => {
     const second = await claimNext(pool(), channelId, {
       ...claimInput,
       batch: 3,
-      delivered: first.claimed.map((d) => ({ id: d.id, status: 204, digestId: null })),
+      delivered: first.claimed.map((d) => ({ id: d.id, status: 204, digestId: null, claimToken: claimInput.claimToken })),
     });
     expect(second.claimed.map((d) => d.feed_item_id)).toEqual(items.slice(3).map((item) => item.id));
     const statuses = (await deliveriesOf(pool(), channelId)).map((d) => [d.status, d.last_status]);
     expect(statuses).toEqual([['delivered', 204], ['delivered', 204], ['delivered', 204], ['pending', null], ['pending', null]]);
+  });
+
+  it('records outcomes and gives back only for the run whose claim the deliveries still carry', async () => {
+    const { channelId } = await channelWithDeliveries(4);
+    // The first run's hold lapses (its lease was lost) and a newer run claims the same deliveries.
+    const stale = await claimNext(pool(), channelId, { ...claimInput, batch: 4, holdMs: 1, claimToken: 'run-stale' });
+    const [d1, d2, d3, d4] = stale.claimed.map((delivery) => delivery.id);
+    await sleep(20);
+    const current = await claimNext(pool(), channelId, { ...claimInput, batch: 4, claimToken: 'run-current' });
+    expect(current.claimed.map((delivery) => delivery.id)).toEqual([d1, d2, d3, d4]);
+    const heldByCurrent = async () =>
+      (await pool().query<{ status: string; attempts: number; held: boolean; claim_token: string }>(
+        `SELECT status, attempts, next_attempt_at > now() + interval '30 seconds' AS held, claim_token FROM deliveries WHERE channel_id = $1 ORDER BY id`,
+        [channelId],
+      )).rows;
+    const before = await heldByCurrent();
+    expect(before).toEqual(Array.from({ length: 4 }, () => ({ status: 'pending', attempts: 2, held: true, claim_token: 'run-current' })));
+
+    // Everything the stale run still does with its old claim leaves the newer one as it is.
+    await releaseClaim(pool(), [d1!, d2!, d3!, d4!], 'run-stale');
+    await markDelivered(pool(), [{ id: d1!, status: 204, digestId: null, claimToken: 'run-stale' }]);
+    const staleClaim = await claimNext(pool(), channelId, { ...claimInput, batch: 4, claimToken: 'run-stale', delivered: [{ id: d2!, status: 204, digestId: null, claimToken: 'run-stale' }] });
+    expect(staleClaim.claimed).toEqual([]);
+    expect(await markRetry(pool(), [d3!], 'run-stale', { status: 503, reason: 'the receiver answered 503', delayMs: 0, retryWindowMs: 0 })).toEqual({ gaveUp: 0 });
+    await markFailed(pool(), [d4!], 'run-stale', 410, 'gone');
+    expect(await heldByCurrent()).toEqual(before);
+
+    // The newer run's own outcomes are recorded.
+    await markDelivered(pool(), [{ id: d1!, status: 204, digestId: null, claimToken: 'run-current' }]);
+    await markFailed(pool(), [d2!], 'run-current', 410, 'gone');
+    await markRetry(pool(), [d3!], 'run-current', { status: 503, reason: 'the receiver answered 503', delayMs: 60_000, retryWindowMs: options.retryWindowMs });
+    await releaseClaim(pool(), [d4!], 'run-current');
+    const after = new Map((await deliveriesOf(pool(), channelId)).map((delivery) => [delivery.id, delivery]));
+    expect(after.get(d1!)).toMatchObject({ status: 'delivered', last_status: 204 });
+    expect(after.get(d2!)).toMatchObject({ status: 'failed', last_error: 'gone' });
+    expect(after.get(d3!)).toMatchObject({ status: 'pending', attempts: 2, last_error: 'the receiver answered 503' });
+    expect(after.get(d4!)).toMatchObject({ status: 'pending', attempts: 1 });
+    expect(after.get(d4!)!.next_attempt_at!.getTime()).toBeLessThanOrEqual(Date.now() + 1_000);
   });
 
   it('claims nothing for a disabled channel but answers its row, and answers no row for a deleted one', async () => {
@@ -81,15 +120,15 @@ describe('delivery store', () => {
     const b = await channelWithDeliveries(1);
     const errors: unknown[] = [];
     const writer = createDeliveredWriter(pool(), (error) => errors.push(error));
-    const [a1, a2] = await deliveriesOf(pool(), a.channelId);
-    const [b1] = await deliveriesOf(pool(), b.channelId);
+    const [a1, a2] = (await claimNext(pool(), a.channelId, { ...claimInput, batch: 2, claimToken: 'run-a' })).claimed;
+    const [b1] = (await claimNext(pool(), b.channelId, { ...claimInput, batch: 1, claimToken: 'run-b' })).claimed;
 
     await Promise.all([
       writer.write([
-        { id: a1!.id, status: 200, digestId: 'dig_x' },
-        { id: a2!.id, status: 200, digestId: 'dig_x' },
+        { id: a1!.id, status: 200, digestId: 'dig_x', claimToken: 'run-a' },
+        { id: a2!.id, status: 200, digestId: 'dig_x', claimToken: 'run-a' },
       ]),
-      writer.write([{ id: b1!.id, status: 204, digestId: null }]),
+      writer.write([{ id: b1!.id, status: 204, digestId: null, claimToken: 'run-b' }]),
       writer.write([]),
     ]);
     await writer.close();

@@ -34,15 +34,24 @@ export interface DeliveredMark {
   id: string;
   status: number | null;
   digestId: string | null;
+  /** The claim token of the run that sent it: a delivery claimed again since (by a newer run) is not marked. */
+  claimToken: string;
 }
 
-/** Marks sent deliveries delivered; its three parameters (ids, statuses, digest ids) are numbered from `$first`. */
+/**
+ * Marks sent deliveries delivered, each only while it still carries the claim token of the run that sent it;
+ * its four parameters (ids, statuses, digest ids, claim tokens) are numbered from `$first`.
+ */
 function markDeliveredStatement(first: number): string {
   return `UPDATE deliveries d
           SET status = 'delivered', delivered_at = now(), last_status = u.status, last_error = NULL, next_attempt_at = NULL,
               digest_id = u.digest_id, updated_at = now()
-         FROM unnest($${first}::text[], $${first + 1}::int[], $${first + 2}::text[]) AS u(id, status, digest_id)
-        WHERE d.id = u.id AND d.status = 'pending'`;
+         FROM unnest($${first}::text[], $${first + 1}::int[], $${first + 2}::text[], $${first + 3}::text[]) AS u(id, status, digest_id, claim_token)
+        WHERE d.id = u.id AND d.status = 'pending' AND d.claim_token = u.claim_token`;
+}
+
+function markParameters(marks: DeliveredMark[]): [string[], (number | null)[], (string | null)[], string[]] {
+  return [marks.map((mark) => mark.id), marks.map((mark) => mark.status), marks.map((mark) => mark.digestId), marks.map((mark) => mark.claimToken)];
 }
 
 /** The columns of a channel row the drain reads, as the claim statement answers them (JSON). */
@@ -52,9 +61,10 @@ const CHANNEL_COLUMNS = `id, user_id, kind, url, format, bot_name, hashtags, acc
 /**
  * Claims the next due deliveries of one channel for one attempt, in detection order (then id): up to
  * `digestSize` when the channel is in digest mode or its due backlog exceeds `digestThreshold` (one digest
- * message), else up to `batch` (one message each). Claiming counts the attempt and pushes the next attempt
- * `holdMs` ahead, so a replica that dies mid-send leaves them due again once its lease is gone (at least
- * once), and no second drainer can take them meanwhile.
+ * message), else up to `batch` (one message each). Claiming counts the attempt, pushes the next attempt
+ * `holdMs` ahead and writes the run's `claimToken` (replacing an earlier run's), so a replica that dies
+ * mid-send leaves them due again once its lease is gone (at least once), no second drainer can take them
+ * meanwhile, and a run that lost its lease cannot record or give back what a newer run claimed since.
  *
  * One statement, one round trip: it also marks the previous messages' deliveries delivered, answers the
  * channel row (undefined when the channel is gone; nothing is claimed for a disabled one) and the due backlog
@@ -70,6 +80,8 @@ export async function claimNext(
     /** Deliveries claimed at most when not sending digests. */
     batch: number;
     holdMs: number;
+    /** The run's token (its lease's), written on the claimed rows. */
+    claimToken: string;
     delivered?: DeliveredMark[];
   },
 ): Promise<{ channel: ChannelRow | undefined; claimed: ClaimedDelivery[]; backlog: number }> {
@@ -89,10 +101,11 @@ export async function claimNext(
      size AS (SELECT count(*)::int AS n FROM backlog),
      pick AS (
        SELECT id FROM backlog ORDER BY detected_at, id
-        LIMIT CASE WHEN $2::boolean OR (SELECT n FROM size) > $3::int THEN $4::int ELSE $9::int END),
+        LIMIT CASE WHEN $2::boolean OR (SELECT n FROM size) > $3::int THEN $4::int ELSE $10::int END),
      claimed AS (
        UPDATE deliveries d
-          SET attempts = d.attempts + 1, next_attempt_at = now() + $5 * interval '1 millisecond', updated_at = now()
+          SET attempts = d.attempts + 1, next_attempt_at = now() + $5 * interval '1 millisecond', claim_token = $11,
+              updated_at = now()
          FROM pick WHERE d.id = pick.id AND ${DUE}
     RETURNING d.id, d.message_id, d.attempts, d.feed_item_id),
      items AS (
@@ -111,10 +124,9 @@ export async function claimNext(
       input.digestThreshold,
       input.digestSize,
       input.holdMs,
-      delivered.map((mark) => mark.id),
-      delivered.map((mark) => mark.status),
-      delivered.map((mark) => mark.digestId),
+      ...markParameters(delivered),
       Math.max(1, input.batch),
+      input.claimToken,
     ],
   );
   const first = rows[0];
@@ -126,16 +138,18 @@ export async function claimNext(
 
 export async function markDelivered(db: Queryable, marks: DeliveredMark[]): Promise<void> {
   if (marks.length === 0) return;
-  await db.query(markDeliveredStatement(1), [marks.map((mark) => mark.id), marks.map((mark) => mark.status), marks.map((mark) => mark.digestId)]);
+  await db.query(markDeliveredStatement(1), markParameters(marks));
 }
 
 /**
  * Records a transient failure: the deliveries fall due again in `delayMs`, unless they were created more than
  * `retryWindowMs` ago, in which case they fail for good with the reason and the number of attempts made.
+ * Like every outcome, only for those still claimed with `claimToken` (the run's).
  */
 export async function markRetry(
   db: Queryable,
   ids: string[],
+  claimToken: string,
   input: { status: number | null; reason: string; delayMs: number; retryWindowMs: number },
 ): Promise<{ gaveUp: number }> {
   const { rows } = await db.query<{ status: string }>(
@@ -148,27 +162,32 @@ export async function markRetry(
                               ELSE $3 END
        FROM (SELECT id, now() - created_at >= $5 * interval '1 millisecond' AS gave_up
                FROM deliveries WHERE id = ANY($1::text[])) g
-      WHERE d.id = g.id AND d.status = 'pending'
+      WHERE d.id = g.id AND d.status = 'pending' AND d.claim_token = $6
   RETURNING d.status`,
-    [ids, input.status, input.reason, input.delayMs, input.retryWindowMs],
+    [ids, input.status, input.reason, input.delayMs, input.retryWindowMs, claimToken],
   );
   return { gaveUp: rows.filter((row) => row.status === 'failed').length };
 }
 
-export async function markFailed(db: Queryable, ids: string[], status: number | null, reason: string): Promise<void> {
+/** Records a permanent failure of the deliveries still claimed with `claimToken`. */
+export async function markFailed(db: Queryable, ids: string[], claimToken: string, status: number | null, reason: string): Promise<void> {
   await db.query(
     `UPDATE deliveries SET status = 'failed', last_status = $2, last_error = $3, next_attempt_at = NULL, updated_at = now()
-      WHERE id = ANY($1::text[]) AND status = 'pending'`,
-    [ids, status, reason],
+      WHERE id = ANY($1::text[]) AND status = 'pending' AND claim_token = $4`,
+    [ids, status, reason, claimToken],
   );
 }
 
-/** Makes claimed deliveries due again now without counting the attempt (claimed but not sent: pace, end of turn, a migration, a failed run). */
-export async function releaseClaim(db: Queryable, ids: string[]): Promise<void> {
+/**
+ * Makes claimed deliveries due again now without counting the attempt (claimed but not sent: pace, end of
+ * turn, a migration, a failed run, a lost lease). Only those still claimed with `claimToken`: a newer run's
+ * claim of the same rows stays as it is.
+ */
+export async function releaseClaim(db: Queryable, ids: string[], claimToken: string): Promise<void> {
   await db.query(
     `UPDATE deliveries SET attempts = GREATEST(attempts - 1, 0), next_attempt_at = now(), updated_at = now()
-      WHERE id = ANY($1::text[]) AND status = 'pending'`,
-    [ids],
+      WHERE id = ANY($1::text[]) AND status = 'pending' AND claim_token = $2`,
+    [ids, claimToken],
   );
 }
 

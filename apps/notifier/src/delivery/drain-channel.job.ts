@@ -99,9 +99,17 @@ interface LiveChannel {
  * worker slot back whenever it would have to wait, so a slow, failing or paced channel never holds up another.
  * One statement per claim marks the previous claim's messages delivered, reads the channel and claims the next
  * deliveries, a few at once when the destination's pace allows a burst.
+ *
+ * The lease is checked right before every send (by the local clock, renewed in Redis once less than a send's
+ * worth of it is left), so a run that stalled past its lease stops without sending. Its claims carry the
+ * lease's token: what it records or gives back afterwards only touches deliveries no newer run has claimed.
  */
 async function runDrain(deps: DrainDeps, channelId: string, lease: DrainLease, log: Logger): Promise<RunResult> {
   const { pool, options, metrics } = deps;
+  const claimToken = lease.token;
+  // Lease left for a send to start: its whole time-out and a second to spare, never less than the two thirds
+  // kept anyway (so renewals stay one per third of a lease with the default time-outs).
+  const sendAheadMs = Math.max((2 * leaseMs(options)) / 3, options.sendTimeoutMs + 1_000);
   const digestKey = drainKeys(deps.prefix, channelId).digest;
   let digestMode = lease.digestMode;
   let live: LiveChannel | undefined;
@@ -125,7 +133,7 @@ async function runDrain(deps: DrainDeps, channelId: string, lease: DrainLease, l
     const rest = claim.slice(from).flat();
     claim = [];
     unsent = 0;
-    if (rest.length > 0) await releaseClaim(pool, rest);
+    if (rest.length > 0) await releaseClaim(pool, rest, claimToken);
   };
 
   try {
@@ -142,6 +150,7 @@ async function runDrain(deps: DrainDeps, channelId: string, lease: DrainLease, l
         digestSize: options.digestSize,
         batch: live?.batch ?? deps.batchHints?.get(channelId) ?? 1,
         holdMs: leaseMs(options),
+        claimToken,
         delivered,
       });
       delivered = [];
@@ -169,7 +178,7 @@ async function runDrain(deps: DrainDeps, channelId: string, lease: DrainLease, l
           const attempts = Math.max(0, ...batch.map((delivery) => delivery.attempts));
           const delayMs = retryDelayMs(attempts, { baseMs: options.backoffBaseMs, maxMs: options.maxBackoffMs }, deps.random);
           const reason = "the channel's secret cannot be unsealed with this SECRETS_KEY";
-          const { gaveUp } = await markRetry(pool, ids, { status: null, reason, delayMs, retryWindowMs: options.retryWindowMs });
+          const { gaveUp } = await markRetry(pool, ids, claimToken, { status: null, reason, delayMs, retryWindowMs: options.retryWindowMs });
           unsent = batch.length;
           log.error('channel secret cannot be unsealed', { channelId, deliveries: ids.length, delayMs, gaveUp });
           return { kind: 'stopped' };
@@ -200,11 +209,10 @@ async function runDrain(deps: DrainDeps, channelId: string, lease: DrainLease, l
       // Set when deliveries were given back to be claimed again by this run (a chat migration).
       let again = false;
       for (let index = 0; index < outgoing.length; index += 1) {
-        const turnOver = index > 0 && outOfTurn();
-        if (index > 0 && (turnOver || !(await lease.keep()))) {
+        if (index > 0 && outOfTurn()) {
           await giveBack(index);
           await flush();
-          return turnOver ? { kind: 'yield' } : { kind: 'stopped' };
+          return { kind: 'yield' };
         }
         const { deliveries, message, messageId, digest } = outgoing[index]!;
         // Claimed first, paced second: a channel with nothing due never spends a slot of its destination's budget.
@@ -213,6 +221,14 @@ async function runDrain(deps: DrainDeps, channelId: string, lease: DrainLease, l
           await giveBack(index);
           stop = { kind: 'paced', waitMs };
           break;
+        }
+        // Last step before the send, after every await: a run that stalled past its lease must not send what
+        // the run that took over may have claimed. Answered locally while enough of the lease is left.
+        if (!(await lease.keep(sendAheadMs))) {
+          await giveBack(index);
+          await flush();
+          log.warn('drain lease lost; stopped without sending', { channelId, notSent: outgoing.length - index });
+          return { kind: 'stopped' };
         }
         const ids = deliveries.map((delivery) => delivery.id);
         const sentAt = Date.now();
@@ -223,7 +239,7 @@ async function runDrain(deps: DrainDeps, channelId: string, lease: DrainLease, l
         const fields = { channelId, kind: config.kind, deliveries: ids.length, digest, status, durationMs: Date.now() - sentAt };
 
         if (outcome.outcome === 'delivered') {
-          for (const id of ids) delivered.push({ id, status, digestId: digest ? messageId : null });
+          for (const id of ids) delivered.push({ id, status, digestId: digest ? messageId : null, claimToken });
           metrics.delivered.inc(config.kind, ids.length);
           if (debug) log.debug('delivered', fields);
           // The target said its budget is spent: the destination waits, so the next reservation answers paced.
@@ -237,7 +253,7 @@ async function runDrain(deps: DrainDeps, channelId: string, lease: DrainLease, l
           const backoff = retryDelayMs(attempts, { baseMs: options.backoffBaseMs, maxMs: options.maxBackoffMs }, deps.random);
           // The target said when: never sooner (CONTRACT 5). Otherwise backoff, and a Retry-After on a 5xx extends it.
           const delayMs = rateLimited && outcome.afterMs !== undefined ? outcome.afterMs : Math.max(backoff, outcome.afterMs ?? 0);
-          const { gaveUp } = await markRetry(pool, ids, { status, reason: outcome.reason, delayMs, retryWindowMs: options.retryWindowMs });
+          const { gaveUp } = await markRetry(pool, ids, claimToken, { status, reason: outcome.reason, delayMs, retryWindowMs: options.retryWindowMs });
           metrics.retried.inc(config.kind, ids.length - gaveUp);
           if (gaveUp > 0) metrics.failed.inc(config.kind, gaveUp);
           const pauseMs = rateLimited ? delayMs : Math.min(delayMs, options.failurePauseMs);
@@ -260,7 +276,7 @@ async function runDrain(deps: DrainDeps, channelId: string, lease: DrainLease, l
 
         // Permanent: this message can never be delivered ('retry-plain' was already handled inside deliver()).
         const reason = outcome.reason;
-        await markFailed(pool, ids, status, reason);
+        await markFailed(pool, ids, claimToken, status, reason);
         metrics.failed.inc(config.kind, ids.length);
         if (outcome.outcome === 'permanent' && outcome.disableChannel) {
           await flush();

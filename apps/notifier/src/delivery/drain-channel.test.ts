@@ -1,10 +1,10 @@
 import { createSender, type Sender } from '@hashwatch/channels';
 import { createQueues, createRedisConnection, type Queues } from '@hashwatch/queues';
-import { useTestEnvironment } from '@hashwatch/testing';
+import { useTestEnvironment, waitFor } from '@hashwatch/testing';
 import { createNotifierMetrics } from '../notifier-metrics';
-import { resolveNotifierOptions } from '../notifier-options';
+import { leaseMs, resolveNotifierOptions } from '../notifier-options';
 import { routeAlerts } from '../routing/route-alert.job';
-import { cipher, deliveriesOf, FAST, jsonChannel, post, quietLogger, storeFeedItems } from '../test-support/notifier-fixture';
+import { cipher, deliveriesOf, FAST, jsonChannel, post, quietLogger, sleep, storeFeedItems } from '../test-support/notifier-fixture';
 import type { Receiver } from '../test-support/receiver';
 import { createDestinationPace, type DestinationPace } from './destination-pace';
 import { drainChannel, type DrainDeps } from './drain-channel.job';
@@ -47,6 +47,81 @@ describe('drain-channel', () => {
       batchHints: new Map([[channelId, 10]]),
     };
   }
+
+  /**
+   * A pace that stops its run at the `at`-th reservation (0 = the first) until `resume()`, as a run stalls in
+   * a blocked event loop, a long GC pause or a partition to Redis; `reached` resolves when the run gets there.
+   */
+  function stallingPace(at: number) {
+    const pace = createDestinationPace(redis);
+    let reservations = 0;
+    let resume!: () => void;
+    let arrive!: () => void;
+    const resumed = new Promise<void>((resolve) => (resume = resolve));
+    const reached = new Promise<void>((resolve) => (arrive = resolve));
+    const stalling: DestinationPace = {
+      reserve: async (destination) => {
+        reservations += 1;
+        if (reservations === at + 1) {
+          arrive();
+          await resumed;
+        }
+        return pace.reserve(destination);
+      },
+      block: (destination, ms) => pace.block(destination, ms),
+    };
+    return { pace: stalling, reached, resume };
+  }
+
+  /** Pending deliveries of the channel still held by a claim (next attempt in the future) that counted `attempts`. */
+  async function heldClaims(channelId: string): Promise<{ status: string; attempts: number; held: boolean }[]> {
+    const { rows } = await pool().query<{ status: string; attempts: number; held: boolean }>(
+      `SELECT d.status, d.attempts, d.next_attempt_at > now() AS held
+         FROM deliveries d JOIN feed_items f ON f.id = d.feed_item_id WHERE d.channel_id = $1 ORDER BY f.detected_at, d.id`,
+      [channelId],
+    );
+    return rows;
+  }
+
+  describe.each([
+    { stalledBefore: 0, sentByStalled: 0 },
+    { stalledBefore: 1, sentByStalled: 1 },
+  ])('a run stalled past its lease before message $stalledBefore of its claim', ({ stalledBefore, sentByStalled }) => {
+    it('neither sends nor gives back the deliveries the run that took over holds, which sends each once', async () => {
+      const { receiver, user, channelId } = await jsonChannel(env.database, receivers);
+      const items = await storeFeedItems(pool(), [post(user), post(user), post(user)]);
+      await routeAlerts({ pool: pool(), drains: createDrainScheduler(queues, redis), metrics: createNotifierMetrics() }, items.map((item) => ({ payload: { feedItemId: item.id, userId: user }, log })));
+      const options = resolveNotifierOptions(FAST);
+
+      // The first run claims all three and stalls; its lease and the claim's hold run out meanwhile.
+      const first = stallingPace(stalledBefore);
+      const stalled = drainChannel({ ...drainDeps(first.pace, channelId), options }, channelId, log);
+      await first.reached;
+      await sleep(leaseMs(options));
+      await waitFor(async () => (await heldClaims(channelId)).every((delivery) => !delivery.held), 10_000, 'the claim to lapse');
+
+      // Another run takes the lease and claims the three again (the first one's send was not recorded yet).
+      const second = stallingPace(0);
+      const takeover = drainChannel({ ...drainDeps(second.pace, channelId), options }, channelId, log);
+      await second.reached;
+      expect(await heldClaims(channelId)).toEqual(Array.from({ length: 3 }, () => ({ status: 'pending', attempts: 2, held: true })));
+
+      // The stalled run wakes up: it sends nothing more, and leaves the new claim as it is.
+      first.resume();
+      await expect(stalled).resolves.toEqual({ kind: 'stopped' });
+      expect(receiver.received).toHaveLength(sentByStalled);
+      expect(await heldClaims(channelId)).toEqual(Array.from({ length: 3 }, () => ({ status: 'pending', attempts: 2, held: true })));
+
+      // The run that took over sends each delivery once and records it.
+      second.resume();
+      await expect(takeover).resolves.toEqual({ kind: 'idle' });
+      const deliveries = await deliveriesOf(pool(), channelId);
+      expect(deliveries.map((delivery) => [delivery.status, delivery.attempts])).toEqual(Array.from({ length: 3 }, () => ['delivered', 2]));
+      const sentByTakeover = receiver.accepted.slice(sentByStalled).map((request) => request.headers['webhook-id']);
+      expect(sentByTakeover).toEqual(deliveries.map((delivery) => delivery.message_id));
+      expect(receiver.accepted).toHaveLength(sentByStalled + 3);
+    }, 30_000);
+  });
 
   it('records what it sent and gives back what it did not when Redis fails part-way through a claim', async () => {
     const { receiver, user, channelId } = await jsonChannel(env.database, receivers);

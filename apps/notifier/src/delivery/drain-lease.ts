@@ -5,8 +5,20 @@ import type { Redis } from 'ioredis';
 export interface DrainLease {
   /** The channel was in digest mode when the lease was taken (read in the same step). */
   readonly digestMode: boolean;
-  /** Pushes the expiry out again when a third of it has passed; false when the lease was lost. */
-  keep(): Promise<boolean>;
+  /**
+   * Random per run: the lease's value in Redis, and the claim token the run writes on the deliveries it
+   * claims, so that a run that lost the lease cannot touch what a newer run claimed.
+   */
+  readonly token: string;
+  /**
+   * Whether the lease is still this run's with at least `aheadMs` of it left (less than its length; by
+   * default two thirds of it). Answered by the local clock while that much is left since the last renewal was
+   * sent: Redis counts the expiry from when it ran the command, which is later. Otherwise renews in Redis (by
+   * default one round trip per third of a lease, however many sends), and a renewal answered so late that
+   * less than `aheadMs` is left counts as lost. A run that stalled past its lease (a blocked event loop, a GC
+   * pause, a partition to Redis) finds here that it lost it. False once lost, for good.
+   */
+  keep(aheadMs?: number): Promise<boolean>;
   /** Lets go, and answers whether a wake for new work arrived since the lease was taken (see below). */
   release(): Promise<{ woken: boolean }>;
 }
@@ -32,9 +44,11 @@ if ARGV[3] == '1' then redis.call('SET', KEYS[2], '1', 'PX', tonumber(ARGV[4])) 
 return {0, 0}`;
 const RENEW = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) else return 0 end`;
 // Releasing and reading the wake flag is one atomic step: a wake either lands before it (and is answered here)
-// or after it (and finds the lease free). Either way no new delivery waits for the sweeper.
+// or after it (and finds the lease free). Either way no new delivery waits for the sweeper. A run that lost
+// the lease leaves the flag alone: it was raised for the run holding the lease now (or for the next to take it).
 const RELEASE = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('DEL', KEYS[1])
 local woken = redis.call('GET', KEYS[2])
 if woken then redis.call('DEL', KEYS[2]) return 1 end
 return 0`;
@@ -89,16 +103,23 @@ export async function acquireDrainLease(
 ): Promise<DrainLease | undefined> {
   const scripts = commands(redis);
   const token = randomBytes(12).toString('base64url');
+  // Hold times are measured from before the command that set the expiry was sent, on the monotonic clock.
+  let renewSentAt = performance.now();
   const [taken, digest] = await scripts.hwDrainAcquire(keys.lease, keys.woken, keys.digest, token, ttlMs, options.flagWhenTaken ? 1 : 0, WOKEN_FLAG_TTL_MS);
   if (Number(taken) !== 1) return undefined;
-  let renewedAt = Date.now();
+  const leftSince = (sentAt: number) => ttlMs - (performance.now() - sentAt);
+  let lost = false;
   return {
     digestMode: Number(digest) === 1,
-    async keep() {
-      if (Date.now() - renewedAt < ttlMs / 3) return true;
-      const kept = Number(await scripts.hwDrainRenew(keys.lease, token, ttlMs)) === 1;
-      renewedAt = Date.now();
-      return kept;
+    token,
+    async keep(aheadMs = (2 * ttlMs) / 3) {
+      if (lost) return false;
+      if (leftSince(renewSentAt) > aheadMs) return true;
+      const sentAt = performance.now();
+      const renewed = Number(await scripts.hwDrainRenew(keys.lease, token, ttlMs)) === 1;
+      if (renewed) renewSentAt = sentAt;
+      lost = !renewed || leftSince(sentAt) <= aheadMs;
+      return !lost;
     },
     async release() {
       return { woken: Number(await scripts.hwDrainRelease(keys.lease, keys.woken, token)) === 1 };

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { createQueues, createRedisConnection, type Queues } from '@hashwatch/queues';
 import { useTestEnvironment } from '@hashwatch/testing';
+import { sleep } from '../test-support/notifier-fixture';
 import { acquireDrainLease, drainKeys, type DrainLease } from './drain-lease';
 import { createDrainScheduler } from './drain-scheduler';
 
@@ -117,5 +118,56 @@ describe('drain scheduler', () => {
     await drains.kick('wh_third');
     expect(runs).toHaveLength(1);
     expect(await drainJobs('wh_third')).toHaveLength(1);
+  });
+
+  describe('lease', () => {
+    it('is lost for good by a run that stalled past it, whose release leaves the new holder its lease and wake flag', async () => {
+      const keys = drainKeys(env.queuePrefix, 'wh_takeover');
+      const stalled = (await acquireDrainLease(redis, keys, 300))!;
+      await sleep(400);
+      const holder = (await acquireDrainLease(redis, keys, 10_000))!;
+      expect(holder.token).not.toBe(stalled.token);
+      // A kick while the new holder runs raises the flag for it.
+      expect(await acquireDrainLease(redis, keys, 10_000, { flagWhenTaken: true })).toBeUndefined();
+
+      expect(await stalled.keep()).toBe(false);
+      expect(await stalled.keep()).toBe(false);
+      expect(await stalled.release()).toEqual({ woken: false });
+
+      expect(await redis.get(keys.lease)).toBe(holder.token);
+      expect(await holder.keep()).toBe(true);
+      expect(await holder.release()).toEqual({ woken: true });
+    });
+
+    it('counts a renewal answered only after a third of the lease as lost, since a send may no longer fit', async () => {
+      const keys = drainKeys(env.queuePrefix, 'wh_late_renewal');
+      const lease = (await acquireDrainLease(redis, keys, 600))!;
+      await sleep(250);
+      // The renewal goes out, then the event loop is blocked before its answer is read.
+      const kept = lease.keep();
+      const blockedUntil = Date.now() + 250;
+      while (Date.now() < blockedUntil) {
+        // blocked
+      }
+      expect(await kept).toBe(false);
+      expect(await lease.keep()).toBe(false);
+      // Still this run's in Redis: letting go frees it for the next run at once.
+      await lease.release();
+      expect(await redis.get(keys.lease)).toBeNull();
+    });
+
+    it('is kept by the local clock while what the caller needs is left, and renewed in Redis once it is not', async () => {
+      const keys = drainKeys(env.queuePrefix, 'wh_renewed');
+      const lease = (await acquireDrainLease(redis, keys, 1_000))!;
+      await sleep(150);
+      // Two thirds of it by default: no renewal yet.
+      expect(await lease.keep()).toBe(true);
+      expect(await redis.pttl(keys.lease)).toBeLessThanOrEqual(870);
+      expect(await lease.keep(900)).toBe(true);
+      expect(await redis.pttl(keys.lease)).toBeGreaterThan(870);
+      // More than the lease's length can never be left.
+      expect(await lease.keep(1_000)).toBe(false);
+      await lease.release();
+    });
   });
 });
