@@ -243,7 +243,8 @@ const MAX_MARKS_PER_STATEMENT = 1_000;
  * Group commit for the end of drain runs: marks queued while one UPDATE is on its way go out together in the
  * next, so many channels finishing at once cost one statement. A mark that cannot be written (the database
  * away for good) leaves its deliveries claimed; they fall due again when the claim's hold runs out and are
- * sent again with the same webhook-id (at least once).
+ * sent again with the same webhook-id (at least once). A mark whose delivery a newer run claimed since (the
+ * sending run lost its lease) is skipped: that run records its own outcome.
  */
 export function createDeliveredWriter(db: Queryable, onError: (error: unknown) => void): DeliveredWriter {
   const queued: { marks: DeliveredMark[]; done: () => void }[] = [];
