@@ -75,8 +75,8 @@ describe('a scanner process killed mid-cycle', () => {
     const items = await fx.items(user);
     expect(items.map((item) => item.x_post_id)).toEqual(posts.map((post) => post.id));
     expect(await fx.usage(user)).toMatchObject({ alerts_used: posts.length });
-    await waitFor(async () => (await fx.alertJobIds()).length >= posts.length, 10_000, 'alert jobs');
-    expect((await fx.alertJobIds()).sort()).toEqual(items.map((item) => `route-${item.id}`).sort());
+    await waitFor(async () => (await fx.alertedItemIds()).length >= posts.length, 10_000, 'alert jobs');
+    expect(await fx.alertedItemIds()).toEqual(items.map((item) => item.id).sort());
 
     // The restarted process is ready (PostgreSQL and Redis answer) and counts what it stored.
     const port = await second.healthPort;
@@ -116,13 +116,13 @@ describe('a scanner process killed mid-cycle', () => {
     const items = await fx.items(user);
     expect(items.map((item) => item.x_post_id)).toEqual(posts.map((post) => post.id));
     expect(await fx.usage(user)).toMatchObject({ alerts_used: posts.length });
-    const expectedJobs = items.map((item) => `route-${item.id}`).sort();
+    const expectedItems = items.map((item) => item.id).sort();
     await waitFor(async () => {
-      const jobs = new Set(await fx.alertJobIds());
-      return expectedJobs.every((id) => jobs.has(id));
-    }, 15_000, 'an alert job per item');
-    const routed = await fx.queues.byName['alert-routing'].getJobs(['waiting', 'delayed', 'active', 'completed', 'failed', 'prioritized']);
-    expect(routed.filter((job) => (job.data as { userId: string }).userId === user).map((job) => job.id).sort()).toEqual(expectedJobs);
+      const alerted = new Set(await fx.alertedItemIds());
+      return expectedItems.every((id) => alerted.has(id));
+    }, 15_000, 'an alert job for every item');
+    // Each item carried by exactly one job.
+    expect((await fx.alertJobs()).filter((job) => job.userId === user).map((job) => job.feedItemId).sort()).toEqual(expectedItems);
 
     second.kill('SIGTERM');
     await once(second, 'exit');

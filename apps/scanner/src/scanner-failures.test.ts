@@ -28,9 +28,9 @@ describe('scanner quota and upstream failures', () => {
     const items = await fx.items(user);
     expect(items.map((item) => item.x_post_id)).toEqual(posts.slice(0, 3).map((post) => post.id));
     expect(await fx.usage(user)).toMatchObject({ alerts_used: 3 });
-    await waitFor(async () => (await fx.alertJobIds()).length >= 3, 5000, 'alert jobs');
-    const jobs = await fx.alertJobIds();
-    for (const item of items) expect(jobs).toContain(`route-${item.id}`);
+    await waitFor(async () => (await fx.alertedItemIds()).length >= 3, 5000, 'alert jobs');
+    const alerted = await fx.alertedItemIds();
+    for (const item of items) expect(alerted).toContain(item.id);
 
     const later = fx.sim.state.injectPost({ author: 'ada', text: '#iron later' });
     const summary = await tick();
@@ -38,8 +38,7 @@ describe('scanner quota and upstream failures', () => {
     expect(await fx.items(user)).toHaveLength(3);
     expect(await fx.usage(user)).toMatchObject({ alerts_used: 3 });
     // Alert jobs exist for the stored items only: none for the posts over the quota.
-    const routed = await fx.queues.byName['alert-routing'].getJobs(['waiting', 'delayed', 'active', 'completed', 'failed', 'prioritized']);
-    expect(routed.filter((job) => (job.data as { userId: string }).userId === user).map((job) => job.id).sort()).toEqual(items.map((item) => `route-${item.id}`).sort());
+    expect((await fx.alertJobs()).filter((job) => job.userId === user).map((job) => job.feedItemId).sort()).toEqual(items.map((item) => item.id).sort());
     expect(await trackHealth(trackId)).toMatchObject({ scan_error: null });
     const { rows } = await fx.pool().query(`SELECT since_id FROM source_cursors WHERE source_key = 'tag:iron'`);
     expect(rows[0]?.since_id).toBe(later.id);
@@ -146,6 +145,6 @@ describe('scanner quota and upstream failures', () => {
     const items = await fx.items(user);
     expect(items.map((item) => item.x_post_id)).toEqual(posts.map((post) => post.id));
     expect(await fx.usage(user)).toMatchObject({ alerts_used: 250 });
-    await waitFor(async () => (await fx.alertJobIds()).filter((id) => items.some((item) => `route-${item.id}` === id)).length === 250, 5000, 'alert jobs');
+    await waitFor(async () => (await fx.alertedItemIds()).filter((id) => items.some((item) => item.id === id)).length === 250, 5000, 'alert jobs');
   });
 });

@@ -1,4 +1,4 @@
-import { routeAlertJobId } from '@hashwatch/queues';
+import { routeAlertsJobId } from '@hashwatch/queues';
 import { syncSources } from './sources/sync-sources';
 import { useScannerFixture } from './test-support/scanner-fixture';
 
@@ -122,7 +122,8 @@ describe('scanner matching (CONTRACT 5) against the X simulator', () => {
     // The account track is older, so it is the first source; engagement comes from the first source tracking it.
     expect(items[0]).toMatchObject({ type: 'account', account: 'Olga', hashtag: null, sources: ['@olga', '#zinc'], engagement_tracked: true, track_likes: false });
     expect(await fx.usage(user)).toMatchObject({ alerts_used: 1 });
-    expect((await fx.alertJobs()).filter((job) => job.userId === user).map((job) => job.id)).toEqual([routeAlertJobId(items[0]?.id as string)]);
+    const alert = { feedItemId: items[0]?.id as string, userId: user };
+    expect((await fx.alertJobs()).filter((job) => job.userId === user)).toEqual([{ id: routeAlertsJobId([alert]), ...alert }]);
     const { rows } = await fx.pool().query('SELECT id, author_username FROM x_posts WHERE id = $1', [post.id]);
     expect(rows).toEqual([{ id: post.id, author_username: 'olga' }]);
     const { rows: health } = await fx.pool().query('SELECT last_scanned_at, last_post_at, scan_error FROM account_tracks WHERE id = $1', [accountId]);
@@ -141,14 +142,14 @@ describe('scanner matching (CONTRACT 5) against the X simulator', () => {
     await fx.scanner().runTick();
     const [first] = await fx.items(user);
     expect(first?.sources).toEqual(['#tin']);
-    const jobsBefore = await fx.alertJobIds();
+    const alertedBefore = await fx.alertedItemIds();
 
     await tick();
     const items = await fx.items(user);
     expect(items).toHaveLength(1);
     expect(items[0]).toMatchObject({ id: first?.id, type: 'hashtag', hashtag: 'tin', sources: ['#tin', '@pia'], detected_at: first?.detected_at });
     expect(await fx.usage(user)).toMatchObject({ alerts_used: 1 });
-    expect(await fx.alertJobIds()).toEqual(jobsBefore);
+    expect(await fx.alertedItemIds()).toEqual(alertedBefore);
   });
 
   it('serves two accounts tracking one tag with one upstream query and stores an item for each', async () => {
@@ -223,13 +224,13 @@ describe('scanner matching (CONTRACT 5) against the X simulator', () => {
 
     await fx.pool().query('DELETE FROM tracks WHERE id = $1', [trackId]);
     const second = fx.sim.state.injectPost({ author: 'rob', text: 'second #cerium' });
-    const jobsBefore = await fx.alertJobIds();
+    const alertedBefore = await fx.alertedItemIds();
     await tick();
     expect((await fx.items(leaver)).map((item) => item.x_post_id)).toEqual([first.id]);
     expect((await fx.items(stayer)).map((item) => item.x_post_id)).toEqual([first.id, second.id]);
     expect(await fx.usage(leaver)).toMatchObject({ alerts_used: 1 });
-    const newJobs = (await fx.alertJobIds()).filter((id) => !jobsBefore.includes(id));
-    expect(newJobs).toEqual([`route-${(await fx.items(stayer))[1]?.id}`]);
+    const newlyAlerted = (await fx.alertedItemIds()).filter((id) => !alertedBefore.includes(id));
+    expect(newlyAlerted).toEqual([(await fx.items(stayer))[1]?.id]);
   });
 
   it('does not serve an account whose subscription is not active', async () => {

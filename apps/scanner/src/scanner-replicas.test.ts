@@ -27,9 +27,9 @@ function injectPosts(fx: ScannerFixture, prefix: string, tags: string[], count: 
 }
 
 /**
- * What must hold whatever the interleaving: per account, one item per post and one quota unit per item; one
- * route-alert job per item and none for anything else, each added to BullMQ once (no relay here races the
- * scanner's own), and no job written twice to what is left in the outbox.
+ * What must hold whatever the interleaving: per account, one item per post and one quota unit per item; every
+ * item carried by exactly one route-alerts job and nothing else carried, each job added to BullMQ once (no relay
+ * here races the scanner's own), and no item written twice to what is left in the outbox.
  */
 async function expectExactlyOnce(fx: ScannerFixture, users: string[]): Promise<number> {
   const { rows: duplicates } = await fx.pool().query(
@@ -43,22 +43,23 @@ async function expectExactlyOnce(fx: ScannerFixture, users: string[]): Promise<n
     total += items.length;
     expect(await fx.usage(user)).toMatchObject({ alerts_used: items.length });
   }
-  // A batch row holds many jobs under the first one's job_id: count every job of every row.
-  const { rows: outbox } = await fx.pool().query<{ job_id: string; n: number }>(
-    `SELECT j.job_id, count(*)::int AS n
+  // A batch row holds many route-alerts jobs under the first one's job_id: count every item of every job of every row.
+  const { rows: outbox } = await fx.pool().query<{ feed_item_id: string; n: number }>(
+    `SELECT i->>'feedItemId' AS feed_item_id, count(*)::int AS n
        FROM outbox_jobs o,
-            LATERAL (SELECT e->>'jobId' AS job_id FROM jsonb_array_elements(o.payload) e WHERE jsonb_typeof(o.payload) = 'array'
-                     UNION ALL SELECT o.job_id WHERE jsonb_typeof(o.payload) <> 'array') j
+            LATERAL (SELECT e->'payload' AS payload FROM jsonb_array_elements(o.payload) e WHERE jsonb_typeof(o.payload) = 'array'
+                     UNION ALL SELECT o.payload WHERE jsonb_typeof(o.payload) <> 'array') j,
+            LATERAL jsonb_array_elements(j.payload->'items') i
       GROUP BY 1 HAVING count(*) > 1`,
   );
   expect(outbox).toEqual([]);
   const { rows } = await fx.pool().query<{ id: string }>('SELECT id FROM feed_items WHERE user_id = ANY($1)', [users]);
-  const expectedJobs = rows.map((row) => `route-${row.id}`).sort();
+  const expectedItems = rows.map((row) => row.id).sort();
   const ours = async () => (await fx.alertJobs()).filter((job) => users.includes(job.userId));
-  await waitFor(async () => (await ours()).length >= expectedJobs.length, 10_000, 'an alert job per item');
-  expect((await ours()).map((job) => job.id).sort()).toEqual(expectedJobs);
-  const wanted = new Set(expectedJobs);
-  expect((await fx.duplicatedAlertJobIds()).filter((id) => wanted.has(id))).toEqual([]);
+  await waitFor(async () => (await ours()).length >= expectedItems.length, 10_000, 'an alert job for every item');
+  expect((await ours()).map((job) => job.feedItemId).sort()).toEqual(expectedItems);
+  const ourJobs = new Set((await ours()).map((job) => job.id));
+  expect((await fx.duplicatedAlertJobIds()).filter((id) => ourJobs.has(id))).toEqual([]);
   return total;
 }
 

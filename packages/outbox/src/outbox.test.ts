@@ -1,5 +1,5 @@
 import { transaction } from '@hashwatch/db';
-import { createQueues, createRedisConnection, type Queues } from '@hashwatch/queues';
+import { createQueues, createRedisConnection, routeAlertsJobs, type Queues } from '@hashwatch/queues';
 import { useTestEnvironment } from '@hashwatch/testing';
 import { relayOutbox, relayWritten, writeOutbox, writeOutboxBatch, relayOutboxUntilEmpty } from './outbox';
 
@@ -164,6 +164,50 @@ describe('outbox', () => {
     const { rows } = await env.database.db.pool.query('SELECT job_id FROM outbox_jobs ORDER BY job_id');
     expect(rows).toEqual([{ job_id: 'route-post_70' }, { job_id: 'route-post_72' }, { job_id: 'route-post_73' }]);
     expect(await relayOutbox(env.database.db.pool, queues)).toBe(4);
+  });
+
+  const items = (count: number, from: number) => Array.from({ length: count }, (_, i) => ({ feedItemId: `post_${from + i}`, userId: 'usr_1' }));
+  /** Route-alerts jobs in any state: their ids and the feed items they carry. */
+  const batchJobs = async () => {
+    const jobs = await queues.byName['alert-routing'].getJobs(['waiting', 'delayed', 'prioritized', 'active', 'completed', 'failed']);
+    return jobs
+      .filter((job) => job.name === 'route-alerts')
+      .map((job) => ({ id: job.id, items: (job.data as { items: { feedItemId: string }[] }).items.map((item) => item.feedItemId) }));
+  };
+
+  it('relays a row of route-alerts jobs as those jobs, each carrying up to 500 items, not as one job per item', async () => {
+    const jobs = routeAlertsJobs(items(1200, 700_000));
+    const written = await transaction(env.database.db.pool, (client) => writeOutboxBatch(client, jobs));
+    expect(written.rowIds).toHaveLength(1);
+    expect(await relayOutbox(env.database.db.pool, queues)).toBe(3);
+    const relayed = (await batchJobs()).filter((job) => jobs.some((entry) => entry.jobId === job.id));
+    expect(relayed.map((job) => job.items.length).sort()).toEqual([200, 500, 500]);
+    expect(relayed.flatMap((job) => job.items).sort()).toEqual(items(1200, 700_000).map((item) => item.feedItemId).sort());
+    expect(await queues.byName['alert-routing'].getJob(`route-post_700000`)).toBeUndefined();
+  });
+
+  it('adds each batch job once when the backstop and the writer both relay the row (a relay retried after a crash)', async () => {
+    const jobs = routeAlertsJobs(items(600, 710_000));
+    const written = await transaction(env.database.db.pool, (client) => writeOutboxBatch(client, jobs));
+    expect(await relayOutbox(env.database.db.pool, queues)).toBe(2);
+    expect(await relayWritten(env.database.db.pool, queues, written)).toBe(2);
+    // The same items written again (a writer retrying its relay from a copy of the row) make the same jobs.
+    await transaction(env.database.db.pool, (client) => writeOutbox(client, routeAlertsJobs(items(600, 710_000))));
+    expect(await relayOutbox(env.database.db.pool, queues)).toBe(2);
+    const relayed = (await batchJobs()).filter((job) => jobs.some((entry) => entry.jobId === job.id));
+    expect(relayed.map((job) => job.id).sort()).toEqual(jobs.map((job) => job.jobId).sort());
+    expect(relayed.flatMap((job) => job.items)).toHaveLength(600);
+  });
+
+  it('counts a batch job once per item it carries against maxJobs', async () => {
+    await env.database.db.pool.query('DELETE FROM outbox_jobs');
+    for (const from of [720_000, 720_010]) {
+      await transaction(env.database.db.pool, (client) => writeOutboxBatch(client, routeAlertsJobs(items(6, from), 3)));
+    }
+    // Each row holds two jobs of three items: six against the cap, so a cap of 8 takes one row.
+    expect(await relayOutbox(env.database.db.pool, queues, { maxJobs: 8 })).toBe(2);
+    expect(await relayOutbox(env.database.db.pool, queues, { maxJobs: 8 })).toBe(2);
+    expect(await relayOutbox(env.database.db.pool, queues, { maxJobs: 8 })).toBe(0);
   });
 
   it('writes no batch row when the transaction rolls back', async () => {

@@ -22,13 +22,14 @@ export interface RelayOptions {
   /** Outbox rows claimed at once (a batch row counts as one). Default 500. */
   batchSize?: number;
   /**
-   * Jobs one relay run hands over at most, counting each job of a batch row: rows are taken oldest first while
-   * their jobs fit. A single row holding more goes alone, so no row is ever stuck. Default 5,000.
+   * Jobs one relay run hands over at most, counting each job of a batch row, and a batch job (a payload with an
+   * `items` list, such as route-alerts) once per item it carries: rows are taken oldest first while their jobs
+   * fit. A single row holding more goes alone, so no row is ever stuck. Default 5,000.
    */
   maxJobs?: number;
   /**
-   * How long the adds of up to 5,000 jobs may take before the relay gives up, leaving its rows; a larger set
-   * gets this much per 5,000 jobs begun. Default 5,000 ms.
+   * How long the adds of up to 5,000 jobs (counted as for `maxJobs`) may take before the relay gives up, leaving
+   * its rows; a larger set gets this much per 5,000 jobs begun. Default 5,000 ms.
    */
   enqueueTimeoutMs?: number;
   /** A job whose queue, name, id or payload no longer checks out: it is dropped, not retried forever. */
@@ -44,7 +45,14 @@ interface BatchedJob {
 // Jobs per relay run, and per timeout span: about 0.4 s of Redis work (BENCHMARKS: ~25 ms per 300 jobs), so
 // the 5 s default leaves ample room on a loaded machine. Without a cap one run after a Redis outage took 500
 // scanner rows of thousands of jobs each, and its adds outlived the timeout, so every later run sent them again.
+// A batch job counts once per item it carries: its payload, and the work it asks of its consumer, grow with them.
 const JOBS_PER_RUN = 5000;
+
+/** What one job counts for against {@link JOBS_PER_RUN}: 1, or the length of the `items` list a batch job carries. */
+function jobWeight(payload: Record<string, unknown>): number {
+  const items = payload.items;
+  return Array.isArray(items) ? Math.max(1, items.length) : 1;
+}
 
 /**
  * Writes jobs in the caller's transaction, beside the rows they describe: they exist exactly when
@@ -70,6 +78,8 @@ export interface AlongsideStatement {
  * items in one): all the jobs of one queue and name go in a single row, whose payload is the JSON array of
  * `{jobId, payload}` and whose job_id is the first job's. The relay turns such a row back into one job each,
  * with the same ids and payloads, so consumers see no difference; the writer pays one row instead of one per job.
+ * Batch jobs go in as they are: a row of route-alerts jobs (`routeAlertsJobs`, up to 500 items each) becomes
+ * those few jobs, not one per item.
  *
  * `alongside` runs in the same statement, as a CTE before the insert, to save the writer a round trip; its
  * parameters keep their numbers and the insert's follow them. It runs even when there are no entries.
@@ -113,7 +123,8 @@ async function enqueueAll(queues: Queues, entries: readonly OutboxEntry[], optio
   const records = entries.map((entry) => ({ queueName: entry.queue, jobName: entry.name, jobId: entry.jobId, payload: entry.payload }));
   const onInvalid = options.onInvalid;
   const adds = enqueueBulk(queues, records, onInvalid && ((record, error) => onInvalid(record.jobId, error)));
-  const spans = Math.max(1, Math.ceil(entries.length / JOBS_PER_RUN));
+  const weight = entries.reduce((sum, entry) => sum + jobWeight(entry.payload), 0);
+  const spans = Math.max(1, Math.ceil(weight / JOBS_PER_RUN));
   await withTimeout(adds, (options.enqueueTimeoutMs ?? 5000) * spans);
   return entries.length;
 }
@@ -124,10 +135,15 @@ function entriesOf(row: { queue: string; name: string; job_id: string; payload: 
 }
 
 // Locks up to $1 rows (SKIP LOCKED: replicas take different rows) and returns those whose running job count
-// stays within $2, and always the first. The rows past the cap stay locked only until this run commits.
+// (jobWeight's: a batch job counts per item) stays within $2, and always the first. The rows past the cap stay
+// locked only until this run commits.
+const JOB_WEIGHT = (payload: string) =>
+  `CASE jsonb_typeof(${payload}->'items') WHEN 'array' THEN greatest(jsonb_array_length(${payload}->'items'), 1) ELSE 1 END`;
 const CLAIM_OUTBOX = `
 WITH claimed AS (
-  SELECT id, CASE jsonb_typeof(payload) WHEN 'array' THEN jsonb_array_length(payload) ELSE 1 END AS jobs
+  SELECT id, CASE jsonb_typeof(payload)
+               WHEN 'array' THEN (SELECT coalesce(sum(${JOB_WEIGHT("e->'payload'")}), 0) FROM jsonb_array_elements(payload) e)
+               ELSE ${JOB_WEIGHT('payload')} END AS jobs
     FROM outbox_jobs
    ORDER BY id
    LIMIT $1

@@ -32,15 +32,26 @@ describe('defineWorker', () => {
       'route-alert': async (payload) => {
         handled.push(payload);
       },
+      'route-alerts': async (payload) => {
+        handled.push(payload);
+      },
     });
     const queue = fixture.queues.byName['alert-routing'];
-    // Raw add with retries allowed: only the worker's check stands between this payload and the handler.
+    // Raw adds with retries allowed: only the worker's check stands between these payloads and the handlers.
     await queue.add('route-alert', { feedItemId: 42 } as never, { jobId: 'route-malformed', attempts: 5, backoff: 10 });
+    await queue.add('route-alerts', { items: [{ feedItemId: 'post_1', userId: 'usr_1' }, { feedItemId: 'post_2' }] } as never, {
+      jobId: 'routes-malformed',
+      attempts: 5,
+      backoff: 10,
+    });
     const job = await waitForState(queue, 'route-malformed', 'failed');
+    const batch = await waitForState(queue, 'routes-malformed', 'failed');
 
     expect(handled).toEqual([]);
     expect(job.attemptsMade).toBe(1);
     expect(job.failedReason).toMatch(/feedItemId/);
+    expect(batch.attemptsMade).toBe(1);
+    expect(batch.failedReason).toMatch(/items\.1\.userId/);
     expect(fixture.logLines).toContainEqual(expect.objectContaining({ message: 'job rejected', jobId: 'route-malformed', level: 'error' }));
   });
 

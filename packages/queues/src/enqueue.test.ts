@@ -68,6 +68,9 @@ describe('enqueue', () => {
       'route-alert': async (data) => {
         seen.push(data.feedItemId);
       },
+      'route-alerts': async (data) => {
+        seen.push(...data.items.map((item) => item.feedItemId));
+      },
     });
     await waitForState(queue, 'route-post_twice', 'completed');
     // A third add after completion is still a no-op while the completed job is kept.

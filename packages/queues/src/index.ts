@@ -1,4 +1,4 @@
-export { queueCatalog, queueNames, isQueueName, findJobDefinition } from './queue-catalog';
+export { queueCatalog, queueNames, isQueueName, findJobDefinition, ROUTE_ALERTS_MAX_ITEMS } from './queue-catalog';
 export type { QueueName, JobName, JobPayload, ParsedJobPayload, QueueJobData, JobDefinition } from './queue-catalog';
 export { createRedisConnection } from './redis-connection';
 export type { RedisRole, RedisConnectionOptions } from './redis-connection';
@@ -11,4 +11,6 @@ export type { SchedulerOptions, SchedulerInfo } from './upsert-scheduler';
 export { defineWorker } from './define-worker';
 export type { JobHandlers, DefineWorkerOptions, DefinedWorker } from './define-worker';
 export { parseJobPayload, JobPayloadError, UnknownJobError } from './job-payload';
-export { jobId, assertJobId, routeAlertJobId, deliverAlertJobId, cadenceSchedulerId, JobIdError } from './job-id';
+export { jobId, assertJobId, routeAlertJobId, routeAlertsJobId, deliverAlertJobId, cadenceSchedulerId, JobIdError } from './job-id';
+export { routeAlertsJobs, routeAlertItems } from './route-alert-batches';
+export type { RouteAlertItem, RouteAlertsJob } from './route-alert-batches';

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 /** A custom job or scheduler id BullMQ would refuse. */
 export class JobIdError extends Error {
   constructor(readonly jobId: string) {
@@ -31,6 +33,21 @@ export function jobId(first: string, ...rest: (string | number)[]): string {
 /** `route-<feedItemId>`: one routing job per feed item. */
 export function routeAlertJobId(feedItemId: string): string {
   return jobId('route', feedItemId);
+}
+
+/**
+ * `routes-<first feedItemId>-<n>-<digest>`: the routing job of a batch of `n` feed items, the digest (128 bits of
+ * SHA-256) over every item and user in order. It depends on the items alone, so adding the same batch again (a
+ * relay retried after a crash, the backstop relaying a row the writer relays too) adds nothing.
+ */
+export function routeAlertsJobId(items: readonly { feedItemId: string; userId: string }[]): string {
+  const first = items[0];
+  if (!first) throw new RangeError('a route-alerts job carries at least one item');
+  const digest = createHash('sha256')
+    .update(items.map((item) => `${item.feedItemId} ${item.userId}`).join('\n'))
+    .digest('hex')
+    .slice(0, 32);
+  return jobId('routes', first.feedItemId, items.length, digest);
 }
 
 /** `deliver-<deliveryId>`: one delivery job per (channel, feed item) delivery row. */

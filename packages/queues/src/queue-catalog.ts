@@ -25,6 +25,10 @@ const prefixedId = (prefix: string) =>
   z.string().regex(new RegExp(`^${prefix}_[A-Za-z0-9_-]{1,64}$`), `must be a ${prefix}_ id`);
 const anyId = z.string().regex(/^[A-Za-z0-9_-]{1,80}$/, 'must be an id of letters, digits, - or _');
 const intervalSeconds = z.int().min(1).max(86_400);
+const routeAlertItem = z.strictObject({ feedItemId: prefixedId('post'), userId: prefixedId('usr') });
+
+/** Feed items one route-alerts job carries at most: the notifier routes them all in one statement pair. */
+export const ROUTE_ALERTS_MAX_ITEMS = 500;
 
 /**
  * The one declaration of every queue (a noun) and its jobs (verbs). Producers and consumers infer payload
@@ -37,12 +41,16 @@ export const queueCatalog = {
     'scan-sources': { payload: z.strictObject({ intervalSeconds }), attempts: 1, backoffMs: 1_000 },
   },
   'alert-routing': {
-    // Job id route-<feedItemId> (routeAlertJobId).
-    'route-alert': {
-      payload: z.strictObject({ feedItemId: prefixedId('post'), userId: prefixedId('usr') }),
+    // What feed writers emit: the items one transaction stored, in jobs of up to 500 items, each job's id derived
+    // from its items (routeAlertsJobId). One job, not one per item: a BullMQ add costs about the same either way.
+    'route-alerts': {
+      payload: z.strictObject({ items: z.array(routeAlertItem).min(1).max(ROUTE_ALERTS_MAX_ITEMS) }),
       attempts: 8,
       backoffMs: 2_000,
     },
+    // One item, job id route-<feedItemId> (routeAlertJobId). No longer written; still routed, so jobs queued
+    // before an upgrade are not lost.
+    'route-alert': { payload: routeAlertItem, attempts: 8, backoffMs: 2_000 },
   },
   'alert-deliveries': {
     // CONTRACT 5: delivery retries for at least 24 h. 10 s doubling 14 times reaches ~45 h in total.

@@ -1,4 +1,3 @@
-import { routeAlertJobId } from '@hashwatch/queues';
 import { waitFor } from '@hashwatch/testing';
 import { handles, usePollerFixture } from '../test-support/poller-fixture';
 
@@ -22,7 +21,7 @@ describe('sampling engagers', () => {
     return rows[0]?.alerts_used ?? 0;
   }
 
-  it('stores one engagement item and one route-alert job per new engager, and nothing for engagers already seen', async () => {
+  it('stores one engagement item per new engager, each carried by a route-alerts job, and nothing for engagers already seen', async () => {
     const user = await f.account({ refreshSeconds: 60 });
     const post = f.post('alice', 'gm #btc');
     f.sim.state.addLikes(post.id, { usernames: handles('liker', 3) });
@@ -69,7 +68,7 @@ describe('sampling engagers', () => {
       retweet_count: 2,
       reply_count: 1,
     });
-    expect(await f.routeAlertJobIds()).toEqual(expect.arrayContaining(items.map((item) => routeAlertJobId(item.id))));
+    expect(await f.alertedItemIds()).toEqual(expect.arrayContaining(items.map((item) => item.id)));
     expect((await pool().query('SELECT 1 FROM outbox_jobs')).rowCount).toBe(0);
     expect(await alertsUsed(user)).toBe(6);
     expect(report.samples.like).toMatchObject({ sampled: 1, newEngagers: 3, stored: 3 });
@@ -89,12 +88,12 @@ describe('sampling engagers', () => {
 
     // A replayed sample that forgot everything (a crash between X's answer and the commit, say) finds the
     // same engagers "new" again; the dedupe keys store nothing twice and queue nothing twice.
-    const jobsBefore = await f.routeAlertJobIds();
+    const jobsBefore = await f.alertedItemIds();
     await pool().query(`UPDATE engagement_states SET sampled_likes = 0, likers = '{}', sampled_retweets = 0, retweeters = '{}' WHERE x_post_id = $1`, [post.id]);
     f.clock.advance(MINUTE);
     await poller.runCycle();
     expect(await f.engagementItems(user, itemId)).toHaveLength(7);
-    expect(await f.routeAlertJobIds()).toEqual(jobsBefore);
+    expect(await f.alertedItemIds()).toEqual(jobsBefore);
     expect(await alertsUsed(user)).toBe(7);
   });
 

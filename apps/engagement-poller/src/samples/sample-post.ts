@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { insertFeedItems, type NewFeedItem } from '@hashwatch/feed';
-import { writeOutbox, type OutboxEntry } from '@hashwatch/outbox';
-import { routeAlertJobId } from '@hashwatch/queues';
+import { writeOutbox } from '@hashwatch/outbox';
+import { routeAlertsJobs } from '@hashwatch/queues';
 import { XRateLimitedError, XUsageCappedError, type XClient } from '@hashwatch/x-api';
 import { lockAlertQuota } from '../quota/alert-quota';
 import { trackingItemsSql, type TrackingItemRow } from '../tracking/tracking-items';
@@ -102,8 +102,8 @@ function parentOf(row: TrackingItemRow): ParentItem {
  *    post and category); the list becomes this sample's accounts then the older ones, capped at 100;
  * 3. every served account whose source has the category on now, and whose 48 h window is open, gets the new
  *    list on its item and, within its alert quota (usage row locked, in the scanner's lock order), one
- *    `engagement` item per new engager with its `route-alert` job in the outbox. The dedupe key
- *    `e:<post>:<kind>:<engager>` and ON CONFLICT make a repeat (a replayed sample) store nothing.
+ *    `engagement` item per new engager, all carried by the sample's `route-alerts` job in the outbox. The
+ *    dedupe key `e:<post>:<kind>:<engager>` and ON CONFLICT make a repeat (a replayed sample) store nothing.
  */
 export async function samplePost(deps: SampleDeps, kind: SampleKind, xPostId: string, now: Date): Promise<SampleOutcome> {
   const { pool, x, replyCursors } = deps;
@@ -173,13 +173,7 @@ export async function samplePost(deps: SampleDeps, kind: SampleKind, xPostId: st
       const perUser = new Map<string, number>();
       for (const row of inserted) perUser.set(row.userId, (perUser.get(row.userId) ?? 0) + 1);
       await quota.record(client, perUser);
-      const jobs: OutboxEntry[] = inserted.map((row) => ({
-        queue: 'alert-routing',
-        name: 'route-alert',
-        jobId: routeAlertJobId(row.id),
-        payload: { feedItemId: row.id, userId: row.userId },
-      }));
-      await writeOutbox(client, jobs);
+      await writeOutbox(client, routeAlertsJobs(inserted.map((row) => ({ feedItemId: row.id, userId: row.userId }))));
     }
     await client.query('COMMIT');
     committed = true;

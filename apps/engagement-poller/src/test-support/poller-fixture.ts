@@ -6,7 +6,7 @@ import { transaction } from '@hashwatch/db';
 import { insertFeedItems } from '@hashwatch/feed';
 import { createLogger } from '@hashwatch/logger';
 import { relayOutbox } from '@hashwatch/outbox';
-import { createQueues, createRedisConnection, type Queues } from '@hashwatch/queues';
+import { createQueues, createRedisConnection, routeAlertItems, type Queues } from '@hashwatch/queues';
 import { useTestEnvironment, type TestEnvironment } from '@hashwatch/testing';
 import { createXClient, type XClient } from '@hashwatch/x-api';
 // The simulator plays X; tests drive it in-process. Test code only: the app itself never imports another app.
@@ -133,8 +133,8 @@ export interface PollerFixture {
   engagementItems(userId: string, parentId?: string): Promise<FeedItemRow[]>;
   /** Requests the simulator received on one endpoint. */
   requests(endpoint: 'posts_lookup' | 'liking_users' | 'retweeted_by' | 'search_recent'): number;
-  /** Ids of the route-alert jobs in BullMQ. */
-  routeAlertJobIds(): Promise<string[]>;
+  /** Feed item ids carried by the alert-routing jobs in BullMQ, sorted, once per job carrying each. */
+  alertedItemIds(): Promise<string[]>;
 }
 
 /** Handles `prefix0001`… for `count` simulated accounts. */
@@ -289,9 +289,9 @@ export function usePollerFixture(simOptions: SimulatorOptions = {}): PollerFixtu
     requests(endpoint) {
       return fixture.sim.state.requestLog.requestCount(endpoint);
     },
-    async routeAlertJobIds() {
+    async alertedItemIds() {
       const jobs = await fixture.queues.byName['alert-routing'].getJobs(['waiting', 'delayed', 'active', 'completed', 'failed', 'prioritized']);
-      return jobs.map((job) => job.id ?? '').sort();
+      return jobs.flatMap((job) => routeAlertItems(job).map((item) => item.feedItemId)).sort();
     },
   };
   return fixture;

@@ -135,40 +135,81 @@ function isIntegrityViolation(error: unknown): boolean {
 export interface RouteBatcher {
   /** Routes one item together with the others asked for meanwhile; resolves once its deliveries are committed. */
   route(payload: RouteRequest, log: Logger): Promise<RouteResult>;
+  /**
+   * Routes the items of one route-alerts job, all in the same statement pair (with whatever else is waiting);
+   * resolves, per item in order, once every one of its deliveries is committed.
+   */
+  routeMany(payloads: readonly RouteRequest[], log: Logger): Promise<RouteResult[]>;
 }
 
-// Items per routing statement pair: bounds the statements' size; more wait for the next batch.
-const MAX_BATCH = 200;
+// Items per routing statement pair: bounds the statements' size; more wait for the next batch. A job's items are
+// never split, so one route-alerts job (up to 500) always fits whole.
+const MAX_BATCH_ITEMS = 1000;
+
+interface Waiting {
+  jobs: RouteJob[];
+  resolve: (results: RouteResult[]) => void;
+  reject: (error: unknown) => void;
+}
+
+/** The queued entries to route next: whole entries, oldest first, while their items fit (the first always). */
+function takeBatch(queued: Waiting[]): Waiting[] {
+  let items = 0;
+  let count = 0;
+  while (count < queued.length && (count === 0 || items + queued[count]!.jobs.length <= MAX_BATCH_ITEMS)) {
+    items += queued[count]!.jobs.length;
+    count += 1;
+  }
+  return queued.splice(0, count);
+}
 
 /**
- * Group commit for routing: the first route-alert job routes at once; jobs that arrive while its statements are
- * on their way are routed together in the next batch. Under load many items share two statements; alone, an
- * item waits for nothing. Each job still completes only after its own deliveries are committed. A batch whose
- * insert trips over a row deleted meanwhile (one account's PUT /notifications or DELETE /me) is routed again
- * job by job, so only that account's job can fail; any other failed batch fails each of its jobs. BullMQ
- * retries failed jobs (at least once).
+ * Group commit for routing: the first job routes at once; jobs that arrive while its statements are on their way
+ * are routed together in the next batch, a route-alerts job's items always in the same one. Under load many items
+ * share two statements; alone, a job waits for nothing. Each job still completes only after its own deliveries
+ * are committed. A batch whose insert trips over a row deleted meanwhile (one account's PUT /notifications or
+ * DELETE /me) is routed again item by item, so only the jobs holding that account's items can fail, and the
+ * other items of such a job are routed all the same (its retry finds them routed and creates nothing). Any other
+ * failed batch fails each of its jobs. BullMQ retries failed jobs (at least once).
  */
 export function createRouteBatcher(deps: RouteDeps): RouteBatcher {
-  const queued: (RouteJob & { resolve: (result: RouteResult) => void; reject: (error: unknown) => void })[] = [];
+  const queued: Waiting[] = [];
   let running = false;
+
+  const routeOneByOne = async (entry: Waiting) => {
+    const results: RouteResult[] = [];
+    let failure: { error: unknown } | undefined;
+    // One at a time: the reads see the deletion now, and an item that still fails fails its job alone.
+    for (const job of entry.jobs) {
+      try {
+        results.push((await routeAlerts(deps, [job]))[0]!);
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
+    if (failure) entry.reject(failure.error);
+    else entry.resolve(results);
+  };
 
   const run = async () => {
     running = true;
     try {
       while (queued.length > 0) {
-        const batch = queued.splice(0, MAX_BATCH);
+        const batch = takeBatch(queued);
+        const jobs = batch.flatMap((entry) => entry.jobs);
         try {
-          const results = await routeAlerts(deps, batch);
-          batch.forEach((entry, index) => entry.resolve(results[index]!));
+          const results = await routeAlerts(deps, jobs);
+          let next = 0;
+          for (const entry of batch) {
+            entry.resolve(results.slice(next, next + entry.jobs.length));
+            next += entry.jobs.length;
+          }
         } catch (error) {
-          if (batch.length === 1 || !isIntegrityViolation(error)) {
+          if (jobs.length === 1 || !isIntegrityViolation(error)) {
             for (const entry of batch) entry.reject(error);
             continue;
           }
-          // One at a time: the reads see the deletion now, and a job that still fails fails alone.
-          for (const entry of batch) {
-            await routeAlerts(deps, [entry]).then(([result]) => entry.resolve(result!), entry.reject);
-          }
+          for (const entry of batch) await routeOneByOne(entry);
         }
       }
     } finally {
@@ -176,11 +217,20 @@ export function createRouteBatcher(deps: RouteDeps): RouteBatcher {
     }
   };
 
+  const enqueue = (jobs: RouteJob[]) => {
+    const routed = new Promise<RouteResult[]>((resolve, reject) => queued.push({ jobs, resolve, reject }));
+    if (!running) void run();
+    return routed;
+  };
+
   return {
-    route(payload, log) {
-      const routed = new Promise<RouteResult>((resolve, reject) => queued.push({ payload, log, resolve, reject }));
-      if (!running) void run();
-      return routed;
+    async route(payload, log) {
+      const [result] = await enqueue([{ payload, log }]);
+      return result!;
+    },
+    routeMany(payloads, log) {
+      if (payloads.length === 0) return Promise.resolve([]);
+      return enqueue(payloads.map((payload) => ({ payload, log })));
     },
   };
 }

@@ -7,7 +7,7 @@ import { transaction } from '@hashwatch/db';
 import { insertFeedItems, type NewFeedItem } from '@hashwatch/feed';
 import { createLogger, type Logger } from '@hashwatch/logger';
 import { relayOutboxUntilEmpty, writeOutbox } from '@hashwatch/outbox';
-import { createQueues, createRedisConnection, routeAlertJobId, type Queues } from '@hashwatch/queues';
+import { createQueues, createRedisConnection, routeAlertsJobs, type Queues } from '@hashwatch/queues';
 import { createCipher, newId, type Cipher } from '@hashwatch/secrets';
 import type { TestDatabase } from '@hashwatch/testing';
 import type { NotifierOptions } from '../notifier-options';
@@ -120,21 +120,14 @@ export function post(userId: string, extra: Partial<NewFeedItem> = {}): NewFeedI
 }
 
 /**
- * Stores feed items and their route-alert outbox rows in one transaction, as a feed writer does (one outbox row per job). Returns the
- * stored items; the notifier's relay moves the jobs (or `relayOutboxUntilEmpty` does, in tests that call it).
+ * Stores feed items and their route-alerts outbox rows in one transaction, as a feed writer does (one row per
+ * job of up to 500 items). Returns the stored items; the notifier's relay moves the jobs (or
+ * `relayOutboxUntilEmpty` does, in tests that call it).
  */
 export async function storeFeedItems(pool: pg.Pool, items: NewFeedItem[]): Promise<{ id: string; userId: string }[]> {
   return transaction(pool, async (client) => {
     const { inserted } = await insertFeedItems(client, items);
-    await writeOutbox(
-      client,
-      inserted.map((item) => ({
-        queue: 'alert-routing',
-        name: 'route-alert',
-        jobId: routeAlertJobId(item.id),
-        payload: { feedItemId: item.id, userId: item.userId },
-      })),
-    );
+    await writeOutbox(client, routeAlertsJobs(inserted.map((item) => ({ feedItemId: item.id, userId: item.userId }))));
     return inserted.map((item) => ({ id: item.id, userId: item.userId }));
   });
 }

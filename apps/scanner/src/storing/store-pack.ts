@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { insertFeedItems, type FeedItemRow, type NewFeedItem } from '@hashwatch/feed';
 import { writeOutboxBatch, type OutboxEntry, type WrittenOutbox } from '@hashwatch/outbox';
-import { routeAlertJobId } from '@hashwatch/queues';
+import { routeAlertsJobs } from '@hashwatch/queues';
 import type { XPost } from '@hashwatch/x-api';
 import { candidateSources, matchPosts, toFeedItem, type Candidate, type Subscription } from '../matching/match-posts';
 import { SERVED_USER } from '../sources/sync-sources';
@@ -248,8 +248,8 @@ function column<T, V>(rows: readonly T[], pick: (row: T) => V): V[] {
  * 3. merges new sources into items already stored (no new item, quota unit or alert), and inserts the new
  *    items, oldest post first, up to the account's remaining alert quota;
  * 4. counts the inserted items (as returned by the insert) against the quota, adds the account's share of
- *    the posts read, and writes one `route-alert` job per inserted item to the outbox (all of them in one
- *    outbox row, in the same statement as the usage update).
+ *    the posts read, and writes the inserted items' `route-alerts` jobs (up to 500 items each) to the outbox
+ *    (all of them in one outbox row, in the same statement as the usage update).
  *
  * Earlier pages commit before the cursor moves: if the query then fails or the process dies, the next
  * cycle reads those pages again and finds their items stored (no second item, unit or alert).
@@ -341,12 +341,7 @@ export async function storePack(client: pg.PoolClient, input: StorePackInput): P
   for (const row of inserted) alerts.set(row.userId, (alerts.get(row.userId) ?? 0) + 1);
   const share = input.postsRead / served.length;
   const accounted = [...usage.values()].filter((row) => share > 0 || alerts.has(row.user_id));
-  const jobs: OutboxEntry[] = inserted.map((row) => ({
-    queue: 'alert-routing',
-    name: 'route-alert',
-    jobId: routeAlertJobId(row.id),
-    payload: { feedItemId: row.id, userId: row.userId },
-  }));
+  const jobs: OutboxEntry[] = routeAlertsJobs(inserted.map((row) => ({ feedItemId: row.id, userId: row.userId })));
   if (accounted.length > 0 || jobs.length > 0) {
     // Quota units, posts read and the alert jobs (one outbox row for the whole batch) in one round trip: the
     // usage update runs alongside the outbox insert. Either part may be empty.

@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import type pg from 'pg';
 import { createAccount } from '@hashwatch/accounts';
 import { createLogger, type Logger } from '@hashwatch/logger';
-import { createQueues, createRedisConnection, type Queues } from '@hashwatch/queues';
+import { createQueues, createRedisConnection, routeAlertItems, type Queues } from '@hashwatch/queues';
 import { useTestEnvironment, type TestEnvironment } from '@hashwatch/testing';
 import { createXClient, type XClient, type XClientOptions } from '@hashwatch/x-api';
 // The simulator plays X; tests drive it in-process. Test code only: the scanner never imports an app.
@@ -66,9 +66,12 @@ export interface ScannerFixture {
   items(userId: string): Promise<StoredItem[]>;
   usage(userId: string): Promise<{ alerts_used: number; upstream_posts_read: number } | null>;
   searchRequests(): number;
-  /** Ids of route-alert jobs in the alert-routing queue (waiting, delayed, active, completed or failed). */
-  alertJobIds(): Promise<string[]>;
-  /** Route-alert jobs with their payload, in any state. */
+  /**
+   * Feed item ids carried by the jobs of the alert-routing queue (waiting, delayed, active, completed or failed),
+   * sorted, once per job carrying each.
+   */
+  alertedItemIds(): Promise<string[]>;
+  /** Every feed item carried by an alert-routing job, in any state, with the id of the job carrying it. */
   alertJobs(): Promise<{ id: string; feedItemId: string; userId: string }[]>;
   /** Job ids BullMQ reported as `duplicated` on the alert-routing queue: each an add of a job it already held. */
   duplicatedAlertJobIds(): Promise<string[]>;
@@ -198,13 +201,12 @@ export function useScannerFixture(simOptions: SimulatorOptions = {}): ScannerFix
     searchRequests() {
       return fixture.sim.state.requestLog.requestCount('search_recent');
     },
-    async alertJobIds() {
-      const jobs = await fixture.queues.byName['alert-routing'].getJobs(['waiting', 'delayed', 'active', 'completed', 'failed', 'prioritized']);
-      return jobs.map((job) => job.id as string).sort();
+    async alertedItemIds() {
+      return (await fixture.alertJobs()).map((job) => job.feedItemId).sort();
     },
     async alertJobs() {
       const jobs = await fixture.queues.byName['alert-routing'].getJobs(['waiting', 'delayed', 'active', 'completed', 'failed', 'prioritized']);
-      return jobs.map((job) => ({ id: job.id as string, ...(job.data as { feedItemId: string; userId: string }) }));
+      return jobs.flatMap((job) => routeAlertItems(job).map((item) => ({ id: job.id as string, ...item })));
     },
     async duplicatedAlertJobIds() {
       const queue = fixture.queues.byName['alert-routing'];

@@ -1,0 +1,41 @@
+import { routeAlertsJobId } from './job-id';
+import { ROUTE_ALERTS_MAX_ITEMS, type ParsedJobPayload } from './queue-catalog';
+
+/** One feed item to route, as a route-alerts job carries it. */
+export type RouteAlertItem = ParsedJobPayload<'alert-routing', 'route-alert'>;
+
+/** A route-alerts job, shaped as an outbox entry (queue, name, id, payload). */
+export interface RouteAlertsJob {
+  queue: 'alert-routing';
+  name: 'route-alerts';
+  jobId: string;
+  payload: { items: RouteAlertItem[] };
+}
+
+/**
+ * The route-alerts jobs that carry `items`: consecutive chunks of at most {@link ROUTE_ALERTS_MAX_ITEMS}, in
+ * order, each under the id its items give it. The same items always give the same jobs, so whichever relay
+ * adds them, and however often, BullMQ holds each job once. No items, no jobs.
+ */
+export function routeAlertsJobs(items: readonly RouteAlertItem[], maxItems: number = ROUTE_ALERTS_MAX_ITEMS): RouteAlertsJob[] {
+  if (!Number.isInteger(maxItems) || maxItems < 1 || maxItems > ROUTE_ALERTS_MAX_ITEMS) {
+    throw new RangeError(`maxItems must be an integer from 1 to ${ROUTE_ALERTS_MAX_ITEMS}`);
+  }
+  const jobs: RouteAlertsJob[] = [];
+  for (let start = 0; start < items.length; start += maxItems) {
+    const chunk = items.slice(start, start + maxItems).map(({ feedItemId, userId }) => ({ feedItemId, userId }));
+    jobs.push({ queue: 'alert-routing', name: 'route-alerts', jobId: routeAlertsJobId(chunk), payload: { items: chunk } });
+  }
+  return jobs;
+}
+
+/**
+ * The feed items an alert-routing job carries: a route-alerts job's items, a route-alert job's one item, in
+ * order; none for data that is neither.
+ */
+export function routeAlertItems(job: { name: string; data: unknown }): RouteAlertItem[] {
+  const data = job.data as { items?: unknown; feedItemId?: unknown; userId?: unknown } | null;
+  if (job.name === 'route-alerts' && Array.isArray(data?.items)) return (data.items as RouteAlertItem[]).map(({ feedItemId, userId }) => ({ feedItemId, userId }));
+  if (job.name === 'route-alert' && typeof data?.feedItemId === 'string' && typeof data.userId === 'string') return [{ feedItemId: data.feedItemId, userId: data.userId }];
+  return [];
+}
