@@ -6,9 +6,11 @@
 // able to CREATE DATABASE) and Redis (REDIS_URL). Makes its own databases and Redis prefix and removes them.
 // POSTS_BENCH_ITEMS=<n> shrinks the data for a quick run (the deep page stays at 90% of it);
 // POSTS_BENCH_PROFILE=<dir> writes a V8 CPU profile of the server process there.
+// POSTS_BENCH_QUICK=1 measures only the headline pair (feed and bare, two rounds) and authentication alone.
 // Goals: the feed at >= 35% of the bare handler's req/s with p99 < 30 ms (50 connections), and a page
 // 900,000 items deep at <= 1.3x the first page's p50.
 import { fork, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
@@ -29,6 +31,7 @@ const OTHER_TENANT_ITEMS = ITEMS / 10;
 const DEEP = ITEMS * 0.9;
 const CONNECTIONS = 50;
 const SECONDS = 10;
+const QUICK = process.env.POSTS_BENCH_QUICK === '1';
 
 interface Row {
   name: string;
@@ -37,6 +40,49 @@ interface Row {
   p99: number;
   non2xx: number;
   errors: number;
+  /** CPU time per request, in microseconds, of the server process, of every PostgreSQL process and of the load generator. */
+  cpu: { server: number; postgres: number; loader: number };
+}
+
+const CLOCK_TICKS_PER_SECOND = 100;
+
+/** CPU seconds (user + system) used so far by each process that matches, from /proc (Linux only; empty elsewhere). */
+function cpuSeconds(match: (pid: string, comm: string) => boolean): Map<string, number> {
+  const used = new Map<string, number>();
+  let pids: string[] = [];
+  try {
+    pids = readdirSync('/proc').filter((entry) => /^\d+$/.test(entry));
+  } catch {
+    return used;
+  }
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      if (!match(pid, comm)) continue;
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      used.set(pid, (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND);
+    } catch {
+      // The process ended between the listing and the read.
+    }
+  }
+  return used;
+}
+
+/** CPU seconds used between two readings by the processes alive at the second (a process started in between counts whole). */
+function cpuBetween(before: Map<string, number>, after: Map<string, number>): number {
+  let total = 0;
+  for (const [pid, seconds] of after) total += seconds - (before.get(pid) ?? 0);
+  return total;
+}
+
+let serverPid: number | undefined;
+function cpuSnapshot() {
+  return {
+    server: cpuSeconds((pid) => Number(pid) === serverPid),
+    postgres: cpuSeconds((_pid, comm) => comm === 'postgres'),
+    loader: process.cpuUsage(),
+  };
 }
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
@@ -84,9 +130,21 @@ async function fill(db: Database, userId: string, count: number, salt: string): 
 }
 
 async function load(name: string, url: string, headers: Record<string, string>, connections = CONNECTIONS, duration = SECONDS): Promise<Row> {
+  const before = cpuSnapshot();
   const result = await autocannon({ url, connections, duration, headers });
-  const row = { name, reqPerSec: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors + result.timeouts };
-  log(`  ${name}: ${row.reqPerSec.toFixed(0)} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, non-2xx ${row.non2xx}, errors ${row.errors}`);
+  const after = cpuSnapshot();
+  const loader = process.cpuUsage(before.loader);
+  const perRequest = (seconds: number) => (seconds * 1e6) / Math.max(result.requests.total, 1);
+  const cpu = {
+    server: perRequest(cpuBetween(before.server, after.server)),
+    postgres: perRequest(cpuBetween(before.postgres, after.postgres)),
+    loader: perRequest((loader.user + loader.system) / 1e6),
+  };
+  const row = { name, reqPerSec: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors + result.timeouts, cpu };
+  log(
+    `  ${name}: ${row.reqPerSec.toFixed(0)} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, non-2xx ${row.non2xx}, errors ${row.errors}; ` +
+      `CPU µs/request: server ${cpu.server.toFixed(0)}, PostgreSQL ${cpu.postgres.toFixed(0)}, load generator ${cpu.loader.toFixed(0)}`,
+  );
   return row;
 }
 
@@ -171,6 +229,7 @@ async function main(): Promise<void> {
       BARE_BODY: bareBody,
     });
     child = servers.child;
+    serverPid = child.pid;
     const gateway = `http://127.0.0.1:${servers.ready.gatewayPort}`;
     const bare = `http://127.0.0.1:${servers.ready.barePort}`;
     const auth = { Authorization: `Bearer ${owner.apiKey}` };
@@ -196,6 +255,11 @@ async function main(): Promise<void> {
     const bareRow = best(pairs.map(([, plain]) => plain));
     const authOnly = await load('authenticate + rate limit, then {}', `${bare}/auth-only`, auth);
     const bareEmpty = await load('bare Express, {}', `${bare}/bare-empty`, {});
+    if (QUICK) {
+      const ratios = pairs.map(([feed, plain]) => `${((feed.reqPerSec / plain.reqPerSec) * 100).toFixed(1)}%`);
+      log(`- quick run: feed vs bare (same body), per round: ${ratios.join(', ')}; load average after: ${loadavg().map((value) => value.toFixed(2)).join(', ')}`);
+      return;
+    }
     const filtered = await load('GET /v1/posts?hashtag=eth&limit=20', `${gateway}/v1/posts?hashtag=eth&limit=20`, auth);
     const sparse = await load('GET /v1/posts?type=account&account=alice&limit=20', `${gateway}/v1/posts?type=account&account=alice&limit=20`, auth);
     const rare = await load('GET /v1/posts?hashtag=rare&limit=20 (1 item in 5,000)', `${gateway}/v1/posts?hashtag=rare&limit=20`, auth);
@@ -211,10 +275,10 @@ async function main(): Promise<void> {
     const ratios = pairs.map(([feed, plain]) => feed.reqPerSec / plain.reqPerSec);
     const deepRatio = deep.p50 / Math.max(first.p50, 0.001);
     log('');
-    log('| measurement | req/s | p50 ms | p99 ms |');
-    log('|---|---:|---:|---:|');
+    log('| measurement | req/s | p50 ms | p99 ms | CPU µs/request: server, PostgreSQL, load generator |');
+    log('|---|---:|---:|---:|---|');
     for (const row of [...pairs.flat(), filtered, sparse, rare, poll, authOnly, bareEmpty, first, deep, deepLoaded]) {
-      log(`| ${row.name} | ${row.reqPerSec.toFixed(0)} | ${row.p50} | ${row.p99} |`);
+      log(`| ${row.name} | ${row.reqPerSec.toFixed(0)} | ${row.p50} | ${row.p99} | ${row.cpu.server.toFixed(0)}, ${row.cpu.postgres.toFixed(0)}, ${row.cpu.loader.toFixed(0)} |`);
     }
     log('');
     log(`- feed vs bare (same body), per round: ${ratios.map((ratio) => `${(ratio * 100).toFixed(1)}%`).join(', ')} of the req/s (goal >= 35%); best feed round p99 ${posts.p99} ms (goal < 30 ms); best of each: ${((posts.reqPerSec / bareRow.reqPerSec) * 100).toFixed(1)}%`);

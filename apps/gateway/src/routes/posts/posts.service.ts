@@ -1,22 +1,23 @@
 import type pg from 'pg';
 import type { CursorScope, PostCursor } from './post-cursor';
 import { JsonText } from '../../http/json-text';
-import type { ListPostsQuery } from './posts.schema';
+import { DEFAULT_LIMIT, MAX_LIMIT, type ListPostsQuery } from './posts.schema';
 
 interface PageRow {
   item: string;
   id: string;
-  detected_at_iso: string;
 }
 
-// Timestamps in the API's format (CONTRACT section 4: ISO 8601 UTC with milliseconds).
-const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+// Timestamps leave PostgreSQL as JSON timestamps without a zone, read in UTC ("2026-11-22T01:24:59.12"):
+// to_char's formatting cost the database as much as the rest of the page (bench/posts-feed.ts), so the
+// API's format is finished in apiTimestamps below.
+const utc = (column: string) => `${column} AT TIME ZONE 'UTC'`;
 const POST_FIELDS = `f.id, f.type, f.hashtag, f.account, COALESCE(f.sources, '{}') AS sources, f.author, f.author_name, f.text, f.url,
-  ${iso('f.posted_at')} AS posted_at, ${iso('f.detected_at')} AS detected_at`;
+  ${utc('f.posted_at')} AS posted_at, ${utc('f.detected_at')} AS detected_at`;
 // Until the first refresh the counts are those stored at detection, so updated_at is detected_at.
 const ENGAGEMENT = `CASE WHEN f.engagement_tracked THEN (SELECT to_json(e) FROM (SELECT f.retweet_count, f.like_count, f.reply_count,
   COALESCE(f.retweeters, '{}') AS retweeters, COALESCE(f.likers, '{}') AS likers, COALESCE(f.repliers, '{}') AS repliers,
-  ${iso('COALESCE(f.engagement_updated_at, f.detected_at)')} AS updated_at) e) END`;
+  ${utc('COALESCE(f.engagement_updated_at, f.detected_at)')} AS updated_at) e) END`;
 /**
  * Each item as the JSON of postSchema, field for field, built by PostgreSQL: decoding 21 columns (three of
  * them arrays) into objects and serialising them again was most of the handler's own CPU
@@ -26,7 +27,30 @@ const ENGAGEMENT = `CASE WHEN f.engagement_tracked THEN (SELECT to_json(e) FROM 
 const ITEM = `CASE WHEN f.type = 'engagement'
   THEN (SELECT to_json(i) FROM (SELECT ${POST_FIELDS}, NULL::json AS engagement, f.parent_id, f.kind) i)
   ELSE (SELECT to_json(i) FROM (SELECT ${POST_FIELDS}, ${ENGAGEMENT} AS engagement) i)
-  END::text AS item, f.id, ${iso('f.detected_at')} AS detected_at_iso`;
+  END::text AS item, f.id`;
+
+/**
+ * The item's timestamps in the API's format (CONTRACT section 4: ISO 8601 UTC with milliseconds), from
+ * PostgreSQL's JSON of a timestamp without zone, whose fraction drops trailing zeros (and is absent on a
+ * whole second). Only our own keys followed by a value can match: inside a JSON string every quote is
+ * escaped, so a post's text never holds `"posted_at":"`. Stored times have millisecond precision (the feed
+ * clock truncates them); a finer fraction is cut as to_char's MS cuts it.
+ */
+const PG_TIMESTAMP = /"(posted_at|detected_at|updated_at)":"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d{1,6}))?"/g;
+export function apiTimestamps(itemJson: string): string {
+  return itemJson.replace(PG_TIMESTAMP, (_match, key: string, seconds: string, fraction: string | undefined) =>
+    `"${key}":"${seconds}.${(fraction ?? '').padEnd(3, '0').slice(0, 3)}Z"`);
+}
+
+// Page sizes prepared per connection: the default, the maximum and the round sizes clients pick.
+const PREPARED_LIMITS = new Set([10, DEFAULT_LIMIT, 25, 50, MAX_LIMIT]);
+
+const DETECTED_AT = /"detected_at":"([^"]+)"/;
+function detectedAtMs(itemJson: string): number {
+  const iso = DETECTED_AT.exec(itemJson)?.[1];
+  if (iso === undefined) throw new Error('a feed item without detected_at');
+  return Date.parse(iso);
+}
 
 /**
  * One page of the account's feed, newest first by (detected_at, id), by keyset on the index
@@ -54,13 +78,19 @@ export async function listPosts(pool: pg.Pool, cursors: PostCursor, userId: stri
   // tell a tag on every item from a tag on one.
   if (scope.hashtag) where.push(`f.sources @> ARRAY[${param(`#${scope.hashtag}`)}::text]`);
   if (scope.account) where.push(`f.sources @> ARRAY[${param(`@${scope.account}`)}::text]`);
-  const text = `SELECT ${ITEM} FROM feed_items f WHERE ${where.join(' AND ')} ORDER BY f.detected_at DESC, f.id DESC LIMIT ${param(query.limit + 1)}`;
-  // The other shapes (at most 8) are prepared once per connection: planning costs the database more
-  // than running the keyset scan.
-  const name = scope.hashtag || scope.account ? undefined : `posts-page-${query.since ? 's' : ''}${after ? 'c' : ''}${scope.type ? 't' : ''}`;
+  // The limit is written into the text (zod made it an integer of 1..100): with LIMIT $n PostgreSQL's generic
+  // plan assumes a tenth of the table, loses to a custom plan, and so plans every execution again.
+  const text = `SELECT ${ITEM} FROM feed_items f WHERE ${where.join(' AND ')} ORDER BY f.detected_at DESC, f.id DESC LIMIT ${Math.trunc(query.limit) + 1}`;
+  // The other shapes (at most 8), at the usual page sizes, are prepared once per connection, so PostgreSQL
+  // reuses one plan instead of planning each request (planning cost it more than the keyset scan). Other
+  // sizes are planned per request, which bounds the statements each connection keeps to 8 x 5.
+  const prepared = !scope.hashtag && !scope.account && PREPARED_LIMITS.has(query.limit);
+  const name = prepared ? `posts-page-${query.limit}-${query.since ? 's' : ''}${after ? 'c' : ''}${scope.type ? 't' : ''}` : undefined;
   const { rows } = await pool.query<PageRow>({ text, values, ...(name ? { name } : {}) });
   const page = rows.slice(0, query.limit);
-  const last = page.at(-1);
-  const nextCursor = rows.length > query.limit && last ? cursors.encode({ detectedAtMs: Date.parse(last.detected_at_iso), id: last.id }, scope) : null;
-  return new JsonText(`{"data":[${page.map((row) => row.item).join(',')}],"next_cursor":${nextCursor === null ? 'null' : JSON.stringify(nextCursor)}}`);
+  const items = page.map((row) => apiTimestamps(row.item));
+  const lastRow = page.at(-1);
+  const lastItem = items.at(-1);
+  const nextCursor = rows.length > query.limit && lastRow && lastItem ? cursors.encode({ detectedAtMs: detectedAtMs(lastItem), id: lastRow.id }, scope) : null;
+  return new JsonText(`{"data":[${items.join(',')}],"next_cursor":${nextCursor === null ? 'null' : JSON.stringify(nextCursor)}}`);
 }

@@ -47,6 +47,21 @@ describe('GET /v1/posts items, filters and pages', () => {
       expect(res.text).toBe(JSON.stringify(JSON.parse(res.text)));
     });
 
+    it('writes every timestamp with exactly three digits of milliseconds, whole seconds and trailing zeros included', async () => {
+      const { accountId, auth } = await gw.account();
+      // A text that looks like one of the item's own keys stays as it was posted.
+      const text = 'log: {"posted_at":"2026-01-01T00:00:00","detected_at":"2026-01-01T00:00:00.5"} #btc';
+      await store([
+        item(accountId, { postedAt: new Date('2026-11-22T01:00:00.000Z') }),
+        item(accountId, { postedAt: new Date('2026-11-22T01:00:00.120Z'), text }),
+      ]);
+      await gw.env.database.db.pool.query(`UPDATE feed_items SET detected_at = '2026-11-22T01:00:05.100Z' WHERE user_id = $1`, [accountId]);
+      const body = await page(auth);
+      expect(body.data.map((post) => post.detected_at)).toEqual(['2026-11-22T01:00:05.100Z', '2026-11-22T01:00:05.100Z']);
+      expect(body.data.map((post) => post.posted_at).sort()).toEqual(['2026-11-22T01:00:00.000Z', '2026-11-22T01:00:00.120Z']);
+      expect(body.data.find((post) => post.posted_at === '2026-11-22T01:00:00.120Z')?.text).toBe(text);
+    });
+
     it('answers an empty page for an account with no items', async () => {
       const { auth } = await gw.account();
       expect(await page(auth)).toEqual({ data: [], next_cursor: null });
