@@ -5,8 +5,8 @@
 // Needs PostgreSQL (DATABASE_URL; the role must be able to CREATE DATABASE) and Redis (REDIS_URL). Makes its
 // own database and Redis prefix and removes them. Everything runs in this one process on this machine: the
 // notifier (routing, drains, sweeper), the sink it delivers to, and the load generator that stores feed items
-// with one outbox row per job, as the engagement poller writes them (feed items + route-alert outbox rows in one
-// transaction, relayed after commit).
+// as the feed writers do: the items and the route-alerts jobs carrying them (up to 500 items a job, one outbox
+// row per job) in one transaction, relayed after commit.
 // NOTIFIER_BENCH_SCALE=<0..1> shrinks every phase for a quick run.
 // Goals: >= 50% of the bare sender's alerts/s; p99 stored -> received < 200 ms at 500 alerts/s; with 10,000
 // alerts queued for one paced channel, another account's alert arrives within 1 s.
@@ -21,7 +21,7 @@ import { createAccount } from '@hashwatch/accounts';
 import { createDatabase, migrate, seedPlans, transaction, type Database } from '@hashwatch/db';
 import { insertFeedItems, type NewFeedItem } from '@hashwatch/feed';
 import { relayOutbox, writeOutbox } from '@hashwatch/outbox';
-import { createQueues, createRedisConnection, routeAlertJobId, type Queues } from '@hashwatch/queues';
+import { createQueues, createRedisConnection, routeAlertsJobs, type Queues } from '@hashwatch/queues';
 import { adminUrl, baseDatabaseUrl, databaseUrlFor, deletePrefixKeys } from '@hashwatch/testing';
 import { addWebhook, post, startTestNotifier, type NotifierHandle } from '../apps/notifier/src/test-support/notifier-fixture';
 import type { NotifierOptions } from '../apps/notifier/src/notifier-options';
@@ -82,16 +82,11 @@ async function startSink(): Promise<Sink> {
   return sink;
 }
 
-/** Stores items and their route-alert outbox rows (one outbox row per job, as the engagement poller writes them) in one transaction, then relays at once. */
+/** Stores items and the route-alerts jobs carrying them (one outbox row per job, as the engagement poller writes them) in one transaction, then relays at once. */
 async function store(db: Database, queues: Queues, items: NewFeedItem[]): Promise<{ id: string; detectedAt: Date }[]> {
   const inserted = await transaction(db.pool, async (client) => {
     const result = await insertFeedItems(client, items);
-    await writeOutbox(client, result.inserted.map((item) => ({
-      queue: 'alert-routing',
-      name: 'route-alert',
-      jobId: routeAlertJobId(item.id),
-      payload: { feedItemId: item.id, userId: item.userId },
-    })));
+    await writeOutbox(client, routeAlertsJobs(result.inserted.map((item) => ({ feedItemId: item.id, userId: item.userId }))));
     return result.inserted;
   });
   await relayOutbox(db.pool, queues);
@@ -173,7 +168,7 @@ async function main(): Promise<void> {
     log(`throughput: ratio ${(ourRate / bareRate * 100).toFixed(0)}% of the bare sender (goal >= 50%)`);
 
     // The same without the generator competing for the event loop and the cores: the items and their
-    // route-alert jobs are stored while no notifier runs, then one starts and delivers them all.
+    // route-alerts jobs are stored while no notifier runs, then one starts and delivers them all.
     await handle?.stop();
     handle = undefined;
     const queuedItems: string[] = [];

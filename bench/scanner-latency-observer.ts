@@ -1,11 +1,12 @@
 // Child process of bench/scanner-latency.ts: watches from outside the scanner process, as clients do. It runs
 // the `since` query of GET /v1/posts in a loop (across accounts) and listens to alert-routing's events, and
-// notes when each feed item became visible and when its alert job was added. Over IPC:
+// notes when each feed item became visible and when the alert job carrying it was added (a route-alerts job
+// carries up to 500 items: each of them counts as enqueued when that job was). Over IPC:
 //   -> {ready: true}   <- {stop: true}   -> {visible: [id, ms][], enqueued: [id, ms][]}
 import { setTimeout as sleep } from 'node:timers/promises';
-import { QueueEvents } from 'bullmq';
+import { Queue, QueueEvents } from 'bullmq';
 import { createDatabase } from '@hashwatch/db';
-import { createRedisConnection } from '@hashwatch/queues';
+import { createRedisConnection, routeAlertItems } from '@hashwatch/queues';
 
 // Every 5 ms: fine enough to time items to a few ms, without the observer itself loading the 2 CPUs (a
 // client polling in a tight loop costs the database as much as the scanner does).
@@ -20,10 +21,21 @@ const env = (name: string): string => {
 async function main(): Promise<void> {
   const db = createDatabase(env('DATABASE_URL'), { max: 2, applicationName: 'bench-observer' });
   const connection = createRedisConnection(env('REDIS_URL'), { role: 'worker' });
+  const producer = createRedisConnection(env('REDIS_URL'), { role: 'producer' });
   const events = new QueueEvents('alert-routing', { connection, prefix: env('QUEUE_PREFIX') });
+  const queue = new Queue('alert-routing', { connection: producer, prefix: env('QUEUE_PREFIX') });
   const visible = new Map<string, number>();
   const enqueued = new Map<string, number>();
-  events.on('waiting', ({ jobId }) => enqueued.set(jobId.replace(/^route-/, ''), Date.now()));
+  // The event carries the job id only: the items are read from the job afterwards, timed at the event.
+  const reads: Promise<void>[] = [];
+  events.on('waiting', ({ jobId }) => {
+    const at = Date.now();
+    reads.push(
+      queue.getJob(jobId).then((job) => {
+        for (const item of job ? routeAlertItems(job) : []) if (!enqueued.has(item.feedItemId)) enqueued.set(item.feedItemId, at);
+      }),
+    );
+  });
   await events.waitUntilReady();
   let running = true;
   process.on('message', (message: { stop?: boolean }) => {
@@ -39,9 +51,11 @@ async function main(): Promise<void> {
     if (last) since = last.detected_at;
     await sleep(POLL_MS);
   }
+  await Promise.all(reads);
   process.send?.({ visible: [...visible], enqueued: [...enqueued] }, () => {
-    void events.close().then(async () => {
+    void Promise.all([events.close(), queue.close()]).then(async () => {
       connection.disconnect();
+      producer.disconnect();
       await db.close();
       process.exit(0);
     });

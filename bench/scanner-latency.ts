@@ -1,5 +1,6 @@
 // Internal latency of the scanner at 1,000 items/s: from the moment X's answer carrying a post is received to
-// the moment its feed item is visible to the posts query and its alert job is in the alert-routing queue.
+// the moment its feed item is visible to the posts query and the alert job carrying it (a route-alerts job of up
+// to 500 items) is in the alert-routing queue.
 //
 //   npx tsx --tsconfig bench/scanner-tsconfig.json bench/scanner-latency.ts
 //
@@ -9,7 +10,7 @@
 // simulator) and publishes 500 posts/s in 20 ms steps, each matching two accounts (1,000 items/s); another
 // child observes as a client would, running the `since` query of GET /v1/posts in a loop and listening to
 // alert-routing's events. The scanner stamps when each answer arrived; the observer when each item became
-// visible and its job was added (one machine, one clock). SCANNER_BENCH_SECONDS (default 30) sets the run;
+// visible and the job carrying it was added (one machine, one clock). SCANNER_BENCH_SECONDS (default 30) sets the run;
 // SCANNER_BENCH_MAX_PAGES the scanner's maxPagesPerBatch (default: the scanner's, 3).
 // Goal: p99 < 150 ms.
 import { fork, type ChildProcess } from 'node:child_process';
@@ -146,7 +147,7 @@ async function main(): Promise<void> {
     log(line('transaction committed (scanner)', phases.commit));
     log(line('outbox relayed (scanner)', phases.relay));
     log(line('visible to the posts `since` query (observer)', visible));
-    log(line('alert job added to alert-routing (observer)', enqueued));
+    log(line('alert job carrying it added to alert-routing (observer)', enqueued));
     log(line('both: visible and enqueued (the goal: p99 < 150)', both));
   } finally {
     for (const process of [sim, observer]) if (process.exitCode === null) process.kill();
