@@ -3,17 +3,22 @@
 //   npx tsx --tsconfig bench/notifier-tsconfig.json bench/notifier-delivery.ts
 //
 // Needs PostgreSQL (DATABASE_URL; the role must be able to CREATE DATABASE) and Redis (REDIS_URL). Makes its
-// own database and Redis prefix and removes them. Everything runs in this one process on this machine: the
-// notifier (routing, drains, sweeper), the sink it delivers to, and the load generator that stores feed items
-// as the feed writers do: the items and the route-alerts jobs carrying them (up to 500 items a job, one outbox
-// row per job) in one transaction, relayed after commit.
-// NOTIFIER_BENCH_SCALE=<0..1> shrinks every phase for a quick run.
+// own database and Redis prefix and removes them. Two processes on this machine, as in production: the notifier
+// (routing, drains, sweeper) runs alone in a child (bench/notifier-process.ts), a separate app as it is deployed;
+// this process runs the sink it delivers to, the bare sender, and the load generator that stores feed items as
+// the feed writers do: the items and the route-alerts jobs carrying them (up to 500 items a job, one outbox row
+// per job) in one transaction, relayed after commit.
+// NOTIFIER_BENCH_SCALE=<0..1> shrinks every phase for a quick run. NOTIFIER_BENCH_PROFILE=<dir> runs the
+// notifier child with --cpu-prof, writing one V8 CPU profile per notifier start into <dir>.
 // Goals: >= 50% of the bare sender's alerts/s; p99 stored -> received < 200 ms at 500 alerts/s; with 10,000
 // alerts queued for one paced channel, another account's alert arrives within 1 s.
+import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import { createServer, Agent } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { cpus, totalmem } from 'node:os';
+import path from 'node:path';
 import axios from 'axios';
 import { Redis } from 'ioredis';
 import pg from 'pg';
@@ -23,7 +28,7 @@ import { insertFeedItems, type NewFeedItem } from '@hashwatch/feed';
 import { relayOutbox, writeOutbox } from '@hashwatch/outbox';
 import { createQueues, createRedisConnection, routeAlertsJobs, type Queues } from '@hashwatch/queues';
 import { adminUrl, baseDatabaseUrl, databaseUrlFor, deletePrefixKeys } from '@hashwatch/testing';
-import { addWebhook, post, startTestNotifier, type NotifierHandle } from '../apps/notifier/src/test-support/notifier-fixture';
+import { addWebhook, post, SECRETS_KEY } from '../apps/notifier/src/test-support/notifier-fixture';
 import type { NotifierOptions } from '../apps/notifier/src/notifier-options';
 
 const SCALE = Number(process.env.NOTIFIER_BENCH_SCALE ?? 1);
@@ -97,6 +102,45 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length - 1) * p))] ?? NaN;
 }
 
+/** The notifier child, loaded and waiting for its options. */
+interface NotifierChild {
+  process: ChildProcess;
+  /** Starts the notifier with these options; resolves once it runs (connections open, workers started). */
+  start(options: Partial<NotifierOptions>): Promise<void>;
+  /** Stops the notifier (running sends finish) and waits for the process to exit. */
+  stop(): Promise<void>;
+}
+
+async function message(child: ChildProcess, key: string): Promise<void> {
+  for (;;) {
+    const [received] = (await Promise.race([once(child, 'message'), once(child, 'exit').then(() => { throw new Error(`notifier child exited before ${key}`); })])) as [Record<string, unknown>];
+    if (received[key]) return;
+  }
+}
+
+/** Forks bench/notifier-process.ts and waits until it has loaded (tsx compiles the workspace before the clock starts). */
+async function loadNotifier(env: { databaseUrl: string; redisUrl: string; prefix: string }): Promise<NotifierChild> {
+  const profileDir = process.env.NOTIFIER_BENCH_PROFILE;
+  const child = fork(path.join(__dirname, 'notifier-process.ts'), [], {
+    execArgv: ['--import', 'tsx', ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])],
+    env: { ...process.env, DATABASE_URL: env.databaseUrl, REDIS_URL: env.redisUrl, QUEUE_PREFIX: env.prefix, SECRETS_KEY, TSX_TSCONFIG_PATH: path.join(__dirname, 'notifier-tsconfig.json') },
+  });
+  await message(child, 'loaded');
+  return {
+    process: child,
+    async start(options) {
+      child.send({ start: options });
+      await message(child, 'started');
+    },
+    async stop() {
+      if (child.exitCode !== null) return;
+      const exited = once(child, 'exit');
+      child.send({ stop: true });
+      await exited;
+    },
+  };
+}
+
 async function untilArrived(sink: Sink, ids: string[], timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
@@ -119,10 +163,28 @@ async function main(): Promise<void> {
   await new Promise<void>((resolve) => (producer.status === 'ready' ? resolve() : producer.once('ready', () => resolve())));
   const queues = createQueues({ connection: producer, prefix });
   const sink = await startSink();
-  let handle: NotifierHandle | undefined;
+  let notifier: NotifierChild | undefined;
+  const stopNotifier = async () => {
+    await notifier?.stop();
+    notifier = undefined;
+  };
+  /** A fresh notifier child, loaded: `run` it to start the clock's part. */
+  const loadFresh = async () => {
+    await stopNotifier();
+    notifier = await loadNotifier({ databaseUrl: databaseUrlFor(dbName), redisUrl, prefix });
+    return notifier;
+  };
+  const notifierOptions = (options: Partial<NotifierOptions>): Partial<NotifierOptions> => ({
+    sendTimeoutMs: 10_000,
+    sweepIntervalMs: 1_000,
+    relayIntervalMs: 1_000,
+    backoffBaseMs: 5_000,
+    maxBackoffMs: 3_600_000,
+    failurePauseMs: 2_000,
+    ...options,
+  });
   const startNotifier = async (options: Partial<NotifierOptions>) => {
-    await handle?.stop();
-    handle = await startTestNotifier(db.pool, { redisUrl, prefix, notifier: { sendTimeoutMs: 10_000, sweepIntervalMs: 1_000, relayIntervalMs: 1_000, backoffBaseMs: 5_000, maxBackoffMs: 3_600_000, failurePauseMs: 2_000, ...options } });
+    await (await loadFresh()).start(notifierOptions(options));
   };
   try {
     await migrate(db.pool);
@@ -167,16 +229,16 @@ async function main(): Promise<void> {
     log(`throughput: notifier, ${stored.length} alerts over 100 channels, stored in ${((storedAt - started) / 1000).toFixed(1)} s: ${ourRate.toFixed(0)} alerts/s end to end${ok ? '' : ' (NOT ALL ARRIVED)'}`);
     log(`throughput: ratio ${(ourRate / bareRate * 100).toFixed(0)}% of the bare sender (goal >= 50%)`);
 
-    // The same without the generator competing for the event loop and the cores: the items and their
-    // route-alerts jobs are stored while no notifier runs, then one starts and delivers them all.
-    await handle?.stop();
-    handle = undefined;
+    // The same without the generator competing for the cores: the items and their route-alerts jobs are stored
+    // while no notifier runs, then one starts and delivers them all.
+    await stopNotifier();
     const queuedItems: string[] = [];
     for (let batch = 0; batch < n / 100; batch += 1) {
       queuedItems.push(...(await store(db, queues, accounts.map(({ userId }) => post(userId)))).map((item) => item.id));
     }
+    const loaded = await loadFresh();
     const drainStarted = Date.now();
-    await startNotifier({ digestThreshold: 1_000_000, pace: { json: [{ limit: 1_000, windowMs: 1_000 }] } as never });
+    await loaded.start(notifierOptions({ digestThreshold: 1_000_000, pace: { json: [{ limit: 1_000, windowMs: 1_000 }] } as never }));
     const drained = await untilArrived(sink, queuedItems, 120_000);
     const drainRate = queuedItems.length / ((Math.max(...queuedItems.map((id) => sink.arrivals.get(id) ?? Date.now())) - drainStarted) / 1000);
     log(`throughput: notifier alone, ${queuedItems.length} alerts stored beforehand (route jobs queued), from start to the last arrival: ${drainRate.toFixed(0)} alerts/s${drained ? '' : ' (NOT ALL ARRIVED)'}, ${(drainRate / bareRate * 100).toFixed(0)}% of the bare sender`);
@@ -222,8 +284,9 @@ async function main(): Promise<void> {
     }
     isolation.sort((a, b) => a - b);
     log(`isolation: ${pendingRows[0]?.n ?? 0} alerts pending for one paced channel; another account's alert stored -> received: p50 ${percentile(isolation, 0.5)} ms, max ${isolation.at(-1)} ms over ${isolation.length} alerts (goal < 1000 ms)`);
+    await stopNotifier();
   } finally {
-    await handle?.stop();
+    await stopNotifier().catch(() => notifier?.process.kill('SIGKILL'));
     await queues.close();
     producer.disconnect();
     await sink.close();

@@ -149,7 +149,16 @@ export interface NotifierHandle {
 /** A notifier replica in this process against the test database and prefix, with its own connections. */
 export async function startTestNotifier(
   pool: pg.Pool,
-  options: { redisUrl: string; prefix: string; notifier?: Partial<NotifierOptions>; sender?: Sender; logger?: Logger; telegramBaseUrl?: string },
+  options: {
+    redisUrl: string;
+    prefix: string;
+    notifier?: Partial<NotifierOptions>;
+    sender?: Sender;
+    logger?: Logger;
+    telegramBaseUrl?: string;
+    /** The key the channels' secrets were sealed with, when another process sealed them; default this module's. */
+    secretsKey?: string;
+  },
 ): Promise<NotifierHandle> {
   const logger = options.logger ?? quietLogger();
   const workerConnection = createRedisConnection(options.redisUrl, { role: 'worker' });
@@ -163,7 +172,7 @@ export async function startTestNotifier(
     workerConnection,
     redis,
     queues,
-    cipher,
+    cipher: options.secretsKey ? createCipher(options.secretsKey) : cipher,
     sender,
     logger,
     telegramBaseUrl: options.telegramBaseUrl ?? 'http://127.0.0.1:9',
