@@ -1,9 +1,9 @@
 // Child process of bench/notifier-delivery.ts: one notifier replica in its own process, as production runs it
 // (a separate app with its own event loop, database pool and Redis connections, composed as src/main.ts does).
-// Over IPC:
-//   -> {loaded: true}   <- {start: options}   -> {started: true}   <- {stop: true}   -> {stopped: true}
+// Over IPC, a notifier started and stopped per phase in the one process:
+//   -> {loaded: true}   <- {start: options}   -> {started: true}   <- {stop: true}   -> {stopped: true}   <- {exit: true}
 // The parent times from {start} on: loading this file (tsx compiling the workspace) is not the notifier's work.
-// Run with --cpu-prof (NOTIFIER_BENCH_PROFILE in the parent) to profile the notifier alone.
+// Run with --cpu-prof (NOTIFIER_BENCH_PROFILE in the parent) to profile the notifier.
 import { createDatabase } from '@hashwatch/db';
 import { startTestNotifier, type NotifierHandle } from '../apps/notifier/src/test-support/notifier-fixture';
 import type { NotifierOptions } from '../apps/notifier/src/notifier-options';
@@ -18,7 +18,11 @@ async function main(): Promise<void> {
   // The pool main.ts gives the notifier.
   const db = createDatabase(env('DATABASE_URL'), { max: 20, applicationName: 'hashwatch-notifier' });
   let handle: NotifierHandle | undefined;
-  process.on('message', (message: { start?: Partial<NotifierOptions>; stop?: boolean }) => {
+  const stop = async () => {
+    await handle?.stop();
+    handle = undefined;
+  };
+  process.on('message', (message: { start?: Partial<NotifierOptions>; stop?: boolean; exit?: boolean }) => {
     if (message.start) {
       const options = message.start;
       void startTestNotifier(db.pool, { redisUrl: env('REDIS_URL'), prefix: env('QUEUE_PREFIX'), secretsKey: env('SECRETS_KEY'), notifier: options }).then((started) => {
@@ -26,11 +30,12 @@ async function main(): Promise<void> {
         process.send?.({ started: true });
       });
     }
-    if (message.stop) {
+    if (message.stop) void stop().then(() => process.send?.({ stopped: true }));
+    if (message.exit) {
       void (async () => {
-        await handle?.stop();
+        await stop();
         await db.close();
-        process.send?.({ stopped: true }, () => process.exit(0));
+        process.exit(0);
       })();
     }
   });
