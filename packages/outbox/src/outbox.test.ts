@@ -57,6 +57,15 @@ describe('outbox', () => {
     expect(await relayOutbox(env.database.db.pool, queues)).toBe(1);
   });
 
+  it('drops a row whose payload is not even an object instead of blocking the others', async () => {
+    const invalid: string[] = [];
+    await env.database.db.pool.query(`INSERT INTO outbox_jobs (queue, name, job_id, payload) VALUES ('alert-routing', 'route-alerts', 'routes-null', 'null'::jsonb)`);
+    await transaction(env.database.db.pool, (client) => writeOutbox(client, [entry(8)]));
+    expect(await relayOutbox(env.database.db.pool, queues, { onInvalid: (id) => invalid.push(id) })).toBe(2);
+    expect(invalid).toEqual(['routes-null']);
+    expect(await queues.byName['alert-routing'].getJob('route-post_8')).toBeDefined();
+  });
+
   it('drops a row whose payload no longer parses instead of blocking the others', async () => {
     const invalid: string[] = [];
     await transaction(env.database.db.pool, (client) => writeOutbox(client, [{ ...entry(6), payload: { feedItemId: 42 } }, entry(7)]));

@@ -49,8 +49,9 @@ interface BatchedJob {
 const JOBS_PER_RUN = 5000;
 
 /** What one job counts for against {@link JOBS_PER_RUN}: 1, or the length of the `items` list a batch job carries. */
-function jobWeight(payload: Record<string, unknown>): number {
-  const items = payload.items;
+function jobWeight(payload: unknown): number {
+  // Any JSON may sit in a row: one that is no object is dropped by the catalog check, not weighed here.
+  const items = typeof payload === 'object' && payload !== null ? (payload as { items?: unknown }).items : undefined;
   return Array.isArray(items) ? Math.max(1, items.length) : 1;
 }
 
