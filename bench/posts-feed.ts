@@ -6,6 +6,7 @@
 // able to CREATE DATABASE) and Redis (REDIS_URL). Makes its own databases and Redis prefix and removes them.
 // POSTS_BENCH_ITEMS=<n> shrinks the data for a quick run (the deep page stays at 90% of it);
 // POSTS_BENCH_PROFILE=<dir> writes a V8 CPU profile of the server process there.
+// POSTS_BENCH_POOL=<n> sets the gateway's PostgreSQL pool (default 10, as apps/gateway/src/main.ts).
 // POSTS_BENCH_QUICK=1 measures only the headline pair (feed and bare, two rounds) and authentication alone.
 // Goals: the feed at >= 35% of the bare handler's req/s with p99 < 30 ms (50 connections), and a page
 // 900,000 items deep at <= 1.3x the first page's p50.

@@ -34,7 +34,7 @@ function listen(server: Server): Promise<number> {
 
 async function main(): Promise<void> {
   const logger = createLogger('gateway', { level: process.env.LOG_LEVEL ?? 'warn' });
-  const db = createDatabase(env('DATABASE_URL'), { max: Number(process.env.POSTS_BENCH_POOL ?? 20), applicationName: 'hashwatch-gateway' });
+  const db = createDatabase(env('DATABASE_URL'), { max: Number(process.env.POSTS_BENCH_POOL ?? 10), applicationName: 'hashwatch-gateway' });
   const redis = new Redis(env('REDIS_URL'), { maxRetriesPerRequest: 1, enableOfflineQueue: false, enableAutoPipelining: true });
   const secretsKey = env('SECRETS_KEY');
   const deps: GatewayDeps = {

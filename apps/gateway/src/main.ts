@@ -15,7 +15,9 @@ function main(): void {
     logger.error('SECRETS_KEY is required: 32 random bytes, base64 (it seals TOTP secrets and signs cursors)');
     process.exit(1);
   }
-  const db = createDatabase(config.DATABASE_URL, { max: 20, applicationName: 'hashwatch-gateway' });
+  // 10 connections per replica: one Node process keeps them busy, and with 20 PostgreSQL spent more CPU per
+  // request switching between backends (bench/posts-feed.ts, POSTS_BENCH_POOL).
+  const db = createDatabase(config.DATABASE_URL, { max: 10, applicationName: 'hashwatch-gateway' });
   // Rate limits must not queue commands while Redis is away: the insurance limiter answers instead.
   // Auto-pipelining: under load, the rate-limit scripts of concurrent requests share one socket write
   // and one read instead of a round trip each (bench/posts-feed.ts).
