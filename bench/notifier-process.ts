@@ -7,12 +7,7 @@
 import { createDatabase } from '@hashwatch/db';
 import { startTestNotifier, type NotifierHandle } from '../apps/notifier/src/test-support/notifier-fixture';
 import type { NotifierOptions } from '../apps/notifier/src/notifier-options';
-
-const env = (name: string): string => {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is required`);
-  return value;
-};
+import { childEnv as env } from './child-env';
 
 async function main(): Promise<void> {
   // The pool main.ts gives the notifier.

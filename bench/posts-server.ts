@@ -16,17 +16,12 @@ import { createApp } from '../apps/gateway/src/app';
 import type { GatewayDeps } from '../apps/gateway/src/deps';
 import { authenticate } from '../apps/gateway/src/middleware/authenticate';
 import { errorHandler } from '../apps/gateway/src/middleware/error-handler';
+import { childEnv as env } from './child-env';
 
 export interface ServerReady {
   gatewayPort: number;
   barePort: number;
 }
-
-const env = (name: string): string => {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is required`);
-  return value;
-};
 
 function listen(server: Server): Promise<number> {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));

@@ -7,16 +7,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Queue, QueueEvents } from 'bullmq';
 import { createDatabase } from '@hashwatch/db';
 import { createRedisConnection, routeAlertItems } from '@hashwatch/queues';
+import { childEnv as env } from './child-env';
 
 // Every 5 ms: fine enough to time items to a few ms, without the observer itself loading the 2 CPUs (a
 // client polling in a tight loop costs the database as much as the scanner does).
 const POLL_MS = 5;
-
-const env = (name: string): string => {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is required`);
-  return value;
-};
 
 async function main(): Promise<void> {
   const db = createDatabase(env('DATABASE_URL'), { max: 2, applicationName: 'bench-observer' });

@@ -19,10 +19,13 @@ describe('outbox', () => {
 
   const entry = (n: number) => ({ queue: 'alert-routing', name: 'route-alert', jobId: `route-post_${n}`, payload: { feedItemId: `post_${n}`, userId: 'usr_1' } });
 
-  it('writes nothing when the transaction rolls back', async () => {
+  it.each([
+    ['a row per job', writeOutbox, 1],
+    ['a batch row', writeOutboxBatch, 30],
+  ] as const)('writes nothing (%s) when the transaction rolls back', async (_kind, write, n) => {
     await expect(
       transaction(env.database.db.pool, async (client) => {
-        await writeOutbox(client, [entry(1)]);
+        await write(client, [entry(n)]);
         throw new Error('boom');
       }),
     ).rejects.toThrow('boom');
@@ -217,16 +220,6 @@ describe('outbox', () => {
     expect(await relayOutbox(env.database.db.pool, queues, { maxJobs: 8 })).toBe(2);
     expect(await relayOutbox(env.database.db.pool, queues, { maxJobs: 8 })).toBe(2);
     expect(await relayOutbox(env.database.db.pool, queues, { maxJobs: 8 })).toBe(0);
-  });
-
-  it('writes no batch row when the transaction rolls back', async () => {
-    await expect(
-      transaction(env.database.db.pool, async (client) => {
-        await writeOutboxBatch(client, [entry(30)]);
-        throw new Error('boom');
-      }),
-    ).rejects.toThrow('boom');
-    expect(await relayOutbox(env.database.db.pool, queues)).toBe(0);
   });
 
   it('keeps a batch row when Redis refuses, and drops only the invalid job of it once Redis answers', async () => {
