@@ -5,7 +5,7 @@
 // Needs PostgreSQL (DATABASE_URL, default postgresql://postgres@127.0.0.1:5432/hashwatch; the role must be
 // able to CREATE DATABASE) and Redis (REDIS_URL). Makes its own databases and Redis prefix and removes them.
 // POSTS_BENCH_ITEMS=<n> shrinks the data for a quick run (the deep page stays at 90% of it);
-// POSTS_BENCH_PROFILE=<dir> writes a V8 CPU profile of the server process there.
+// POSTS_BENCH_PROFILE=<dir> loads only the feed (10 s) and writes a V8 CPU profile of the server process there.
 // POSTS_BENCH_POOL=<n> sets the gateway's PostgreSQL pool (default 10, as apps/gateway/src/main.ts).
 // POSTS_BENCH_QUICK=1 measures only the headline pair (feed and bare, two rounds) and authentication alone.
 // Goals: the feed at >= 35% of the bare handler's req/s with p99 < 30 ms (50 connections), and a page
@@ -236,6 +236,11 @@ async function main(): Promise<void> {
     const auth = { Authorization: `Bearer ${owner.apiKey}` };
 
     log(`load average before the load: ${loadavg().map((value) => value.toFixed(2)).join(', ')}`);
+    if (process.env.POSTS_BENCH_PROFILE) {
+      // A profile of the feed alone: the bare handlers share the server process and would blur it.
+      await load('GET /v1/posts?limit=20 (profiled)', `${gateway}/v1/posts?limit=20`, auth);
+      return;
+    }
     log('warm-up (5 s each, not reported)');
     for (const [url, headers] of [[`${gateway}/v1/posts?limit=20`, auth], [`${bare}/bare`, {}], [`${bare}/auth-only`, auth]] as const) {
       await autocannon({ url, connections: CONNECTIONS, duration: 5, headers });
