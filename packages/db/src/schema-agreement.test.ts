@@ -9,6 +9,8 @@ interface ModelField {
   type: string;
   optional: boolean;
   list: boolean;
+  /** `@ignore`: a column the database writes itself, left out of the client. */
+  ignored: boolean;
 }
 
 const SCALARS = new Set(['String', 'Int', 'BigInt', 'Boolean', 'DateTime', 'Decimal', 'Bytes', 'Json']);
@@ -27,7 +29,14 @@ function parseModels(): Map<string, { table: string; fields: ModelField[] }> {
       if (!field) continue;
       const [, fieldName, type, list, optional, rest] = field as unknown as [string, string, string, string | undefined, string | undefined, string];
       if (!SCALARS.has(type) && !enumNames.has(type)) continue;
-      fields.push({ name: fieldName, column: /@map\("([^"]+)"\)/.exec(rest)?.[1] ?? fieldName, type, optional: optional === '?', list: list === '[]' });
+      fields.push({
+        name: fieldName,
+        column: /@map\("([^"]+)"\)/.exec(rest)?.[1] ?? fieldName,
+        type,
+        optional: optional === '?',
+        list: list === '[]',
+        ignored: /@ignore\b/.test(rest),
+      });
     }
     models.set(name, { table, fields });
   }
@@ -127,8 +136,17 @@ describe('schema.prisma and the migrated database', () => {
       OutboxJob: { id: outboxId, ...outbox }, FeedClock: { id: 1, last: at(37) },
     };
     for (const [name, model] of models) {
-      expect({ model: name, fields: Object.keys(written[name] ?? {}).sort() }).toEqual({ model: name, fields: model.fields.map((f) => f.name).sort() });
+      const clientFields = model.fields.filter((f) => !f.ignored).map((f) => f.name);
+      expect({ model: name, fields: Object.keys(written[name] ?? {}).sort() }).toEqual({ model: name, fields: clientFields.sort() });
     }
+    // The one field the client leaves out is written by the database, also for rows the client creates.
+    expect([...models.values()].flatMap((model) => model.fields.filter((f) => f.ignored).map((f) => `${model.table}.${f.column}`))).toEqual(['feed_items.item_head']);
+    const { rows } = await env.database.db.pool.query<{ item_head: string }>('SELECT item_head FROM feed_items WHERE id = $1', [feedItem.id]);
+    expect(JSON.parse(`${rows[0]?.item_head},"engagement":null}`)).toEqual({
+      id: 'post_rt', type: 'engagement', hashtag: 'btc', account: 'alice', sources: ['#btc', '@alice'], author: '@alice', author_name: 'Alice', text: 'hi',
+      url: 'https://x.com/alice/status/1', posted_at: '2026-11-22T01:24:14.123Z', detected_at: '2026-11-22T01:24:15.123Z', parent_id: 'post_parent', kind: 'like',
+      engagement: null,
+    });
   });
 
   it('keeps the Prisma migration bookkeeping that `prisma migrate deploy` reads', async () => {

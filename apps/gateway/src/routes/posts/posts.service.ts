@@ -8,47 +8,31 @@ interface PageRow {
   id: string;
 }
 
-// Timestamps leave PostgreSQL as JSON timestamps without a zone, read in UTC, cut to the millisecond and one
-// microsecond added, so that their fraction always has six digits ("2026-11-22T01:24:59.120001"):
-// to_char's formatting cost the database as much as the rest of the page (bench/posts-feed.ts), and with a
-// fixed width the API's format is one plain replace in apiTimestamps below.
-const utc = (column: string) => `date_trunc('milliseconds', ${column} AT TIME ZONE 'UTC') + interval '1 microsecond'`;
-const POST_FIELDS = `f.id, f.type, f.hashtag, f.account, COALESCE(f.sources, '{}') AS sources, f.author, f.author_name, f.text, f.url,
-  ${utc('f.posted_at')} AS posted_at, ${utc('f.detected_at')} AS detected_at`;
-// Until the first refresh the counts are those stored at detection, so updated_at is detected_at.
-const ENGAGEMENT = `CASE WHEN f.engagement_tracked THEN (SELECT to_json(e) FROM (SELECT f.retweet_count, f.like_count, f.reply_count,
-  COALESCE(f.retweeters, '{}') AS retweeters, COALESCE(f.likers, '{}') AS likers, COALESCE(f.repliers, '{}') AS repliers,
-  ${utc('COALESCE(f.engagement_updated_at, f.detected_at)')} AS updated_at) e) END`;
+const API_TIMESTAMP = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
+// The engagement object: until the first refresh the counts are those stored at detection, so updated_at is
+// detected_at.
+const ENGAGEMENT = `'{"retweet_count":' || f.retweet_count::text || ',"like_count":' || f.like_count::text
+  || ',"reply_count":' || f.reply_count::text || ',"retweeters":' || COALESCE(array_to_json(f.retweeters)::text, '[]')
+  || ',"likers":' || COALESCE(array_to_json(f.likers)::text, '[]') || ',"repliers":' || COALESCE(array_to_json(f.repliers)::text, '[]')
+  || ',"updated_at":"' || to_char(COALESCE(f.engagement_updated_at, f.detected_at) AT TIME ZONE 'UTC', ${API_TIMESTAMP}) || '"}'`;
 /**
- * Each item as the JSON of postSchema, field for field, built by PostgreSQL: decoding 21 columns (three of
- * them arrays) into objects and serialising them again was most of the handler's own CPU
- * (bench/posts-feed.ts). Engagement items carry parent_id and kind and a null engagement; others have
- * neither field.
+ * Each item as the JSON of postSchema, field for field. `item_head` holds every field but `engagement`, written
+ * with the item (prisma/migrations/20261125120000_feed_item_head); only the engagement object, which every refresh
+ * changes, is built here, and only for the engagement-tracked items. Engagement items carry parent_id and kind
+ * and a null engagement; others have neither field.
  */
-const ITEM = `CASE WHEN f.type = 'engagement'
-  THEN (SELECT to_json(i) FROM (SELECT ${POST_FIELDS}, NULL::json AS engagement, f.parent_id, f.kind) i)
-  ELSE (SELECT to_json(i) FROM (SELECT ${POST_FIELDS}, ${ENGAGEMENT} AS engagement) i)
-  END::text AS item, f.id`;
-
-/**
- * The items' timestamps in the API's format (CONTRACT section 4: ISO 8601 UTC with milliseconds):
- * "2026-11-22T01:24:59.120001" becomes "2026-11-22T01:24:59.120Z". Only the item's timestamp keys
- * (posted_at, detected_at, updated_at: no other key ends in _at) followed by a value can match: inside a
- * JSON string every quote is escaped, so a post's text never holds `_at":"`.
- */
-const PG_TIMESTAMP = /(_at":"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3})\d{3}"/g;
-export function apiTimestamps(itemsJson: string): string {
-  return itemsJson.replace(PG_TIMESTAMP, '$1Z"');
-}
+const ITEM = `f.item_head || CASE WHEN f.engagement_tracked AND f.type <> 'engagement'
+  THEN ',"engagement":' || ${ENGAGEMENT} || '}' ELSE ',"engagement":null}' END AS item, f.id`;
 
 // Page sizes prepared per connection: the default, the maximum and the round sizes clients pick.
 const PREPARED_LIMITS = new Set([10, DEFAULT_LIMIT, 25, 50, MAX_LIMIT]);
 
-const DETECTED_AT = /"detected_at":"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3})\d{3}"/;
+// Inside a JSON string every quote is escaped, so only the item's own detected_at key can match.
+const DETECTED_AT = /"detected_at":"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z)"/;
 function detectedAtMs(itemJson: string): number {
-  const seconds = DETECTED_AT.exec(itemJson)?.[1];
-  if (seconds === undefined) throw new Error('a feed item without detected_at');
-  return Date.parse(`${seconds}Z`);
+  const instant = DETECTED_AT.exec(itemJson)?.[1];
+  if (instant === undefined) throw new Error('a feed item without detected_at');
+  return Date.parse(instant);
 }
 
 /**
@@ -89,6 +73,6 @@ export async function listPosts(pool: pg.Pool, cursors: PostCursor, userId: stri
   const page = rows.slice(0, query.limit);
   const last = rows.length > query.limit ? page.at(-1) : undefined;
   const nextCursor = last ? cursors.encode({ detectedAtMs: detectedAtMs(last.item), id: last.id }, scope) : null;
-  const items = apiTimestamps(page.map((row) => row.item).join(','));
+  const items = page.map((row) => row.item).join(',');
   return new JsonText(`{"data":[${items}],"next_cursor":${nextCursor === null ? 'null' : JSON.stringify(nextCursor)}}`);
 }

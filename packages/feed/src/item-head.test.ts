@@ -1,0 +1,88 @@
+import { createAccount } from '@hashwatch/accounts';
+import { transaction } from '@hashwatch/db';
+import { useTestEnvironment } from '@hashwatch/testing';
+import { insertFeedItems } from './insert-feed-items';
+import { hashtagPost } from './test-support/hashtag-post';
+
+/**
+ * feed_items.item_head (prisma/migrations/20261125120000_feed_item_head): every field GET /v1/posts shows but
+ * `engagement`, as JSON without the closing brace, written by a trigger on insert and on every update of a
+ * column it shows.
+ */
+describe('feed_items.item_head', () => {
+  const env = useTestEnvironment();
+  const pool = () => env.database.db.pool;
+  let userId: string;
+
+  beforeAll(async () => {
+    ({ accountId: userId } = await createAccount(env.database.db.prisma, { email: 'head@example.com', planId: 'starter' }));
+  });
+
+  async function head(id: string): Promise<Record<string, unknown>> {
+    const { rows } = await pool().query<{ item_head: string }>('SELECT item_head FROM feed_items WHERE id = $1', [id]);
+    const text = rows[0]?.item_head;
+    if (text === undefined) throw new Error(`no feed item ${id}`);
+    return JSON.parse(`${text}}`) as Record<string, unknown>;
+  }
+
+  it('holds every shown field but engagement when an item is stored, with millisecond UTC timestamps', async () => {
+    const text = 'quotes " and \\ backslash, a\nnewline, \u2028, tab\t, emoji 🚀 and a look-alike "detected_at":"2001-01-01T00:00:00.000Z"';
+    const { inserted } = await transaction(pool(), (client) =>
+      insertFeedItems(client, [hashtagPost(userId, 1, { text, authorName: 'Ünïcode "Name"', postedAt: new Date('2026-11-22T01:24:59.120Z') })]),
+    );
+    const item = inserted[0];
+    if (!item) throw new Error('not stored');
+    expect(await head(item.id)).toEqual({
+      id: item.id,
+      type: 'hashtag',
+      hashtag: 'btc',
+      account: null,
+      sources: ['#btc'],
+      author: '@author1',
+      author_name: 'Ünïcode "Name"',
+      text,
+      url: item.url,
+      posted_at: '2026-11-22T01:24:59.120Z',
+      detected_at: item.detectedAt.toISOString(),
+    });
+  });
+
+  it('carries parent_id and kind for engagement items, and null for what is missing', async () => {
+    const { inserted } = await transaction(pool(), (client) =>
+      insertFeedItems(client, [
+        hashtagPost(userId, 2, { type: 'engagement', dedupeKey: 'e:2:like:9', parentId: 'post_parent', kind: 'like', postedAt: null, hashtag: null, sources: [] }),
+      ]),
+    );
+    const item = inserted[0];
+    if (!item) throw new Error('not stored');
+    expect(await head(item.id)).toMatchObject({ type: 'engagement', hashtag: null, sources: [], posted_at: null, parent_id: 'post_parent', kind: 'like' });
+  });
+
+  it('follows updates of what it shows (the scanner adding a source), and cannot be set by hand', async () => {
+    const { inserted } = await transaction(pool(), (client) => insertFeedItems(client, [hashtagPost(userId, 3)]));
+    const id = inserted[0]?.id as string;
+    await pool().query(`UPDATE feed_items SET sources = sources || '{@alice}', account = 'alice' WHERE id = $1`, [id]);
+    expect(await head(id)).toMatchObject({ sources: ['#btc', '@alice'], account: 'alice' });
+    await pool().query(`UPDATE feed_items SET item_head = '{"id":"forged"' WHERE id = $1`, [id]);
+    expect(await head(id)).toMatchObject({ id, sources: ['#btc', '@alice'] });
+  });
+
+  it('is not rewritten by an engagement refresh, which writes none of its columns', async () => {
+    const { inserted } = await transaction(pool(), (client) => insertFeedItems(client, [hashtagPost(userId, 4, { engagementTracked: true })]));
+    const id = inserted[0]?.id as string;
+    const before = await pool().query<{ item_head: string }>('SELECT item_head FROM feed_items WHERE id = $1', [id]);
+    // A head written here would be caught below; the trigger does not run for these columns at all.
+    await pool().query('ALTER TABLE feed_items DISABLE TRIGGER feed_items_head');
+    await pool().query(`UPDATE feed_items SET item_head = 'stale' WHERE id = $1`, [id]);
+    await pool().query('ALTER TABLE feed_items ENABLE TRIGGER feed_items_head');
+    await pool().query(
+      `UPDATE feed_items SET like_count = 5, likers = '{@bob}', engagement_updated_at = now(), track_likes = false, engagement_tracked = true
+        WHERE id = $1`,
+      [id],
+    );
+    const { rows } = await pool().query<{ item_head: string }>('SELECT item_head FROM feed_items WHERE id = $1', [id]);
+    expect(rows[0]?.item_head).toBe('stale');
+    await pool().query('UPDATE feed_items SET item_head = NULL WHERE id = $1', [id]);
+    expect((await pool().query<{ item_head: string }>('SELECT item_head FROM feed_items WHERE id = $1', [id])).rows[0]?.item_head).toBe(before.rows[0]?.item_head);
+  });
+});
