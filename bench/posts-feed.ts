@@ -41,8 +41,8 @@ interface Row {
   p99: number;
   non2xx: number;
   errors: number;
-  /** CPU time per request, in microseconds, of the server process, of every PostgreSQL process and of the load generator. */
-  cpu: { server: number; postgres: number; loader: number };
+  /** CPU time per request, in microseconds, of the server process, of every PostgreSQL process, of Redis and of the load generator. */
+  cpu: { server: number; postgres: number; redis: number; loader: number };
 }
 
 const CLOCK_TICKS_PER_SECOND = 100;
@@ -82,6 +82,7 @@ function cpuSnapshot() {
   return {
     server: cpuSeconds((pid) => Number(pid) === serverPid),
     postgres: cpuSeconds((_pid, comm) => comm === 'postgres'),
+    redis: cpuSeconds((_pid, comm) => comm === 'redis-server'),
     loader: process.cpuUsage(),
   };
 }
@@ -139,12 +140,13 @@ async function load(name: string, url: string, headers: Record<string, string>, 
   const cpu = {
     server: perRequest(cpuBetween(before.server, after.server)),
     postgres: perRequest(cpuBetween(before.postgres, after.postgres)),
+    redis: perRequest(cpuBetween(before.redis, after.redis)),
     loader: perRequest((loader.user + loader.system) / 1e6),
   };
   const row = { name, reqPerSec: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors + result.timeouts, cpu };
   log(
     `  ${name}: ${row.reqPerSec.toFixed(0)} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, non-2xx ${row.non2xx}, errors ${row.errors}; ` +
-      `CPU µs/request: server ${cpu.server.toFixed(0)}, PostgreSQL ${cpu.postgres.toFixed(0)}, load generator ${cpu.loader.toFixed(0)}`,
+      `CPU µs/request: server ${cpu.server.toFixed(0)}, PostgreSQL ${cpu.postgres.toFixed(0)}, Redis ${cpu.redis.toFixed(0)}, load generator ${cpu.loader.toFixed(0)}`,
   );
   return row;
 }
@@ -281,10 +283,10 @@ async function main(): Promise<void> {
     const ratios = pairs.map(([feed, plain]) => feed.reqPerSec / plain.reqPerSec);
     const deepRatio = deep.p50 / Math.max(first.p50, 0.001);
     log('');
-    log('| measurement | req/s | p50 ms | p99 ms | CPU µs/request: server, PostgreSQL, load generator |');
+    log('| measurement | req/s | p50 ms | p99 ms | CPU µs/request: server, PostgreSQL, Redis, load generator |');
     log('|---|---:|---:|---:|---|');
     for (const row of [...pairs.flat(), filtered, sparse, rare, poll, authOnly, bareEmpty, first, deep, deepLoaded]) {
-      log(`| ${row.name} | ${row.reqPerSec.toFixed(0)} | ${row.p50} | ${row.p99} | ${row.cpu.server.toFixed(0)}, ${row.cpu.postgres.toFixed(0)}, ${row.cpu.loader.toFixed(0)} |`);
+      log(`| ${row.name} | ${row.reqPerSec.toFixed(0)} | ${row.p50} | ${row.p99} | ${row.cpu.server.toFixed(0)}, ${row.cpu.postgres.toFixed(0)}, ${row.cpu.redis.toFixed(0)}, ${row.cpu.loader.toFixed(0)} |`);
     }
     log('');
     log(`- feed vs bare (same body), per round: ${ratios.map((ratio) => `${(ratio * 100).toFixed(1)}%`).join(', ')} of the req/s (goal >= 35%); best feed round p99 ${posts.p99} ms (goal < 30 ms); best of each: ${((posts.reqPerSec / bareRow.reqPerSec) * 100).toFixed(1)}%`);

@@ -2,13 +2,14 @@ import { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import express, { type Express } from 'express';
 import type { GatewayDeps } from './deps';
 import { ApiBuilder } from './http/api-builder';
-import { authenticate } from './middleware/authenticate';
+import { Authenticator } from './middleware/authenticate';
 import { errorHandler, notFound } from './middleware/error-handler';
 import { requestLog } from './middleware/request-log';
 import { securityHeaders } from './middleware/security-headers';
 import { docsPage } from './routes/docs/docs-page';
 import { openApiDocument } from './routes/docs/openapi-document';
 import { healthRouter } from './routes/health/health.router';
+import { postsInOneRoundTrip } from './routes/posts/posts.router';
 import { registerRoutes } from './routes';
 
 /** CONTRACT section 4: bodies over 64 KiB answer 413. */
@@ -35,8 +36,12 @@ export function createApp(deps: GatewayDeps): Express {
   app.get('/docs', (_req, res) => {
     res.type('html').send(page);
   });
+  const authenticator = new Authenticator(deps);
+  // The feed, the endpoint clients poll, authenticates and reads its page in one statement; what it does not
+  // take goes on to the /v1 chain.
+  app.get('/v1/posts', postsInOneRoundTrip(deps, authenticator));
   // Authentication (and the rate-limit headers) before the body is parsed, so even a 413 carries them.
-  app.use('/v1', authenticate(deps), express.json({ limit: BODY_LIMIT_BYTES, type: () => true, strict: true }), api.router);
+  app.use('/v1', authenticator.middleware(), express.json({ limit: BODY_LIMIT_BYTES, type: () => true, strict: true }), api.router);
   app.use(notFound);
   app.use(errorHandler(deps.logger));
   return app;

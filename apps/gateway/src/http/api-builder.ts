@@ -103,14 +103,7 @@ export class ApiBuilder {
       req,
       res,
     });
-    if (this.deps.validateResponses) {
-      const checked = spec.success.schema.safeParse(result instanceof JsonText ? JSON.parse(result.text) : result);
-      if (!checked.success) {
-        throw new Error(`response of ${spec.method.toUpperCase()} ${spec.path} does not match its schema: ${checked.error.message}`);
-      }
-    }
-    if (result instanceof JsonText) res.status(spec.success.status).type('application/json').send(result.text);
-    else res.status(spec.success.status).json(result);
+    sendSuccess(res, spec, result, this.deps.validateResponses === true);
   }
 
   /** Registers the route's OpenAPI path; answers the error codes it documents, by HTTP status. */
@@ -151,6 +144,26 @@ export class ApiBuilder {
     });
     return codesByStatus;
   }
+}
+
+/**
+ * A route's success answer. With `validate` (tests), the body is first checked against the route's documented
+ * schema, and a mismatch fails the request loudly.
+ */
+export function sendSuccess(
+  res: Response,
+  route: Pick<RouteSpec<z.ZodType, z.ZodType, z.ZodType, z.ZodType>, 'method' | 'path' | 'success'>,
+  result: unknown,
+  validate: boolean,
+): void {
+  if (validate) {
+    const checked = route.success.schema.safeParse(result instanceof JsonText ? JSON.parse(result.text) : result);
+    if (!checked.success) {
+      throw new Error(`response of ${route.method.toUpperCase()} ${route.path} does not match its schema: ${checked.error.message}`);
+    }
+  }
+  if (result instanceof JsonText) res.status(route.success.status).type('application/json').send(result.text);
+  else res.status(route.success.status).json(result);
 }
 
 const rateLimitHeaders = {

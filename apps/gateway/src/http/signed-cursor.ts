@@ -6,6 +6,11 @@ export interface SignedCursor<P> {
   encode(position: P, scope: readonly unknown[]): string;
   /** The position, or 400 invalid_request `cursor: ...` for a malformed, modified or foreign cursor. */
   decode(cursor: string, scope: readonly unknown[]): P;
+  /**
+   * The position a well-formed cursor claims, NOT checked against its MAC (undefined when malformed). Only
+   * for work that `decode` confirms before anything is answered.
+   */
+  peek(cursor: string): P | undefined;
 }
 
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
@@ -23,6 +28,16 @@ export function signedCursor<P>(secretsKey: string, purpose: string, schema: z.Z
   const key = Buffer.from(hkdfSync('sha256', Buffer.from(secretsKey, 'base64'), Buffer.alloc(0), purpose, 32));
   const mac = (body: string, scope: readonly unknown[]) => createHmac('sha256', key).update(JSON.stringify(scope)).update('\n').update(body).digest();
   const malformed = () => new AppError('invalid_request', 'cursor: malformed; pass next_cursor exactly as it was returned');
+  const parse = (body: string): P | undefined => {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));
+    } catch {
+      return undefined;
+    }
+    const position = schema.safeParse(parsed);
+    return position.success ? position.data : undefined;
+  };
 
   return {
     encode(position, scope) {
@@ -38,15 +53,13 @@ export function signedCursor<P>(secretsKey: string, purpose: string, schema: z.Z
       if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
         throw new AppError('invalid_request', `cursor: not valid for this request; it was modified, or it came from another account or from other filters (${refilter})`);
       }
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));
-      } catch {
-        throw malformed();
-      }
-      const position = schema.safeParse(parsed);
-      if (!position.success) throw malformed();
-      return position.data;
+      const position = parse(body);
+      if (position === undefined) throw malformed();
+      return position;
+    },
+    peek(cursor) {
+      if (cursor.length <= MAC_CHARS || !BASE64URL.test(cursor)) return undefined;
+      return parse(cursor.slice(0, -MAC_CHARS));
     },
   };
 }

@@ -13,12 +13,26 @@ export interface AuthContext {
   rateLimitPerMinute: number;
 }
 
-interface KeyRow {
+/** What authentication needs to know of a key: its owner, the owner's cap and subscription. */
+export interface KeyRow {
   key_id: string;
   user_id: string;
   rate_limit_per_minute: number;
   subscription_status: 'active' | 'past_due' | 'canceled';
-  current_period_end: Date;
+  /** Unix milliseconds, as text (int8 reaches JavaScript as a string, and costs no date parsing). */
+  period_end_ms: string;
+}
+
+/**
+ * The key's row, found by the SHA-256 of the key in parameter `hashParam`. Every column is named as in
+ * {@link KeyRow}, so a statement can select from it as a subquery (GET /v1/posts reads the page in the same
+ * statement).
+ */
+export function keyLookupSql(hashParam: string): string {
+  return `SELECT k.id AS key_id, u.id AS user_id, u.rate_limit_per_minute, u.subscription_status,
+                 (extract(epoch FROM u.current_period_end) * 1000)::int8 AS period_end_ms
+            FROM api_keys k JOIN users u ON u.id = k.user_id
+           WHERE k.key_hash = ${hashParam} AND k.revoked_at IS NULL`;
 }
 
 const BEARER = /^Bearer ([A-Za-z0-9._~+/=-]{1,200})$/;
@@ -26,45 +40,76 @@ const BEARER = /^Bearer ([A-Za-z0-9._~+/=-]{1,200})$/;
 const AUTH_FAILURES_PER_MINUTE = 60;
 
 /**
- * Bearer authentication, then the per-key cap, then the subscription check: all before the body is
- * read, so every answer to a request with a valid key carries the rate-limit headers. The key is looked
- * up in PostgreSQL on every request (no cache), so a regenerated key is refused at once on every replica.
+ * Bearer authentication, then the per-key cap, then the subscription check. The key is looked up in
+ * PostgreSQL on every request (no cache), so a regenerated key is refused at once on every replica. One
+ * instance per gateway: its limiters' in-memory stand-ins (used while Redis does not answer) are then
+ * shared by every route.
  */
-export function authenticate(deps: GatewayDeps) {
-  const perKey = new PerMinuteLimiters(deps.redis, `${deps.keyPrefix}:rl:key`);
-  const failures = new Limiter(deps.redis, `${deps.keyPrefix}:rl:authfail`, AUTH_FAILURES_PER_MINUTE, 60);
+export class Authenticator {
+  private readonly perKey: PerMinuteLimiters;
+  private readonly failures: Limiter;
 
-  return async function authenticateRequest(req: Request, res: Response, next: NextFunction): Promise<void> {
-    const match = BEARER.exec(req.headers.authorization ?? '');
-    const row = match?.[1] ? await findKey(deps, match[1]) : undefined;
-    if (!row) {
-      const decision = await failures.consume(req.ip ?? 'unknown');
-      if (!decision.allowed) {
-        res.setHeader('Retry-After', String(decision.retryAfterSeconds));
-        throw new AppError('rate_limited', `too many failed authentications from this address; retry in ${decision.retryAfterSeconds}s`);
-      }
-      throw new AppError('unauthorized', match ? 'the API key is invalid or revoked' : 'missing bearer API key: send Authorization: Bearer <API_KEY>');
+  constructor(private readonly deps: GatewayDeps) {
+    this.perKey = new PerMinuteLimiters(deps.redis, `${deps.keyPrefix}:rl:key`);
+    this.failures = new Limiter(deps.redis, `${deps.keyPrefix}:rl:authfail`, AUTH_FAILURES_PER_MINUTE, 60);
+  }
+
+  /** The API key of `Authorization: Bearer <key>`, or undefined when the header is missing or malformed. */
+  bearer(req: Request): string | undefined {
+    return BEARER.exec(req.headers.authorization ?? '')?.[1];
+  }
+
+  /** Always throws: 401, or 429 once the client's address has failed too often. */
+  async refuse(req: Request, hadKey: boolean): Promise<never> {
+    const decision = await this.failures.consume(req.ip ?? 'unknown');
+    if (!decision.allowed) {
+      throw new AppError('rate_limited', `too many failed authentications from this address; retry in ${decision.retryAfterSeconds}s`, {
+        retryAfterSeconds: decision.retryAfterSeconds,
+      });
     }
-    const decision = await perKey.for(row.rate_limit_per_minute).consume(row.key_id);
+    throw new AppError('unauthorized', hadKey ? 'the API key is invalid or revoked' : 'missing bearer API key: send Authorization: Bearer <API_KEY>');
+  }
+
+  /**
+   * Counts the request against the key's per-minute cap (the rate-limit headers go on `res` whatever the
+   * outcome), then checks the subscription: 429 or 402, or the caller for `res.locals.auth`.
+   */
+  async admit(res: Response, row: KeyRow): Promise<AuthContext> {
+    const decision = await this.perKey.for(row.rate_limit_per_minute).consume(row.key_id);
     setRateLimitHeaders(res, decision);
     if (!decision.allowed) {
       throw new AppError('rate_limited', `over the plan's cap of ${decision.limit} requests per minute; retry in ${decision.retryAfterSeconds}s`);
     }
-    const problem = subscriptionProblem({ subscriptionStatus: row.subscription_status, currentPeriodEnd: row.current_period_end }, deps.now());
+    const problem = subscriptionProblem({ subscriptionStatus: row.subscription_status, currentPeriodEnd: new Date(Number(row.period_end_ms)) }, this.deps.now());
     if (problem) throw new AppError('subscription_inactive', problem);
-    res.locals.auth = { userId: row.user_id, keyId: row.key_id, rateLimitPerMinute: row.rate_limit_per_minute } satisfies AuthContext;
-    next();
-  };
+    const auth: AuthContext = { userId: row.user_id, keyId: row.key_id, rateLimitPerMinute: row.rate_limit_per_minute };
+    res.locals.auth = auth;
+    return auth;
+  }
+
+  /** The key's row, or undefined for an unknown or revoked key. */
+  async findKey(apiKey: string): Promise<KeyRow | undefined> {
+    // Named, so PostgreSQL parses and plans it once per connection instead of on every request.
+    const { rows } = await this.deps.db.pool.query<KeyRow>({ name: 'hw-authenticate', text: keyLookupSql('$1'), values: [hashApiKey(apiKey)] });
+    return rows[0];
+  }
+
+  /**
+   * The middleware of every /v1 route: authenticates before the body is read, so every answer to a request
+   * with a valid key carries the rate-limit headers, a 413 included.
+   */
+  middleware() {
+    return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+      const apiKey = this.bearer(req);
+      const row = apiKey === undefined ? undefined : await this.findKey(apiKey);
+      if (!row) return this.refuse(req, apiKey !== undefined);
+      await this.admit(res, row);
+      next();
+    };
+  }
 }
 
-async function findKey(deps: GatewayDeps, apiKey: string): Promise<KeyRow | undefined> {
-  // Named, so PostgreSQL parses and plans it once per connection instead of on every request.
-  const { rows } = await deps.db.pool.query<KeyRow>({
-    name: 'hw-authenticate',
-    text: `SELECT k.id AS key_id, u.id AS user_id, u.rate_limit_per_minute, u.subscription_status, u.current_period_end
-       FROM api_keys k JOIN users u ON u.id = k.user_id
-      WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
-    values: [hashApiKey(apiKey)],
-  });
-  return rows[0];
+/** The /v1 authentication middleware with an authenticator of its own (for a server with one such chain). */
+export function authenticate(deps: GatewayDeps) {
+  return new Authenticator(deps).middleware();
 }

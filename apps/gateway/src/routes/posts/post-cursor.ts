@@ -20,6 +20,8 @@ export interface PostCursor {
   encode(position: FeedPosition, scope: CursorScope): string;
   /** The position, or 400 invalid_request `cursor: ...` for a malformed, modified or foreign cursor. */
   decode(cursor: string, scope: CursorScope): FeedPosition;
+  /** The position a well-formed cursor claims, unverified (see SignedCursor.peek); undefined when malformed. */
+  peek(cursor: string): FeedPosition | undefined;
 }
 
 const positionSchema = z.strictObject({ t: z.number().int().min(0).max(2 ** 48), id: z.string().min(1).max(100) });
@@ -33,6 +35,10 @@ export function postCursor(secretsKey: string): PostCursor {
     decode(value, scope) {
       const position = cursor.decode(value, scopeOf(scope));
       return { detectedAtMs: position.t, id: position.id };
+    },
+    peek(value) {
+      const position = cursor.peek(value);
+      return position && { detectedAtMs: position.t, id: position.id };
     },
   };
 }

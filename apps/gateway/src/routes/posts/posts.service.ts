@@ -1,6 +1,7 @@
 import type pg from 'pg';
-import type { CursorScope, PostCursor } from './post-cursor';
 import { JsonText } from '../../http/json-text';
+import { keyLookupSql, type KeyRow } from '../../middleware/authenticate';
+import type { CursorScope, FeedPosition, PostCursor } from './post-cursor';
 import { DEFAULT_LIMIT, MAX_LIMIT, type ListPostsQuery } from './posts.schema';
 
 interface PageRow {
@@ -35,44 +36,118 @@ function detectedAtMs(itemJson: string): number {
   return Date.parse(instant);
 }
 
-/**
- * One page of the account's feed, newest first by (detected_at, id), by keyset on the index
- * feed_items(user_id, detected_at DESC, id DESC): a page 900,000 items deep costs what the first does.
- * One more row than asked tells whether a next page exists.
- */
-export async function listPosts(pool: pg.Pool, cursors: PostCursor, userId: string, query: ListPostsQuery): Promise<JsonText> {
-  const scope: CursorScope = {
+function scopeOf(userId: string, query: ListPostsQuery): CursorScope {
+  return {
     userId,
     hashtag: query.hashtag?.toLowerCase() ?? null,
     account: query.account?.toLowerCase() ?? null,
     type: query.type ?? null,
     sinceMs: query.since?.getTime() ?? null,
   };
-  const after = query.cursor === undefined ? null : cursors.decode(query.cursor, scope);
+}
 
-  const values: unknown[] = [userId];
-  const where = ['f.user_id = $1'];
+/**
+ * The page's SELECT for the account `user` (an SQL expression: a parameter, or a column of an enclosing
+ * statement), newest first by (detected_at, id), by keyset on the index feed_items(user_id, detected_at DESC,
+ * id DESC): a page 900,000 items deep costs what the first does. One more row than asked tells whether a next
+ * page exists. Its parameters are appended to `values`; `columns` adds to the item and id; `shape` names
+ * the statement when it is worth preparing.
+ */
+function pageSelect(
+  user: string,
+  values: unknown[],
+  query: ListPostsQuery,
+  after: FeedPosition | null,
+  columns = '',
+): { sql: string; shape: string | undefined } {
+  const where = [`f.user_id = ${user}`];
   const param = (value: unknown) => `$${values.push(value)}`;
+  const hashtag = query.hashtag?.toLowerCase();
+  const account = query.account?.toLowerCase();
   if (query.since) where.push(`f.detected_at > ${param(query.since)}`);
   if (after) where.push(`(f.detected_at, f.id) < (${param(new Date(after.detectedAtMs))}, ${param(after.id)})`);
-  if (scope.type) where.push(`f.type = ${param(scope.type)}::feed_item_type`);
+  if (query.type) where.push(`f.type = ${param(query.type)}::feed_item_type`);
   // Sources are stored lower-case and prefixed; @> lets the planner use the GIN index on sources when the
   // value is rare. Those shapes are planned per request, with the value in hand: a generic plan cannot
   // tell a tag on every item from a tag on one.
-  if (scope.hashtag) where.push(`f.sources @> ARRAY[${param(`#${scope.hashtag}`)}::text]`);
-  if (scope.account) where.push(`f.sources @> ARRAY[${param(`@${scope.account}`)}::text]`);
+  if (hashtag) where.push(`f.sources @> ARRAY[${param(`#${hashtag}`)}::text]`);
+  if (account) where.push(`f.sources @> ARRAY[${param(`@${account}`)}::text]`);
   // The limit is written into the text (zod made it an integer of 1..100): with LIMIT $n PostgreSQL's generic
   // plan assumes a tenth of the table, loses to a custom plan, and so plans every execution again.
-  const text = `SELECT ${ITEM} FROM feed_items f WHERE ${where.join(' AND ')} ORDER BY f.detected_at DESC, f.id DESC LIMIT ${Math.trunc(query.limit) + 1}`;
+  const sql = `SELECT ${ITEM}${columns} FROM feed_items f WHERE ${where.join(' AND ')} ORDER BY f.detected_at DESC, f.id DESC LIMIT ${Math.trunc(query.limit) + 1}`;
   // The other shapes (at most 8), at the usual page sizes, are prepared once per connection, so PostgreSQL
   // reuses one plan instead of planning each request (planning cost it more than the keyset scan). Other
-  // sizes are planned per request, which bounds the statements each connection keeps to 8 x 5.
-  const prepared = !scope.hashtag && !scope.account && PREPARED_LIMITS.has(query.limit);
-  const name = prepared ? `posts-page-${query.limit}-${query.since ? 's' : ''}${after ? 'c' : ''}${scope.type ? 't' : ''}` : undefined;
-  const { rows } = await pool.query<PageRow>({ text, values, ...(name ? { name } : {}) });
-  const page = rows.slice(0, query.limit);
-  const last = rows.length > query.limit ? page.at(-1) : undefined;
+  // sizes are planned per request, which bounds the statements each connection keeps to 8 x 5 per kind.
+  const prepared = !hashtag && !account && PREPARED_LIMITS.has(query.limit);
+  const shape = prepared ? `${query.limit}-${query.since ? 's' : ''}${after ? 'c' : ''}${query.type ? 't' : ''}` : undefined;
+  return { sql, shape };
+}
+
+/** The answer's body: the first `limit` rows, and a cursor after the last of them when one more row came. */
+function pageBody(rows: readonly PageRow[], limit: number, cursors: PostCursor, scope: CursorScope): JsonText {
+  const page = rows.slice(0, limit);
+  const last = rows.length > limit ? page.at(-1) : undefined;
   const nextCursor = last ? cursors.encode({ detectedAtMs: detectedAtMs(last.item), id: last.id }, scope) : null;
   const items = page.map((row) => row.item).join(',');
   return new JsonText(`{"data":[${items}],"next_cursor":${nextCursor === null ? 'null' : JSON.stringify(nextCursor)}}`);
+}
+
+/** One page of the account's feed (see pageSelect), for a caller already authenticated. */
+export async function listPosts(pool: pg.Pool, cursors: PostCursor, userId: string, query: ListPostsQuery): Promise<JsonText> {
+  const scope = scopeOf(userId, query);
+  const after = query.cursor === undefined ? null : cursors.decode(query.cursor, scope);
+  const values: unknown[] = [userId];
+  const { sql, shape } = pageSelect('$1', values, query, after);
+  const { rows } = await pool.query<PageRow>({ text: sql, values, ...(shape ? { name: `posts-page-${shape}` } : {}) });
+  return pageBody(rows, query.limit, cursors, scope);
+}
+
+/** A page read together with the key that asks for it ({@link readPageWithKey}). */
+export interface KeyedPage {
+  key: KeyRow;
+  /** The answer, once the caller is admitted; throws 400 for a cursor not signed for this account and query. */
+  body(): JsonText;
+}
+
+type KeyedPageRow = KeyRow & { item: string | null; id: string | null };
+
+/**
+ * The key lookup of authentication and the page in one statement: one round trip to PostgreSQL instead of
+ * two. The page is read for the key's own account only (its user_id comes from the key's row, never from the
+ * request). `after` is the position the request's cursor claims, unverified: it only chooses where in that
+ * account's feed the page starts, and body() checks the cursor's MAC, with the account now known, before
+ * anything is answered. Undefined: no such key, or a revoked one.
+ */
+export async function readPageWithKey(
+  pool: pg.Pool,
+  cursors: PostCursor,
+  keyHash: Uint8Array,
+  query: ListPostsQuery,
+  after: FeedPosition | null,
+): Promise<KeyedPage | undefined> {
+  const values: unknown[] = [keyHash];
+  const { sql, shape } = pageSelect('k.user_id', values, query, after, ', f.detected_at');
+  // The outer ORDER BY keeps the page's order, which a join does not promise; it sorts at most 101 rows.
+  const text = `SELECT k.*, p.item, p.id FROM (${keyLookupSql('$1')}) k
+    LEFT JOIN LATERAL (${sql}) p ON true ORDER BY p.detected_at DESC, p.id DESC`;
+  const { rows } = await pool.query<KeyedPageRow>({ text, values, ...(shape ? { name: `posts-key-page-${shape}` } : {}) });
+  const first = rows[0];
+  if (!first) return undefined;
+  const key: KeyRow = {
+    key_id: first.key_id,
+    user_id: first.user_id,
+    rate_limit_per_minute: first.rate_limit_per_minute,
+    subscription_status: first.subscription_status,
+    period_end_ms: first.period_end_ms,
+  };
+  return {
+    key,
+    body() {
+      const scope = scopeOf(key.user_id, query);
+      if (query.cursor !== undefined) cursors.decode(query.cursor, scope);
+      // A key with an empty page still gives one row, with a null item.
+      const page = first.id === null ? [] : (rows as PageRow[]);
+      return pageBody(page, query.limit, cursors, scope);
+    },
+  };
 }
