@@ -29,6 +29,10 @@ export function createApp(deps: GatewayDeps): Express {
   const document = openApiDocument(registry);
   const page = docsPage(document);
 
+  const authenticator = new Authenticator(deps);
+  // The feed, the endpoint clients poll, authenticates and reads its page in one statement; what it does not
+  // take goes on to the /v1 chain. First of the routes, so its requests pass no other route's matcher.
+  app.get('/v1/posts', postsInOneRoundTrip(deps, authenticator));
   app.use(healthRouter(deps));
   app.get('/v1/openapi.json', (_req, res) => {
     res.json(document);
@@ -36,10 +40,6 @@ export function createApp(deps: GatewayDeps): Express {
   app.get('/docs', (_req, res) => {
     res.type('html').send(page);
   });
-  const authenticator = new Authenticator(deps);
-  // The feed, the endpoint clients poll, authenticates and reads its page in one statement; what it does not
-  // take goes on to the /v1 chain.
-  app.get('/v1/posts', postsInOneRoundTrip(deps, authenticator));
   // Authentication (and the rate-limit headers) before the body is parsed, so even a 413 carries them.
   app.use('/v1', authenticator.middleware(), express.json({ limit: BODY_LIMIT_BYTES, type: () => true, strict: true }), api.router);
   app.use(notFound);
