@@ -14,7 +14,7 @@ import { createLogger } from '@hashwatch/logger';
 import { createCipher } from '@hashwatch/secrets';
 import { createApp } from '../apps/gateway/src/app';
 import type { GatewayDeps } from '../apps/gateway/src/deps';
-import { authenticate } from '../apps/gateway/src/middleware/authenticate';
+import { Authenticator } from '../apps/gateway/src/middleware/authenticate';
 import { errorHandler } from '../apps/gateway/src/middleware/error-handler';
 import { childEnv as env } from './child-env';
 
@@ -55,7 +55,7 @@ async function main(): Promise<void> {
   bare.get('/bare-empty', (_req, res) => {
     res.json({});
   });
-  bare.get('/auth-only', authenticate(deps), (_req, res) => {
+  bare.get('/auth-only', new Authenticator(deps).middleware(), (_req, res) => {
     res.json({});
   });
   bare.use(errorHandler(logger));

@@ -8,9 +8,11 @@ export interface SignedCursor<P> {
   decode(cursor: string, scope: readonly unknown[]): P;
   /**
    * The position a well-formed cursor claims, NOT checked against its MAC (undefined when malformed). Only
-   * for work that `decode` confirms before anything is answered.
+   * for work that `verify` confirms before anything is answered.
    */
   peek(cursor: string): P | undefined;
+  /** The MAC check of `decode` alone: 400 invalid_request for a malformed, modified or foreign cursor. */
+  verify(cursor: string, scope: readonly unknown[]): void;
 }
 
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
@@ -38,6 +40,15 @@ export function signedCursor<P>(secretsKey: string, purpose: string, schema: z.Z
     const position = schema.safeParse(parsed);
     return position.success ? position.data : undefined;
   };
+  const verify = (cursor: string, scope: readonly unknown[]): void => {
+    if (cursor.length <= MAC_CHARS || !BASE64URL.test(cursor)) throw malformed();
+    const body = cursor.slice(0, -MAC_CHARS);
+    const given = Buffer.from(cursor.slice(-MAC_CHARS), 'base64url');
+    const expected = mac(body, scope);
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+      throw new AppError('invalid_request', `cursor: not valid for this request; it was modified, or it came from another account or from other filters (${refilter})`);
+    }
+  };
 
   return {
     encode(position, scope) {
@@ -45,18 +56,12 @@ export function signedCursor<P>(secretsKey: string, purpose: string, schema: z.Z
       return `${body}${mac(body, scope).toString('base64url')}`;
     },
     decode(cursor, scope) {
-      if (cursor.length <= MAC_CHARS || !BASE64URL.test(cursor)) throw malformed();
-      const body = cursor.slice(0, -MAC_CHARS);
-      const tag = cursor.slice(-MAC_CHARS);
-      const given = Buffer.from(tag, 'base64url');
-      const expected = mac(body, scope);
-      if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-        throw new AppError('invalid_request', `cursor: not valid for this request; it was modified, or it came from another account or from other filters (${refilter})`);
-      }
-      const position = parse(body);
+      verify(cursor, scope);
+      const position = parse(cursor.slice(0, -MAC_CHARS));
       if (position === undefined) throw malformed();
       return position;
     },
+    verify,
     peek(cursor) {
       if (cursor.length <= MAC_CHARS || !BASE64URL.test(cursor)) return undefined;
       return parse(cursor.slice(0, -MAC_CHARS));

@@ -108,8 +108,3 @@ export class Authenticator {
     };
   }
 }
-
-/** The /v1 authentication middleware with an authenticator of its own (for a server with one such chain). */
-export function authenticate(deps: GatewayDeps) {
-  return new Authenticator(deps).middleware();
-}

@@ -22,6 +22,8 @@ export interface PostCursor {
   decode(cursor: string, scope: CursorScope): FeedPosition;
   /** The position a well-formed cursor claims, unverified (see SignedCursor.peek); undefined when malformed. */
   peek(cursor: string): FeedPosition | undefined;
+  /** 400 invalid_request unless the cursor was signed for this scope (see SignedCursor.verify). */
+  verify(cursor: string, scope: CursorScope): void;
 }
 
 const positionSchema = z.strictObject({ t: z.number().int().min(0).max(2 ** 48), id: z.string().min(1).max(100) });
@@ -39,6 +41,9 @@ export function postCursor(secretsKey: string): PostCursor {
     peek(value) {
       const position = cursor.peek(value);
       return position && { detectedAtMs: position.t, id: position.id };
+    },
+    verify(value, scope) {
+      cursor.verify(value, scopeOf(scope));
     },
   };
 }

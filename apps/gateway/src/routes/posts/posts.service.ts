@@ -112,7 +112,7 @@ export interface KeyedPage {
  * The key lookup of authentication and the page in one statement: one round trip to PostgreSQL instead of
  * two. The page is read for the key's own account only (its user_id comes from the key's row, never from the
  * request). `after` is the position the request's cursor claims, unverified: it only chooses where in that
- * account's feed the page starts, and body() checks the cursor's MAC, with the account now known, before
+ * account's feed the page starts, and body() verifies the cursor's MAC, with the account now known, before
  * anything is answered. Undefined: no such key, or a revoked one.
  */
 export async function readPageWithKey(
@@ -140,7 +140,7 @@ export async function readPageWithKey(
     key,
     body() {
       const scope = scopeOf(key.user_id, query);
-      if (query.cursor !== undefined) cursors.decode(query.cursor, scope);
+      if (query.cursor !== undefined) cursors.verify(query.cursor, scope);
       return pageBody(row, query.limit, cursors, scope);
     },
   };
