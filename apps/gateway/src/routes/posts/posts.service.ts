@@ -129,17 +129,10 @@ export async function readPageWithKey(
   const { rows } = await pool.query<KeyRow & PageRow>({ text, values, ...(shape ? { name: `posts-key-page-${shape}` } : {}) });
   const row = rows[0];
   if (!row) return undefined;
-  const key: KeyRow = {
-    key_id: row.key_id,
-    user_id: row.user_id,
-    rate_limit_per_minute: row.rate_limit_per_minute,
-    subscription_status: row.subscription_status,
-    period_end_ms: row.period_end_ms,
-  };
   return {
-    key,
+    key: row,
     body() {
-      const scope = scopeOf(key.user_id, query);
+      const scope = scopeOf(row.user_id, query);
       if (query.cursor !== undefined) cursors.verify(query.cursor, scope);
       return pageBody(row, query.limit, cursors, scope);
     },
