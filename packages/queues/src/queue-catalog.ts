@@ -42,7 +42,8 @@ export const queueCatalog = {
   },
   'alert-routing': {
     // What feed writers emit: the items one transaction stored, in jobs of up to 500 items, each job's id derived
-    // from its items (routeAlertsJobId). One job, not one per item: a BullMQ add costs about the same either way.
+    // from its items (routeAlertsJobId). One job, not one per item: BullMQ's per-add script costs about the same
+    // either way. The outbox still weighs a job by its items when it caps a relay run (payload size, routing work).
     'route-alerts': {
       payload: z.strictObject({ items: z.array(routeAlertItem).min(1).max(ROUTE_ALERTS_MAX_ITEMS) }),
       attempts: 8,

@@ -1,5 +1,6 @@
 import { routeAlertsJobId } from './job-id';
-import { ROUTE_ALERTS_MAX_ITEMS, type ParsedJobPayload } from './queue-catalog';
+import { parseJobPayload } from './job-payload';
+import { ROUTE_ALERTS_MAX_ITEMS, type JobPayload, type ParsedJobPayload } from './queue-catalog';
 
 /** One feed item to route, as a route-alerts job carries it. */
 export type RouteAlertItem = ParsedJobPayload<'alert-routing', 'route-alert'>;
@@ -9,7 +10,7 @@ export interface RouteAlertsJob {
   queue: 'alert-routing';
   name: 'route-alerts';
   jobId: string;
-  payload: { items: RouteAlertItem[] };
+  payload: JobPayload<'alert-routing', 'route-alerts'>;
 }
 
 /**
@@ -34,8 +35,14 @@ export function routeAlertsJobs(items: readonly RouteAlertItem[], maxItems: numb
  * order; none for data that is neither.
  */
 export function routeAlertItems(job: { name: string; data: unknown }): RouteAlertItem[] {
-  const data = job.data as { items?: unknown; feedItemId?: unknown; userId?: unknown } | null;
-  if (job.name === 'route-alerts' && Array.isArray(data?.items)) return (data.items as RouteAlertItem[]).map(({ feedItemId, userId }) => ({ feedItemId, userId }));
-  if (job.name === 'route-alert' && typeof data?.feedItemId === 'string' && typeof data.userId === 'string') return [{ feedItemId: data.feedItemId, userId: data.userId }];
-  return [];
+  if (job.name !== 'route-alerts' && job.name !== 'route-alert') return [];
+  let data: unknown;
+  try {
+    ({ data } = parseJobPayload('alert-routing', job.name, job.data));
+  } catch {
+    return [];
+  }
+  if (job.name === 'route-alerts') return (data as ParsedJobPayload<'alert-routing', 'route-alerts'>).items;
+  const { feedItemId, userId } = data as RouteAlertItem;
+  return [{ feedItemId, userId }];
 }

@@ -34,7 +34,7 @@ export interface RouteResult {
   created: number;
 }
 
-/** One route-alert job: its payload and its own logger. */
+/** One feed item to route: its payload and the logger of the job that carries it (a route-alerts job's items share one). */
 export interface RouteJob {
   payload: RouteRequest;
   log: Logger;
@@ -43,7 +43,7 @@ export interface RouteJob {
 /**
  * Routes several feed items with two statements in all: one reads the items and their accounts' live
  * channels, one inserts every delivery. Then the routed channels' drains are kicked, each once. Results are
- * per job, in order; each job's log lines go to its own logger. Running it twice (a retry, a crash, a second
+ * per item, in order; each item's log lines go to its job's logger. Running it twice (a retry, a crash, a second
  * replica) creates nothing new: the unique (channel_id, feed_item_id) absorbs it, and the message id is derived
  * from the pair. A kick that fails is only logged: the sweeper finds due deliveries on its own.
  */
@@ -168,18 +168,29 @@ function takeBatch(queued: Waiting[]): Waiting[] {
  * are routed together in the next batch, a route-alerts job's items always in the same one. Under load many items
  * share two statements; alone, a job waits for nothing. Each job still completes only after its own deliveries
  * are committed. A batch whose insert trips over a row deleted meanwhile (one account's PUT /notifications or
- * DELETE /me) is routed again item by item, so only the jobs holding that account's items can fail, and the
- * other items of such a job are routed all the same (its retry finds them routed and creates nothing). Any other
+ * DELETE /me) is routed again job by job, and a job that trips again item by item, so only the jobs holding
+ * that account's items can fail, and the other items of such a job are routed all the same (its retry finds
+ * them routed and creates nothing). Any other
  * failed batch fails each of its jobs. BullMQ retries failed jobs (at least once).
  */
 export function createRouteBatcher(deps: RouteDeps): RouteBatcher {
   const queued: Waiting[] = [];
   let running = false;
 
-  const routeOneByOne = async (entry: Waiting) => {
+  const routeAlone = async (entry: Waiting) => {
+    // The job on its own first: the reads see the deletion now, and most jobs of the batch pass whole.
+    try {
+      entry.resolve(await routeAlerts(deps, entry.jobs));
+      return;
+    } catch (error) {
+      if (entry.jobs.length === 1 || !isIntegrityViolation(error)) {
+        entry.reject(error);
+        return;
+      }
+    }
     const results: RouteResult[] = [];
     let failure: { error: unknown } | undefined;
-    // One at a time: the reads see the deletion now, and an item that still fails fails its job alone.
+    // Then item by item, so an item that still fails fails its job alone and the job's other items are routed.
     for (const job of entry.jobs) {
       try {
         results.push((await routeAlerts(deps, [job]))[0]!);
@@ -209,7 +220,7 @@ export function createRouteBatcher(deps: RouteDeps): RouteBatcher {
             for (const entry of batch) entry.reject(error);
             continue;
           }
-          for (const entry of batch) await routeOneByOne(entry);
+          for (const entry of batch) await routeAlone(entry);
         }
       }
     } finally {
