@@ -265,7 +265,8 @@ async function main(): Promise<void> {
     const bareEmpty = await load('bare Express, {}', `${bare}/bare-empty`, {});
     if (QUICK) {
       const ratios = pairs.map(([feed, plain]) => `${((feed.reqPerSec / plain.reqPerSec) * 100).toFixed(1)}%`);
-      log(`- quick run: feed vs bare (same body), per round: ${ratios.join(', ')}; load average after: ${loadavg().map((value) => value.toFixed(2)).join(', ')}`);
+      log(`- quick run: feed vs bare (same body), per round: ${ratios.join(', ')}; authenticate + rate limit vs bare {}: ${((authOnly.reqPerSec / bareEmpty.reqPerSec) * 100).toFixed(1)}%`);
+      log(`- load average after: ${loadavg().map((value) => value.toFixed(2)).join(', ')}`);
       return;
     }
     const filtered = await load('GET /v1/posts?hashtag=eth&limit=20', `${gateway}/v1/posts?hashtag=eth&limit=20`, auth);

@@ -1,9 +1,11 @@
 // Child process of bench/posts-feed.ts: the servers under load, kept out of the process that generates the
-// load so autocannon never shares an event loop with them. Configured only through the environment.
+// load so autocannon never shares an event loop with them. Configured only through the environment:
+// DATABASE_URL, REDIS_URL, SECRETS_KEY, QUEUE_PREFIX, BARE_BODY, and optionally LOG_LEVEL (default warn) and
+// POSTS_BENCH_POOL (the gateway's PostgreSQL pool, default 10 as in main.ts).
 //   :gatewayPort  the real gateway (createApp), wired as apps/gateway/src/main.ts wires it
 //   :barePort     /bare        a bare Express JSON handler answering a static body the size of a feed page
 //                 /bare-empty  the same answering {}
-//                 /auth-only   the gateway's real authenticate middleware (key lookup, rate limit,
+//                 /auth-only   the /v1 chain's real authentication (Authenticator: key lookup, rate limit,
 //                              subscription), then {}: the cost of authentication and rate limiting alone
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

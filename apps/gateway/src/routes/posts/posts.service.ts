@@ -48,8 +48,8 @@ function scopeOf(userId: string, query: ListPostsQuery): CursorScope {
  * The page of the account `user` (an SQL expression: a parameter, or a column of an enclosing statement) as one
  * row ({@link PageRow}). Newest first by (detected_at, id), by keyset on the index feed_items(user_id,
  * detected_at DESC, id DESC): a page 900,000 items deep costs what the first does. One more row than asked
- * tells whether a next page exists. One row instead of one per item: decoding 21 rows cost node-postgres about
- * 40 us of CPU more per page than one (bench/posts-feed.ts). The items are joined in the order of their row
+ * tells whether a next page exists. One row instead of one per item: decoding 21 rows cost node-postgres 15-45 us
+ * of CPU more per page than one (docs/BENCHMARKS.md). The items are joined in the order of their row
  * numbers (the aggregate sorts the page's rows by it). Its parameters are appended to `values`; `shape` names
  * the statement when it is worth preparing.
  */
