@@ -46,40 +46,52 @@ function scopeOf(userId: string, query: ListPostsQuery): CursorScope {
 
 /**
  * The page of the account `user` (an SQL expression: a parameter, or a column of an enclosing statement) as one
- * row ({@link PageRow}). Newest first by (detected_at, id), by keyset on the index feed_items(user_id,
- * detected_at DESC, id DESC): a page 900,000 items deep costs what the first does. One more row than asked
- * tells whether a next page exists. One row instead of one per item: decoding 21 rows cost node-postgres 15-45 us
- * of CPU more per page than one (docs/BENCHMARKS.md). The items are joined in the order of their row
+ * row ({@link PageRow}), newest first by (detected_at, id), always by keyset: a page 900,000 items deep costs what
+ * the first does. Unfiltered pages walk the index feed_items(user_id, detected_at DESC, id DESC). Pages filtered
+ * by hashtag or account walk the primary key of feed_item_sources (user_id, source, detected_at, item_id), one
+ * row per item and source (prisma/migrations/20261125190000_feed_item_sources), and join each row to its item;
+ * with both filters the account's rows are walked and the hashtag checked on the item. One more row than asked
+ * tells whether a next page exists. One row instead of one per item: decoding 21 rows cost node-postgres
+ * 15-45 us of CPU more per page than one (docs/BENCHMARKS.md). The items are joined in the order of their row
  * numbers (the aggregate sorts the page's rows by it). Its parameters are appended to `values`; `shape` names
  * the statement when it is worth preparing.
  */
 function pageSelect(user: string, values: unknown[], query: ListPostsQuery, after: FeedPosition | null): { sql: string; shape: string | undefined } {
-  const where = [`f.user_id = ${user}`];
   const param = (value: unknown) => `$${values.push(value)}`;
   const hashtag = query.hashtag?.toLowerCase();
   const account = query.account?.toLowerCase();
-  if (query.since) where.push(`f.detected_at > ${param(query.since)}`);
-  if (after) where.push(`(f.detected_at, f.id) < (${param(new Date(after.detectedAtMs))}, ${param(after.id)})`);
-  if (query.type) where.push(`f.type = ${param(query.type)}::feed_item_type`);
-  // Sources are stored lower-case and prefixed; @> lets the planner use the GIN index on sources when the
-  // value is rare. Those shapes are planned per request, with the value in hand: a generic plan cannot
-  // tell a tag on every item from a tag on one.
-  if (hashtag) where.push(`f.sources @> ARRAY[${param(`#${hashtag}`)}::text]`);
-  if (account) where.push(`f.sources @> ARRAY[${param(`@${account}`)}::text]`);
+  // Sources are stored lower-case and prefixed.
+  const walked = account !== undefined ? `@${account}` : hashtag !== undefined ? `#${hashtag}` : undefined;
+  // The walked index's columns: the item's own, or its source row's.
+  const [from, at, id] =
+    walked === undefined
+      ? ['feed_items f', 'f.detected_at', 'f.id']
+      : ['feed_item_sources s JOIN feed_items f ON f.id = s.item_id AND f.user_id = s.user_id', 's.detected_at', 's.item_id'];
+  // A value the planner must not see: read through a sub-select, it is costed as the generic plan costs every
+  // value, so PostgreSQL keeps that one plan. Seeing a rare source, or a `since` past the newest item it sampled
+  // (every poll), it would judge the page cheaper than the generic plan and plan each request anew, though the
+  // walk is the same either way.
+  const hidden = (value: unknown, type: string) => `(SELECT ${param(value)}::${type})`;
+  const where = walked === undefined ? [`f.user_id = ${user}`] : [`s.user_id = ${user}`, `s.source = ${hidden(walked, 'text')}`];
+  if (query.since) where.push(`${at} > ${hidden(query.since, 'timestamptz')}`);
+  if (after) where.push(`(${at}, ${id}) < (${param(new Date(after.detectedAtMs))}, ${param(after.id)})`);
+  // Filtered pages check the type on the walked index entry, before the item is fetched.
+  if (query.type) where.push(`${walked === undefined ? 'f' : 's'}.type = ${param(query.type)}::feed_item_type`);
+  if (hashtag !== undefined && account !== undefined) where.push(`f.sources @> ARRAY[${param(`#${hashtag}`)}::text]`);
   // The limit is written into the text (zod made it an integer of 1..100): with LIMIT $n PostgreSQL's generic
   // plan assumes a tenth of the table, loses to a custom plan, and so plans every execution again.
   const limit = Math.trunc(query.limit);
   const sql = `SELECT string_agg(q.item, ',' ORDER BY q.rn) FILTER (WHERE q.rn <= ${limit}) AS items, count(*)::int AS n,
          max(q.id) FILTER (WHERE q.rn = ${limit}) AS last_id, max(q.at_ms) FILTER (WHERE q.rn = ${limit}) AS last_at_ms
     FROM (SELECT ${ITEM} AS item, f.id, floor(extract(epoch FROM f.detected_at) * 1000)::int8 AS at_ms,
-                 row_number() OVER (ORDER BY f.detected_at DESC, f.id DESC) AS rn
-            FROM feed_items f WHERE ${where.join(' AND ')} ORDER BY f.detected_at DESC, f.id DESC LIMIT ${limit + 1}) q`;
-  // The other shapes (at most 8), at the usual page sizes, are prepared once per connection, so PostgreSQL
-  // reuses one plan instead of planning each request (planning cost it more than the keyset scan). Other
-  // sizes are planned per request, which bounds the statements each connection keeps to 8 x 5 per kind.
-  const prepared = !hashtag && !account && PREPARED_LIMITS.has(query.limit);
-  const shape = prepared ? `${query.limit}-${query.since ? 's' : ''}${after ? 'c' : ''}${query.type ? 't' : ''}` : undefined;
-  return { sql, shape };
+                 row_number() OVER (ORDER BY ${at} DESC, ${id} DESC) AS rn
+            FROM ${from} WHERE ${where.join(' AND ')} ORDER BY ${at} DESC, ${id} DESC LIMIT ${limit + 1}) q`;
+  // Every shape (at most 32), at the usual page sizes, is prepared once per connection, so PostgreSQL reuses one
+  // plan instead of planning each request (planning cost it more than the keyset scan). Each walks its index the
+  // same way whatever the values, so one generic plan suits them all. Other sizes are planned per request, which
+  // bounds the statements each connection keeps to 32 x 5 per kind.
+  const flags = `${query.since ? 's' : ''}${after ? 'c' : ''}${query.type ? 't' : ''}${hashtag !== undefined ? 'h' : ''}${account !== undefined ? 'a' : ''}`;
+  return { sql, shape: PREPARED_LIMITS.has(query.limit) ? `${query.limit}-${flags}` : undefined };
 }
 
 /** The answer's body, with a cursor after the page's last item when a next page exists. */

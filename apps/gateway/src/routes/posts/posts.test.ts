@@ -124,6 +124,25 @@ describe('GET /v1/posts items, filters and pages', () => {
       expect(ids(await page(owner.auth, { account: 'alice', type: 'account' }))).toEqual(expectIds(['alice']));
     });
 
+    it("never shows another account's item, even through a source row that names it", async () => {
+      const other = await gw.account();
+      const [foreign] = await store([item(other.accountId, { sources: ['#btc'] })]);
+      // A row of this account pointing at the other's item: the page joins each row to its item and checks the
+      // item's account too, so it is skipped, and so is a row left behind by an item deleted by hand.
+      await gw.env.database.db.pool.query(
+        `INSERT INTO feed_item_sources (user_id, source, detected_at, item_id, type)
+         VALUES ($1, '#btc', now(), $2, 'hashtag'), ($1, '#btc', now(), 'post_gone', 'hashtag')`,
+        [owner.accountId, foreign?.id],
+      );
+      try {
+        expect(ids(await page(owner.auth, { hashtag: 'btc' }))).toEqual(expectIds(['btc', 'both', 'like']));
+        expect(ids(await page(owner.auth, { hashtag: 'btc', limit: 1 }))).toEqual(expectIds(['like']));
+        expect(ids(await page(other.auth, { hashtag: 'btc' }))).toEqual([foreign?.id]);
+      } finally {
+        await gw.env.database.db.pool.query(`DELETE FROM feed_item_sources WHERE user_id = $1 AND item_id IN ($2, 'post_gone')`, [owner.accountId, foreign?.id]);
+      }
+    });
+
     it.each([
       [{ hashtag: '#btc' }, 'hashtag'],
       [{ hashtag: 'two words' }, 'hashtag'],

@@ -1,0 +1,108 @@
+import { createAccount } from '@hashwatch/accounts';
+import { transaction } from '@hashwatch/db';
+import { useTestEnvironment } from '@hashwatch/testing';
+import { insertFeedItems } from './insert-feed-items';
+import { hashtagPost } from './test-support/hashtag-post';
+
+/**
+ * feed_item_sources (prisma/migrations/20261125190000_feed_item_sources): one row per feed item and source, the
+ * index filtered pages walk, kept by triggers on feed_items for every writer.
+ */
+describe('feed_item_sources', () => {
+  const env = useTestEnvironment();
+  const pool = () => env.database.db.pool;
+  let userId: string;
+  let otherId: string;
+
+  beforeAll(async () => {
+    const prisma = env.database.db.prisma;
+    ({ accountId: userId } = await createAccount(prisma, { email: 'sources@example.com', planId: 'starter' }));
+    ({ accountId: otherId } = await createAccount(prisma, { email: 'sources-other@example.com', planId: 'starter' }));
+  });
+
+  /** The item's rows, as `source@detected_at` (and `/type` unless a hashtag post), sorted; another account's prefixed. */
+  async function rowsOf(itemId: string): Promise<string[]> {
+    const { rows } = await pool().query<{ user_id: string; source: string; at: string; type: string }>(
+      `SELECT user_id, source, to_char(detected_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') AS at, type
+         FROM feed_item_sources WHERE item_id = $1 ORDER BY source`,
+      [itemId],
+    );
+    return rows.map((row) => `${row.user_id === userId ? '' : `${row.user_id}:`}${row.source}@${row.at}${row.type === 'hashtag' ? '' : `/${row.type}`}`);
+  }
+
+  async function detectedAt(itemId: string): Promise<string> {
+    const { rows } = await pool().query<{ at: string }>(
+      `SELECT to_char(detected_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') AS at FROM feed_items WHERE id = $1`,
+      [itemId],
+    );
+    return rows[0]?.at as string;
+  }
+
+  it('holds one row per source of every stored item, a repeated source once, and none for a skipped duplicate', async () => {
+    const { inserted } = await transaction(pool(), (client) =>
+      insertFeedItems(client, [
+        hashtagPost(userId, 1, { sources: ['#btc', '#ETH', '@Alice', '#btc'] }),
+        hashtagPost(userId, 2),
+        hashtagPost(userId, 3, { type: 'engagement', dedupeKey: 'e:3:like:9', parentId: 'post_parent', kind: 'like', sources: [] }),
+        hashtagPost(userId, 4, { type: 'engagement', dedupeKey: 'e:4:like:9', parentId: 'post_parent', kind: 'like', sources: ['#btc'] }),
+      ]),
+    );
+    const [first, second, bare, engagement] = inserted.map((item) => item.id) as [string, string, string, string];
+    const at = await detectedAt(first);
+    expect(await rowsOf(first)).toEqual([`#btc@${at}`, `#eth@${at}`, `@alice@${at}`]);
+    expect(await rowsOf(second)).toEqual([`#btc@${at}`]);
+    expect(await rowsOf(bare)).toEqual([]);
+    expect(await rowsOf(engagement)).toEqual([`#btc@${at}/engagement`]);
+
+    // The same post again for this account: the insert skips it, and the trigger sees only the rows stored.
+    const again = await transaction(pool(), (client) => insertFeedItems(client, [hashtagPost(userId, 2, { sources: ['#doge'] })]));
+    expect(again.inserted).toEqual([]);
+    const { rows } = await pool().query<{ n: number }>(`SELECT count(*)::int AS n FROM feed_item_sources WHERE source = '#doge'`);
+    expect(rows[0]?.n).toBe(0);
+  });
+
+  it('follows a source added later (the scanner merging a match), a move in time, a new type and a new account', async () => {
+    const { inserted } = await transaction(pool(), (client) => insertFeedItems(client, [hashtagPost(userId, 10)]));
+    const id = inserted[0]?.id as string;
+    const at = await detectedAt(id);
+    await pool().query(`UPDATE feed_items SET sources = sources || '{@bob}', account = 'bob' WHERE id = $1`, [id]);
+    expect(await rowsOf(id)).toEqual([`#btc@${at}`, `@bob@${at}`]);
+
+    await pool().query(`UPDATE feed_items SET sources = '{@bob}' WHERE id = $1`, [id]);
+    expect(await rowsOf(id)).toEqual([`@bob@${at}`]);
+
+    await pool().query(`UPDATE feed_items SET detected_at = '2026-01-02T03:04:05.678Z' WHERE id = $1`, [id]);
+    expect(await rowsOf(id)).toEqual(['@bob@2026-01-02T03:04:05.678000']);
+
+    await pool().query(`UPDATE feed_items SET type = 'account' WHERE id = $1`, [id]);
+    expect(await rowsOf(id)).toEqual(['@bob@2026-01-02T03:04:05.678000/account']);
+
+    await pool().query('UPDATE feed_items SET user_id = $2 WHERE id = $1', [id, otherId]);
+    expect(await rowsOf(id)).toEqual([`${otherId}:@bob@2026-01-02T03:04:05.678000/account`]);
+  });
+
+  it('is not touched by an engagement refresh, which writes none of its columns', async () => {
+    const { inserted } = await transaction(pool(), (client) => insertFeedItems(client, [hashtagPost(userId, 20, { engagementTracked: true })]));
+    const id = inserted[0]?.id as string;
+    // Rows removed by hand would come back if the update trigger ran for these columns.
+    await pool().query('DELETE FROM feed_item_sources WHERE item_id = $1', [id]);
+    await pool().query(
+      `UPDATE feed_items SET like_count = 5, likers = '{@bob}', engagement_updated_at = now(), track_likes = false WHERE id = $1`,
+      [id],
+    );
+    expect(await rowsOf(id)).toEqual([]);
+    // An update that writes the columns without changing them does not rewrite the rows either.
+    await pool().query('UPDATE feed_items SET sources = sources, detected_at = detected_at WHERE id = $1', [id]);
+    expect(await rowsOf(id)).toEqual([]);
+  });
+
+  it('goes with its account', async () => {
+    const prisma = env.database.db.prisma;
+    const { accountId } = await createAccount(prisma, { email: 'sources-gone@example.com', planId: 'starter' });
+    const { inserted } = await transaction(pool(), (client) => insertFeedItems(client, [hashtagPost(accountId, 30), hashtagPost(accountId, 31)]));
+    expect(inserted).toHaveLength(2);
+    await pool().query('DELETE FROM users WHERE id = $1', [accountId]);
+    const { rows } = await pool().query<{ n: number }>('SELECT count(*)::int AS n FROM feed_item_sources WHERE user_id = $1', [accountId]);
+    expect(rows[0]?.n).toBe(0);
+  });
+});
