@@ -15,7 +15,8 @@
 // Baseline in the same run: the lookups alone (the same 1,000 counts-only calls the poller makes, nothing written), so
 // the ratio shows what the database side adds to the time X takes to answer.
 import { DEFAULT_POLLER_OPTIONS } from '../apps/engagement-poller/src/engagement-poller';
-import { cpuDelta, createWorld, log, machine, ownCpuSeconds, pick, postgresCpu } from './engagement-support';
+import { cpuBetween } from './bench-support';
+import { createWorld, log, machine, ownCpuSeconds, pick, postgresCpu } from './engagement-support';
 
 const POSTS = Number(process.env.ENGAGEMENT_BENCH_POSTS ?? 100_000);
 const CONCURRENCY = Number(process.env.ENGAGEMENT_BENCH_CONCURRENCY ?? DEFAULT_POLLER_OPTIONS.lookupConcurrency);
@@ -40,7 +41,7 @@ async function main(): Promise<void> {
     let next = 0;
     const cpu = async () => ({ own: ownCpuSeconds(), sim: await world.sim.cpuSeconds(), pg: await postgresCpu(world.db.pool) });
     const cpuText = (before: Awaited<ReturnType<typeof cpu>>, after: Awaited<ReturnType<typeof cpu>>) =>
-      `${(after.own - before.own).toFixed(1)} / ${after.sim !== null && before.sim !== null ? (after.sim - before.sim).toFixed(1) : 'in poller'} / ${cpuDelta(before.pg, after.pg).toFixed(1)}`;
+      `${(after.own - before.own).toFixed(1)} / ${after.sim !== null && before.sim !== null ? (after.sim - before.sim).toFixed(1) : 'in poller'} / ${cpuBetween(before.pg, after.pg).toFixed(1)}`;
     const baselineCpu = await cpu();
     const baselineStarted = Date.now();
     await Promise.all(

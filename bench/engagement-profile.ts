@@ -9,7 +9,8 @@
 import pg from 'pg';
 import { CLAIM, WRITE_COUNTS } from '../apps/engagement-poller/src/counts/refresh-counts';
 import { discoverTrackedPosts } from '../apps/engagement-poller/src/discovery/discover-tracked-posts';
-import { cpuDelta, createWorld, log, machine, ownCpuSeconds, postgresCpu } from './engagement-support';
+import { cpuBetween } from './bench-support';
+import { createWorld, log, machine, ownCpuSeconds, postgresCpu } from './engagement-support';
 
 const POSTS = Number(process.env.ENGAGEMENT_BENCH_POSTS ?? 100_000);
 
@@ -103,7 +104,7 @@ async function main(): Promise<void> {
     pg.Client.prototype.query = original;
     const simAfter = await world.sim.cpuSeconds();
     log(
-      `\nCPU s poller / simulator / PostgreSQL: ${(ownCpuSeconds() - cpuBefore.own).toFixed(1)} / ${simAfter !== null && cpuBefore.sim !== null ? (simAfter - cpuBefore.sim).toFixed(1) : '-'} / ${cpuDelta(cpuBefore.pg, await postgresCpu(world.db.pool)).toFixed(1)}`,
+      `\nCPU s poller / simulator / PostgreSQL: ${(ownCpuSeconds() - cpuBefore.own).toFixed(1)} / ${simAfter !== null && cpuBefore.sim !== null ? (simAfter - cpuBefore.sim).toFixed(1) : '-'} / ${cpuBetween(cpuBefore.pg, await postgresCpu(world.db.pool)).toFixed(1)}`,
     );
     // Statistics reach the view within a second or so of each backend's last transaction.
     await new Promise((resolve) => setTimeout(resolve, 1500));

@@ -4,7 +4,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
+import { loadavg } from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import pg from 'pg';
@@ -13,25 +13,16 @@ import { createDatabase, migrate, seedPlans, type Database } from '@hashwatch/db
 import { createLogger } from '@hashwatch/logger';
 import { relayOutbox } from '@hashwatch/outbox';
 import { createQueues, createRedisConnection, type Queues } from '@hashwatch/queues';
-import { adminUrl, databaseUrlFor, deletePrefixKeys } from '@hashwatch/testing';
+import { databaseUrlFor, deletePrefixKeys } from '@hashwatch/testing';
 import { createXClient, type XClient } from '@hashwatch/x-api';
 import { createSimulator, serveSimulator, DEFAULT_APP_TOKEN, DEFAULT_USER_TOKEN } from '../apps/x-sim/src/index';
 import { createEngagementPoller, type EngagementPoller, type PollerOptions } from '../apps/engagement-poller/src/engagement-poller';
+import { admin, cpuSecondsOf, machineDescription } from './bench-support';
 
 export const log = (line: string) => process.stdout.write(`${line}\n`);
 
 export function machine(): string {
-  return `${availableParallelism()} CPUs (${cpus()[0]?.model ?? 'unknown'}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}, load ${loadavg()[0]?.toFixed(2)}`;
-}
-
-async function admin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: adminUrl() });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
+  return `${machineDescription()}, load ${loadavg()[0]?.toFixed(2)}`;
 }
 
 /** The simulator's limits lifted: the benches measure calls, and the poller's own budget keeps to X's limits. */
@@ -256,27 +247,12 @@ export function ownCpuSeconds(): number {
 
 /**
  * CPU seconds (from Linux /proc) of the PostgreSQL backends serving this bench's database, by pid: take
- * one reading before and one after, and subtract with `cpuDelta`.
+ * one reading before and one after, and subtract with `cpuBetween` (bench-support). Only this database's
+ * backends count, not PostgreSQL's background processes (the posts bench counts every postgres process).
  */
-export async function postgresCpu(pool: pg.Pool): Promise<Map<number, number>> {
-  const fs = await import('node:fs');
+export async function postgresCpu(pool: pg.Pool): Promise<Map<string, number>> {
   const { rows } = await pool.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database()');
-  const byPid = new Map<number, number>();
-  for (const { pid } of rows) {
-    try {
-      const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-      byPid.set(pid, (Number(fields[11]) + Number(fields[12])) / 100);
-    } catch {
-      // Ended meanwhile, or not Linux.
-    }
-  }
-  return byPid;
-}
-
-export function cpuDelta(before: Map<number, number>, after: Map<number, number>): number {
-  let total = 0;
-  for (const [pid, seconds] of after) total += seconds - (before.get(pid) ?? 0);
-  return total;
+  return cpuSecondsOf(rows.map((row) => row.pid));
 }
 
 export const sum = (values: Record<string, number>, keys?: string[]) =>

@@ -11,20 +11,19 @@
 // Goals: the feed at >= 35% of the bare handler's req/s with p99 < 30 ms (50 connections), and a page
 // 900,000 items deep at <= 1.3x the first page's p50.
 import { fork, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
+import { loadavg } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
-import pg from 'pg';
 import { createAccount } from '@hashwatch/accounts';
 import { createDatabase, migrate, seedPlans, type Database } from '@hashwatch/db';
 import { generateSecretsKey } from '@hashwatch/secrets';
-import { adminUrl, baseDatabaseUrl, databaseUrlFor, deletePrefixKeys } from '@hashwatch/testing';
+import { baseDatabaseUrl, databaseUrlFor, deletePrefixKeys } from '@hashwatch/testing';
 import { postCursor } from '../apps/gateway/src/routes/posts/post-cursor';
 import { listPosts } from '../apps/gateway/src/routes/posts/posts.service';
+import { admin, cpuBetween, cpuSecondsWhere, machineDescription } from './bench-support';
 import type { ServerReady } from './posts-server';
 
 const ITEMS = Number(process.env.POSTS_BENCH_ITEMS ?? 1_000_000);
@@ -45,59 +44,18 @@ interface Row {
   cpu: { server: number; postgres: number; redis: number; loader: number };
 }
 
-const CLOCK_TICKS_PER_SECOND = 100;
-
-/** CPU seconds (user + system) used so far by each process that matches, from /proc (Linux only; empty elsewhere). */
-function cpuSeconds(match: (pid: string, comm: string) => boolean): Map<string, number> {
-  const used = new Map<string, number>();
-  let pids: string[];
-  try {
-    pids = readdirSync('/proc').filter((entry) => /^\d+$/.test(entry));
-  } catch {
-    return used;
-  }
-  for (const pid of pids) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      if (!match(pid, comm)) continue;
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      used.set(pid, (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND);
-    } catch {
-      // The process ended between the listing and the read.
-    }
-  }
-  return used;
-}
-
-/** CPU seconds used between two readings by the processes alive at the second (a process started in between counts whole). */
-function cpuBetween(before: Map<string, number>, after: Map<string, number>): number {
-  let total = 0;
-  for (const [pid, seconds] of after) total += seconds - (before.get(pid) ?? 0);
-  return total;
-}
-
 let serverPid: number | undefined;
 function cpuSnapshot() {
   return {
-    server: cpuSeconds((pid) => Number(pid) === serverPid),
-    postgres: cpuSeconds((_pid, comm) => comm === 'postgres'),
-    redis: cpuSeconds((_pid, comm) => comm === 'redis-server'),
+    server: cpuSecondsWhere((pid) => Number(pid) === serverPid),
+    // Every PostgreSQL process of the host, background writers included: they work for this load too.
+    postgres: cpuSecondsWhere((_pid, comm) => comm === 'postgres'),
+    redis: cpuSecondsWhere((_pid, comm) => comm === 'redis-server'),
     loader: process.cpuUsage(),
   };
 }
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
-
-async function admin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: adminUrl() });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
 
 /** 1M items for one account (and 100k for another) in one set-based INSERT each: 3 items per millisecond, mixed types. */
 async function fill(db: Database, userId: string, count: number, salt: string): Promise<void> {
@@ -178,7 +136,7 @@ async function main(): Promise<void> {
   let child: ChildProcess | undefined;
 
   log('## GET /v1/posts');
-  log(`machine: ${availableParallelism()} CPUs (${cpus()[0]?.model ?? 'unknown'}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}`);
+  log(`machine: ${machineDescription()}`);
   log(`database: ${new URL(baseDatabaseUrl()).host}`);
   try {
     await admin((client) => client.query(`CREATE DATABASE "${template}"`));

@@ -1,30 +1,21 @@
 // Shared set-up of the scanner benches (bench/scanner-*.ts): a database and a Redis prefix of their own, an
 // in-process X simulator, seeded accounts and tracks, the machine line. Everything it creates is removed.
 import { randomBytes } from 'node:crypto';
-import { availableParallelism, cpus, totalmem } from 'node:os';
 import type { Redis } from 'ioredis';
-import pg from 'pg';
 import { createDatabase, migrate, seedPlans, type Database } from '@hashwatch/db';
 import { createLogger, type Logger } from '@hashwatch/logger';
 import { createQueues, createRedisConnection, type Queues } from '@hashwatch/queues';
-import { adminUrl, baseDatabaseUrl, databaseUrlFor, deletePrefixKeys } from '@hashwatch/testing';
+import { baseDatabaseUrl, databaseUrlFor, deletePrefixKeys } from '@hashwatch/testing';
 import { createXClient, type XClient } from '@hashwatch/x-api';
 import { createSimulator, serveSimulator, DEFAULT_APP_TOKEN, type RunningSimulator, type Simulator, type SimulatorOptions } from '../apps/x-sim/src/index';
+import { admin, machineDescription } from './bench-support';
+
+export { percentile } from './bench-support';
 
 export const log = (line: string) => process.stdout.write(`${line}\n`);
 
 export function machineLine(): string {
-  return `machine: ${availableParallelism()} CPUs (${cpus()[0]?.model ?? 'unknown'}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}`;
-}
-
-async function admin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: adminUrl() });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
+  return `machine: ${machineDescription()}`;
 }
 
 export interface BenchEnvironment {
@@ -169,7 +160,3 @@ export async function seedAccountTracks(db: Database, follows: { userId: string;
   );
 }
 
-export function percentile(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
-}
