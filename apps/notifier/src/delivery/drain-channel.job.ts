@@ -107,8 +107,9 @@ interface LiveChannel {
 async function runDrain(deps: DrainDeps, channelId: string, lease: DrainLease, log: Logger): Promise<RunResult> {
   const { pool, options, metrics } = deps;
   const claimToken = lease.token;
-  // Lease left for a send to start: its whole time-out and a second to spare, never less than the two thirds
-  // kept anyway (so renewals stay one per third of a lease with the default time-outs).
+  // Lease left for a send to start: its whole time-out and a second to spare, never less than two thirds of
+  // it (so renewals stay one per third of a lease with the default time-outs). Every check of the lease asks
+  // for this much, so a run never goes on to claim work it would then have to give back unsent.
   const sendAheadMs = Math.max((2 * leaseMs(options)) / 3, options.sendTimeoutMs + 1_000);
   const digestKey = drainKeys(deps.prefix, channelId).digest;
   let digestMode = lease.digestMode;
@@ -140,7 +141,7 @@ async function runDrain(deps: DrainDeps, channelId: string, lease: DrainLease, l
     for (;;) {
       // Asked once: the time spent renewing the lease must not turn a lost lease into a yield (and a needless job).
       const turnOver = outOfTurn();
-      if (turnOver || !(await lease.keep())) {
+      if (turnOver || !(await lease.keep(sendAheadMs))) {
         await flush();
         return turnOver ? { kind: 'yield' } : { kind: 'stopped' };
       }
