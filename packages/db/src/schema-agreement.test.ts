@@ -141,8 +141,13 @@ describe('schema.prisma and the migrated database', () => {
       const clientFields = model.fields.filter((f) => !f.ignored).map((f) => f.name);
       expect({ model: name, fields: Object.keys(written[name] ?? {}).sort() }).toEqual({ model: name, fields: clientFields.sort() });
     }
-    // The one field the client leaves out is written by the database, also for rows the client creates.
-    expect([...models.values()].flatMap((model) => model.fields.filter((f) => f.ignored).map((f) => `${model.table}.${f.column}`))).toEqual(['feed_items.item_head']);
+    // The fields the client leaves out are written by the database, also for rows the client creates.
+    expect([...models.values()].flatMap((model) => model.fields.filter((f) => f.ignored).map((f) => `${model.table}.${f.column}`))).toEqual([
+      'feed_items.item_head',
+      'outbox_jobs.weight',
+    ]);
+    const weight = await env.database.db.pool.query<{ weight: number }>('SELECT weight FROM outbox_jobs WHERE id = $1', [outboxId]);
+    expect(weight.rows[0]?.weight).toBe(1);
     const { rows } = await env.database.db.pool.query<{ item_head: string }>('SELECT item_head FROM feed_items WHERE id = $1', [feedItem.id]);
     expect(JSON.parse(`${rows[0]?.item_head},"engagement":null}`)).toEqual({
       id: 'post_rt', type: 'engagement', hashtag: 'btc', account: 'alice', sources: ['#btc', '@alice'], author: '@alice', author_name: 'Alice', text: 'hi',

@@ -222,6 +222,35 @@ describe('outbox', () => {
     expect(await relayOutbox(env.database.db.pool, queues, { maxJobs: 8 })).toBe(0);
   });
 
+  it('weighs every row in PostgreSQL, whoever wrote it: 1 per job, a batch job once per item, a batch row as its jobs', async () => {
+    await env.database.db.pool.query('DELETE FROM outbox_jobs');
+    const payloads: [string, number][] = [
+      ['{"feedItemId":"post_1"}', 1],
+      ['{"items":[1,2,3]}', 3],
+      ['{"items":[]}', 1],
+      ['{"items":"not a list"}', 1],
+      ['"not an object"', 1],
+      ['[{"jobId":"a","payload":{"items":[1,2]}},{"jobId":"b","payload":{"x":1}},{"jobId":"c","payload":{"items":[1,2,3,4]}}]', 7],
+      ['[]', 0],
+    ];
+    // A plain insert, as the gateway writes its redelivery rows: the weight is the database's, not the writer's.
+    const { rows } = await env.database.db.pool.query<{ weight: number }>(
+      `INSERT INTO outbox_jobs (queue, name, job_id, payload) SELECT 'alert-routing', 'route-alert', 'w' || n, p::jsonb
+         FROM unnest($1::text[]) WITH ORDINALITY AS t(p, n) RETURNING weight`,
+      [payloads.map(([payload]) => payload)],
+    );
+    expect(rows.map((row) => row.weight)).toEqual(payloads.map(([, weight]) => weight));
+    await expect(env.database.db.pool.query(`UPDATE outbox_jobs SET weight = 99`)).rejects.toThrow(/can only be updated to DEFAULT/);
+    await env.database.db.pool.query('DELETE FROM outbox_jobs');
+
+    // What a writer gets back is the same count.
+    const written = await transaction(env.database.db.pool, (client) =>
+      writeOutboxBatch(client, [...routeAlertsJobs(items(5, 730_000), 2), entry(730_100), entry(730_101)]),
+    );
+    expect(written.weight).toBe(7);
+    expect(await relayWritten(env.database.db.pool, queues, written)).toBe(5);
+  });
+
   it('keeps a batch row when Redis refuses, and drops only the invalid job of it once Redis answers', async () => {
     const written = await transaction(env.database.db.pool, (client) => writeOutboxBatch(client, [entry(40), { ...entry(41), payload: { feedItemId: 41 } }]));
     const connection = createRedisConnection('redis://127.0.0.1:1', { role: 'producer' });

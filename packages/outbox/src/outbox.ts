@@ -16,6 +16,8 @@ export interface WrittenOutbox {
   /** outbox_jobs ids of the rows written (as text: bigint). */
   rowIds: string[];
   entries: readonly OutboxEntry[];
+  /** The rows' summed `weight`, as PostgreSQL computed it: jobs counted as for `maxJobs`. */
+  weight: number;
 }
 
 export interface RelayOptions {
@@ -46,14 +48,9 @@ interface BatchedJob {
 // the 5 s default leaves ample room on a loaded machine. Without a cap one run after a Redis outage took 500
 // scanner rows of thousands of jobs each, and its adds outlived the timeout, so every later run sent them again.
 // A batch job counts once per item it carries: its payload, and the work it asks of its consumer, grow with them.
+// Each row's count is its `weight` column, which PostgreSQL computes from the payload for every writer
+// (prisma/migrations/20261125200000_outbox_job_weight).
 const JOBS_PER_RUN = 5000;
-
-/** What one job counts for against {@link JOBS_PER_RUN}: 1, or the length of the `items` list a batch job carries. */
-function jobWeight(payload: unknown): number {
-  // Any JSON may sit in a row: one that is no object is dropped by the catalog check, not weighed here.
-  const items = typeof payload === 'object' && payload !== null ? (payload as { items?: unknown }).items : undefined;
-  return Array.isArray(items) ? Math.max(1, items.length) : 1;
-}
 
 /**
  * Writes jobs in the caller's transaction, beside the rows they describe: they exist exactly when
@@ -86,16 +83,16 @@ export interface AlongsideStatement {
  * parameters keep their numbers and the insert's follow them. It runs even when there are no entries.
  */
 export async function writeOutboxBatch(client: pg.PoolClient, entries: readonly OutboxEntry[], alongside?: AlongsideStatement): Promise<WrittenOutbox> {
-  if (entries.length === 0 && !alongside) return { rowIds: [], entries };
+  if (entries.length === 0 && !alongside) return { rowIds: [], entries, weight: 0 };
   const first = (alongside?.values.length ?? 0) + 1;
   const insert = `INSERT INTO outbox_jobs (queue, name, job_id, payload)
 SELECT * FROM unnest($${first}::text[], $${first + 1}::text[], $${first + 2}::text[], $${first + 3}::jsonb[])
-RETURNING id::text AS id`;
-  const { rows } = await client.query<{ id: string }>(alongside ? `WITH alongside AS (${alongside.text})\n${insert}` : insert, [
+RETURNING id::text AS id, weight`;
+  const { rows } = await client.query<{ id: string; weight: number }>(alongside ? `WITH alongside AS (${alongside.text})\n${insert}` : insert, [
     ...(alongside?.values ?? []),
     ...batchValues(entries),
   ]);
-  return { rowIds: rows.map((row) => row.id), entries };
+  return { rowIds: rows.map((row) => row.id), entries, weight: rows.reduce((sum, row) => sum + row.weight, 0) };
 }
 
 /** The insert's four arrays: one row per queue and job name. */
@@ -117,14 +114,14 @@ function batchValues(entries: readonly OutboxEntry[]): [string[], string[], stri
 }
 
 /**
- * Adds the jobs to their queues (enqueueBulk: a MULTI per queue and 1,000 jobs). A job that no longer checks
- * out against the catalog is reported and skipped. Returns the jobs handled (added or dropped).
+ * Adds the jobs to their queues (enqueueBulk: a MULTI per queue and 1,000 jobs), within the time allowed for
+ * their rows' `weight`. A job that no longer checks out against the catalog is reported and skipped. Returns the
+ * jobs handled (added or dropped).
  */
-async function enqueueAll(queues: Queues, entries: readonly OutboxEntry[], options: RelayOptions): Promise<number> {
+async function enqueueAll(queues: Queues, entries: readonly OutboxEntry[], weight: number, options: RelayOptions): Promise<number> {
   const records = entries.map((entry) => ({ queueName: entry.queue, jobName: entry.name, jobId: entry.jobId, payload: entry.payload }));
   const onInvalid = options.onInvalid;
   const adds = enqueueBulk(queues, records, onInvalid && ((record, error) => onInvalid(record.jobId, error)));
-  const weight = entries.reduce((sum, entry) => sum + jobWeight(entry.payload), 0);
   const spans = Math.max(1, Math.ceil(weight / JOBS_PER_RUN));
   await withTimeout(adds, (options.enqueueTimeoutMs ?? 5000) * spans);
   return entries.length;
@@ -136,23 +133,19 @@ function entriesOf(row: { queue: string; name: string; job_id: string; payload: 
 }
 
 // Locks up to $1 rows (SKIP LOCKED: replicas take different rows) and returns those whose running job count
-// (jobWeight's: a batch job counts per item) stays within $2, and always the first. The rows past the cap stay
-// locked only until this run commits.
-const JOB_WEIGHT = (payload: string) =>
-  `CASE jsonb_typeof(${payload}->'items') WHEN 'array' THEN greatest(jsonb_array_length(${payload}->'items'), 1) ELSE 1 END`;
+// (their `weight`: a batch job counts per item) stays within $2, and always the first. The rows past the cap
+// stay locked only until this run commits.
 const CLAIM_OUTBOX = `
 WITH claimed AS (
-  SELECT id, CASE jsonb_typeof(payload)
-               WHEN 'array' THEN (SELECT coalesce(sum(${JOB_WEIGHT("e->'payload'")}), 0) FROM jsonb_array_elements(payload) e)
-               ELSE ${JOB_WEIGHT('payload')} END AS jobs
+  SELECT id, weight
     FROM outbox_jobs
    ORDER BY id
    LIMIT $1
      FOR UPDATE SKIP LOCKED
 ), counted AS (
-  SELECT id, sum(jobs) OVER (ORDER BY id) AS upto, row_number() OVER (ORDER BY id) AS n FROM claimed
+  SELECT id, sum(weight) OVER (ORDER BY id) AS upto, row_number() OVER (ORDER BY id) AS n FROM claimed
 )
-SELECT o.id, o.queue, o.name, o.job_id, o.payload
+SELECT o.id, o.queue, o.name, o.job_id, o.payload, o.weight
   FROM counted c JOIN outbox_jobs o ON o.id = c.id
  WHERE c.upto <= $2 OR c.n = 1
  ORDER BY o.id`;
@@ -166,12 +159,13 @@ SELECT o.id, o.queue, o.name, o.job_id, o.payload
  */
 export async function relayOutbox(pool: pg.Pool, queues: Queues, options: RelayOptions = {}): Promise<number> {
   return transaction(pool, async (client) => {
-    const { rows } = await client.query<{ id: string; queue: string; name: string; job_id: string; payload: unknown }>(CLAIM_OUTBOX, [
+    const { rows } = await client.query<{ id: string; queue: string; name: string; job_id: string; payload: unknown; weight: number }>(CLAIM_OUTBOX, [
       options.batchSize ?? 500,
       options.maxJobs ?? JOBS_PER_RUN,
     ]);
     if (rows.length === 0) return 0;
-    const relayed = await enqueueAll(queues, rows.flatMap(entriesOf), options);
+    const weight = rows.reduce((sum, row) => sum + row.weight, 0);
+    const relayed = await enqueueAll(queues, rows.flatMap(entriesOf), weight, options);
     await client.query('DELETE FROM outbox_jobs WHERE id = ANY($1::bigint[])', [rows.map((row) => row.id)]);
     return relayed;
   });
@@ -201,7 +195,7 @@ export async function relayOutboxUntilEmpty(pool: pg.Pool, queues: Queues, optio
  */
 export async function relayWritten(pool: pg.Pool, queues: Queues, written: WrittenOutbox, options: RelayOptions = {}): Promise<number> {
   if (written.rowIds.length === 0) return 0;
-  const relayed = await enqueueAll(queues, written.entries, options);
+  const relayed = await enqueueAll(queues, written.entries, written.weight, options);
   await pool.query('DELETE FROM outbox_jobs WHERE id = ANY($1::bigint[])', [written.rowIds]);
   return relayed;
 }

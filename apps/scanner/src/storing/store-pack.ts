@@ -258,7 +258,7 @@ function column<T, V>(rows: readonly T[], pick: (row: T) => V): V[] {
  * but for the two statements that depend on what it returned: commit right after.
  */
 export async function storePack(client: pg.PoolClient, input: StorePackInput): Promise<StorePackResult> {
-  const result: StorePackResult = { inserted: [], merged: 0, droppedForQuota: 0, servedAccounts: 0, deferredPostIds: [], lastPostAt: new Map(), outbox: { rowIds: [], entries: [] } };
+  const result: StorePackResult = { inserted: [], merged: 0, droppedForQuota: 0, servedAccounts: 0, deferredPostIds: [], lastPostAt: new Map(), outbox: { rowIds: [], entries: [], weight: 0 } };
   const keys = input.sources.map((source) => source.key).sort();
 
   const subscriptions = input.subscriptions ?? (await loadSubscriptions(client, input.sources));
