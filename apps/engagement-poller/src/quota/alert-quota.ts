@@ -1,32 +1,11 @@
 import type pg from 'pg';
-
-// The same rows and lock order as the scanner's store (apps/scanner storing/store-pack.ts): the current
-// period's usage_periods row of each account, locked in account order, created when missing.
-const LOCK_USAGE = `
-SELECT u.id AS user_id, u.alerts_limit, p.period_start::text AS period_start, p.alerts_used
-  FROM users u JOIN usage_periods p ON p.user_id = u.id AND p.period_start = u.current_period_start
- WHERE u.id = ANY ($1::text[])
- ORDER BY u.id
-   FOR UPDATE OF p`;
-
-const CREATE_USAGE = `
-INSERT INTO usage_periods (user_id, period_start, period_end)
-SELECT u.id, u.current_period_start, u.current_period_end FROM users u WHERE u.id = ANY ($1::text[]) ORDER BY u.id
-ON CONFLICT (user_id, period_start) DO NOTHING`;
+import { CREATE_USAGE, LOCK_USAGE, type UsageRow } from '@hashwatch/feed';
 
 const ADD_ALERTS = `
 UPDATE usage_periods p
    SET alerts_used = p.alerts_used + v.alerts, updated_at = now()
   FROM unnest($1::text[], $2::timestamptz[], $3::int[]) AS v(user_id, period_start, alerts)
  WHERE p.user_id = v.user_id AND p.period_start = v.period_start`;
-
-interface UsageRow {
-  user_id: string;
-  alerts_limit: number;
-  /** As text: microseconds survive the round trip back into ADD_ALERTS. */
-  period_start: string;
-  alerts_used: number;
-}
 
 /** The alert quota of some accounts for one transaction: locked until it ends. */
 export interface AlertQuota {

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { insertFeedItems, type FeedItemRow, type NewFeedItem } from '@hashwatch/feed';
+import { CREATE_USAGE, insertFeedItems, LOCK_USAGE, type FeedItemRow, type NewFeedItem, type UsageRow } from '@hashwatch/feed';
 import { writeOutboxBatch, type OutboxEntry, type WrittenOutbox } from '@hashwatch/outbox';
 import { routeAlertsJobs } from '@hashwatch/queues';
 import type { XPost } from '@hashwatch/x-api';
@@ -91,18 +91,6 @@ WITH cursors AS (
 )
 SELECT (SELECT count(*) FROM cursors) AS cursors, (SELECT count(*) FROM t) + (SELECT count(*) FROM a) AS tracks`;
 
-const LOCK_USAGE = `
-SELECT u.id AS user_id, u.alerts_limit, p.period_start::text AS period_start, p.alerts_used
-  FROM users u JOIN usage_periods p ON p.user_id = u.id AND p.period_start = u.current_period_start
- WHERE u.id = ANY($1::text[])
- ORDER BY u.id
-   FOR UPDATE OF p`;
-
-const CREATE_USAGE = `
-INSERT INTO usage_periods (user_id, period_start, period_end)
-SELECT u.id, u.current_period_start, u.current_period_end FROM users u WHERE u.id = ANY($1::text[]) ORDER BY u.id
-ON CONFLICT (user_id, period_start) DO NOTHING`;
-
 const EXISTING_ITEMS = `
 SELECT f.user_id, f.dedupe_key, f.sources
   FROM feed_items f
@@ -155,14 +143,6 @@ interface SubscriptionRow {
   track_reposts: boolean;
   track_comments: boolean;
   created_at: Date;
-}
-
-interface UsageRow {
-  user_id: string;
-  alerts_limit: number;
-  /** As text: microseconds survive the round trip back into ADD_USAGE. */
-  period_start: string;
-  alerts_used: number;
 }
 
 const toSubscription = (row: SubscriptionRow): Subscription => ({
