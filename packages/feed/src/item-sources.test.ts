@@ -1,6 +1,11 @@
+import { randomBytes } from 'node:crypto';
+import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
 import { createAccount } from '@hashwatch/accounts';
-import { transaction } from '@hashwatch/db';
-import { useTestEnvironment } from '@hashwatch/testing';
+import { createDatabase, migrate, seedPlans, transaction } from '@hashwatch/db';
+import { adminUrl, databaseUrlFor, useTestEnvironment } from '@hashwatch/testing';
 import { insertFeedItems } from './insert-feed-items';
 import { hashtagPost } from './test-support/hashtag-post';
 
@@ -94,6 +99,62 @@ describe('feed_item_sources', () => {
     // An update that writes the columns without changing them does not rewrite the rows either.
     await pool().query('UPDATE feed_items SET sources = sources, detected_at = detected_at WHERE id = $1', [id]);
     expect(await rowsOf(id)).toEqual([]);
+  });
+
+  it('gives a null element of sources no row, and stores the item anyway', async () => {
+    const { inserted } = await transaction(pool(), (client) => insertFeedItems(client, [hashtagPost(userId, 40)]));
+    const id = inserted[0]?.id as string;
+    const at = await detectedAt(id);
+    await pool().query(`UPDATE feed_items SET sources = sources || ARRAY[NULL::text, '@carol'] WHERE id = $1`, [id]);
+    expect(await rowsOf(id)).toEqual([`#btc@${at}`, `@carol@${at}`]);
+  });
+
+  it('is filled by its migration for the items stored before it', async () => {
+    const name = `hw_sources_${randomBytes(4).toString('hex')}`;
+    const admin = async (sql: string) => {
+      const client = new pg.Client({ connectionString: adminUrl() });
+      await client.connect();
+      try {
+        await client.query(sql);
+      } finally {
+        await client.end();
+      }
+    };
+    // The migrations up to the one before feed_item_sources.
+    const repository = path.resolve(__dirname, '../../../prisma');
+    const earlier = mkdtempSync(path.join(tmpdir(), 'hw-migrations-'));
+    cpSync(path.join(repository, 'migrations'), path.join(earlier, 'migrations'), { recursive: true });
+    for (const entry of readdirSync(path.join(earlier, 'migrations'))) {
+      if (entry >= '20261125190000') rmSync(path.join(earlier, 'migrations', entry), { recursive: true, force: true });
+    }
+    await admin(`CREATE DATABASE "${name}"`);
+    const db = createDatabase(databaseUrlFor(name), { max: 2 });
+    try {
+      await migrate(db.pool, earlier);
+      await seedPlans(db.pool);
+      const { accountId } = await createAccount(db.prisma, { email: 'before@example.com', planId: 'starter' });
+      const { inserted } = await transaction(db.pool, (client) =>
+        insertFeedItems(client, [hashtagPost(accountId, 1, { sources: ['#btc', '@alice'] }), hashtagPost(accountId, 2, { sources: ['#eth'] })]),
+      );
+      expect((await migrate(db.pool)).applied).toContain('20261125190000_feed_item_sources');
+      const { rows } = await db.pool.query<{ source: string; item_id: string; same_time: boolean; type: string }>(
+        `SELECT s.source, s.item_id, s.detected_at = f.detected_at AS same_time, s.type::text AS type
+           FROM feed_item_sources s JOIN feed_items f ON f.id = s.item_id WHERE s.user_id = $1 ORDER BY s.source`,
+        [accountId],
+      );
+      const [first, second] = inserted.map((item) => item.id) as [string, string];
+      expect(rows).toEqual([
+        { source: '#btc', item_id: first, same_time: true, type: 'hashtag' },
+        { source: '#eth', item_id: second, same_time: true, type: 'hashtag' },
+        { source: '@alice', item_id: first, same_time: true, type: 'hashtag' },
+      ]);
+      const index = await db.pool.query(`SELECT 1 FROM pg_indexes WHERE indexname = 'feed_items_sources_idx'`);
+      expect(index.rows).toHaveLength(0);
+    } finally {
+      await db.close();
+      await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      rmSync(earlier, { recursive: true, force: true });
+    }
   });
 
   it('goes with its account', async () => {

@@ -61,6 +61,44 @@ describe('GET /v1/posts cursors, since and engagement', () => {
     });
   });
 
+  it('pages every filter to its end by cursor, newest first, with nothing lost or repeated across shared timestamps', async () => {
+    const owner = await gw.account();
+    const sourceSets = [['#btc'], ['#btc', '@alice'], ['@alice'], ['#eth', '@Alice'], ['#btc', '#eth', '@bob']];
+    const stored: FeedItemRow[] = [];
+    // 60 items in batches of 4: every batch shares one detected_at, so the cursor's id half decides.
+    for (let batch = 0; batch < 15; batch += 1) {
+      stored.push(
+        ...(await store(
+          Array.from({ length: 4 }, (_, i) => {
+            const sources = sourceSets[(batch * 4 + i) % sourceSets.length] as string[];
+            return item(owner.accountId, { type: (batch + i) % 3 === 0 ? 'account' : 'hashtag', sources });
+          }),
+        )),
+      );
+    }
+    // A source matched later (the scanner's merge).
+    const merged = stored[7] as FeedItemRow;
+    await gw.env.database.db.pool.query(`UPDATE feed_items SET sources = sources || '{#doge}'::text[] WHERE id = $1`, [merged.id]);
+    const sourcesOf = new Map(stored.map((row) => [row.id, row.id === merged.id ? [...row.sources, '#doge'] : row.sources]));
+    const newest = [...stored].sort((a, b) => b.detectedAt.getTime() - a.detectedAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+    const since = (stored[20] as FeedItemRow).detectedAt;
+
+    const cases: [Record<string, string | number>, (row: FeedItemRow) => boolean][] = [
+      [{ hashtag: 'btc' }, (row) => sourcesOf.get(row.id)?.includes('#btc') === true],
+      [{ account: 'alice' }, (row) => sourcesOf.get(row.id)?.includes('@alice') === true],
+      [{ hashtag: 'doge' }, (row) => row.id === merged.id],
+      [{ hashtag: 'btc', account: 'alice' }, (row) => ['#btc', '@alice'].every((s) => sourcesOf.get(row.id)?.includes(s))],
+      [{ hashtag: 'eth', type: 'account' }, (row) => row.type === 'account' && sourcesOf.get(row.id)?.includes('#eth') === true],
+      [{ account: 'alice', since: since.toISOString() }, (row) => row.detectedAt > since && sourcesOf.get(row.id)?.includes('@alice') === true],
+    ];
+    for (const [query, matches] of cases) {
+      const expected = newest.filter(matches).map((row) => row.id);
+      expect(expected.length).toBeGreaterThan(0);
+      const { ids } = await readAll(owner.auth, { ...query, limit: 3 });
+      expect({ query, ids }).toEqual({ query, ids: expected });
+    }
+  });
+
   describe('since', () => {
     let owner: { accountId: string; auth: Record<string, string> };
     let all: FeedItemRow[];

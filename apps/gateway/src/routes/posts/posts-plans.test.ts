@@ -83,6 +83,8 @@ describe('GET /v1/posts query plans', () => {
         `"posts-key-page-20-h"(${keyHash}, '#btc')`,
         `"posts-page-20-h"('${accountId}', '#rare')`,
         `"posts-page-20-a"('${accountId}', '@alice')`,
+        // Both filters: the account's rows walked, the hashtag looked up by key beside each.
+        `"posts-key-page-20-ha"(${keyHash}, '@alice', '#rare')`,
       ]) {
         for (const mode of ['force_generic_plan', 'force_custom_plan']) {
           await pool.pool.query(`SET plan_cache_mode = ${mode}`);
