@@ -50,9 +50,9 @@ function scopeOf(userId: string, query: ListPostsQuery): CursorScope {
  * the first does. Unfiltered pages walk the index feed_items(user_id, detected_at DESC, id DESC). Pages filtered
  * by hashtag or account walk the primary key of feed_item_sources (user_id, source, detected_at, item_id), one
  * row per item and source (prisma/migrations/20261125190000_feed_item_sources), and join each row to its item
- * of the same account (a row can never show another account's item). With both
- * filters the account's rows are walked and the hashtag looked up by key beside each, before any item is
- * fetched: that page costs as many rows of the account as lie between its matches. One more row than asked
+ * of the same account (a row can never show another account's item). With both filters the account's rows are
+ * walked and the hashtag looked up by key beside each, before any item is fetched: that page costs as many rows
+ * of the account as lie between its matches. One more row than asked
  * tells whether a next page exists. One row instead of one per item: decoding 21 rows cost node-postgres
  * 15-45 us of CPU more per page than one (docs/BENCHMARKS.md). The items are joined in the order of their row
  * numbers (the aggregate sorts the page's rows by it). Its parameters are appended to `values`; `shape` names
