@@ -1,11 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { createAccount } from '@hashwatch/accounts';
-import { createDatabase, migrate, seedPlans, transaction } from '@hashwatch/db';
-import { adminUrl, databaseUrlFor, useTestEnvironment } from '@hashwatch/testing';
+import { migrate, seedPlans, transaction } from '@hashwatch/db';
+import { createTestDatabase, useTestEnvironment } from '@hashwatch/testing';
 import { insertFeedItems } from './insert-feed-items';
 import { hashtagPost } from './test-support/hashtag-post';
 
@@ -110,25 +108,13 @@ describe('feed_item_sources', () => {
   });
 
   it('is filled by its migration for the items stored before it', async () => {
-    const name = `hw_sources_${randomBytes(4).toString('hex')}`;
-    const admin = async (sql: string) => {
-      const client = new pg.Client({ connectionString: adminUrl() });
-      await client.connect();
-      try {
-        await client.query(sql);
-      } finally {
-        await client.end();
-      }
-    };
     // The migrations up to the one before feed_item_sources.
-    const repository = path.resolve(__dirname, '../../../prisma');
     const earlier = mkdtempSync(path.join(tmpdir(), 'hw-migrations-'));
-    cpSync(path.join(repository, 'migrations'), path.join(earlier, 'migrations'), { recursive: true });
+    cpSync(path.resolve(__dirname, '../../../prisma/migrations'), path.join(earlier, 'migrations'), { recursive: true });
     for (const entry of readdirSync(path.join(earlier, 'migrations'))) {
       if (entry >= '20261125190000') rmSync(path.join(earlier, 'migrations', entry), { recursive: true, force: true });
     }
-    await admin(`CREATE DATABASE "${name}"`);
-    const db = createDatabase(databaseUrlFor(name), { max: 2 });
+    const { db, drop } = await createTestDatabase({ empty: true });
     try {
       await migrate(db.pool, earlier);
       await seedPlans(db.pool);
@@ -151,8 +137,7 @@ describe('feed_item_sources', () => {
       const index = await db.pool.query(`SELECT 1 FROM pg_indexes WHERE indexname = 'feed_items_sources_idx'`);
       expect(index.rows).toHaveLength(0);
     } finally {
-      await db.close();
-      await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await drop();
       rmSync(earlier, { recursive: true, force: true });
     }
   });

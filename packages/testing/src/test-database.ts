@@ -12,16 +12,17 @@ export interface TestDatabase {
 
 /**
  * A database of its own for one test file, cloned from the migrated template that jest's global setup
- * made for this run. Dropping it removes only what this call created.
+ * made for this run, or with `empty`, a database with no migration applied (for tests of a migration on data
+ * stored before it). Dropping it removes only what this call created.
  */
-export async function createTestDatabase(): Promise<TestDatabase> {
+export async function createTestDatabase(options: { empty?: boolean } = {}): Promise<TestDatabase> {
   const template = process.env.HW_TEST_TEMPLATE_DB;
   if (!template) throw new Error('HW_TEST_TEMPLATE_DB is not set: run tests through jest (its global setup makes the template)');
   const name = `${template.replace(/_tpl$/, '')}_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: adminUrl() });
   await admin.connect();
   try {
-    await admin.query(`CREATE DATABASE "${name}" TEMPLATE "${template}"`);
+    await admin.query(options.empty ? `CREATE DATABASE "${name}"` : `CREATE DATABASE "${name}" TEMPLATE "${template}"`);
   } finally {
     await admin.end();
   }

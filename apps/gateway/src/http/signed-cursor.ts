@@ -40,8 +40,9 @@ export function signedCursor<P>(secretsKey: string, purpose: string, schema: z.Z
     const position = schema.safeParse(parsed);
     return position.success ? position.data : undefined;
   };
+  const wellFormed = (cursor: string) => cursor.length > MAC_CHARS && BASE64URL.test(cursor);
   const verify = (cursor: string, scope: readonly unknown[]): void => {
-    if (cursor.length <= MAC_CHARS || !BASE64URL.test(cursor)) throw malformed();
+    if (!wellFormed(cursor)) throw malformed();
     const body = cursor.slice(0, -MAC_CHARS);
     const given = Buffer.from(cursor.slice(-MAC_CHARS), 'base64url');
     const expected = mac(body, scope);
@@ -63,7 +64,7 @@ export function signedCursor<P>(secretsKey: string, purpose: string, schema: z.Z
     },
     verify,
     peek(cursor) {
-      if (cursor.length <= MAC_CHARS || !BASE64URL.test(cursor)) return undefined;
+      if (!wellFormed(cursor)) return undefined;
       return parse(cursor.slice(0, -MAC_CHARS));
     },
   };

@@ -170,8 +170,8 @@ function takeBatch(queued: Waiting[]): Waiting[] {
  * are committed. A batch whose insert trips over a row deleted meanwhile (one account's PUT /notifications or
  * DELETE /me) is routed again job by job, and a job that trips again item by item, so only the jobs holding
  * that account's items can fail, and the other items of such a job are routed all the same (its retry finds
- * them routed and creates nothing). Any other
- * failed batch fails each of its jobs. BullMQ retries failed jobs (at least once).
+ * them routed and creates nothing). Any other failed batch fails each of its jobs. BullMQ retries failed jobs
+ * (at least once).
  */
 export function createRouteBatcher(deps: RouteDeps): RouteBatcher {
   const queued: Waiting[] = [];
