@@ -108,7 +108,14 @@ export class SimulatorState {
 
   injectFault(input: FaultBody): Fault[] {
     const body = faultBody.parse(input);
-    this.faults.add({ endpoint: body.endpoint, kind: body.kind, remaining: body.count, delayMs: body.delay_ms, body: body.body });
+    this.faults.add({
+      endpoint: body.endpoint,
+      kind: body.kind,
+      remaining: body.count,
+      delayMs: body.delay_ms,
+      body: body.body,
+      resetInSeconds: body.reset_in_seconds,
+    });
     return this.faults.pending();
   }
 

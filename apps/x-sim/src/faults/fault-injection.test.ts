@@ -42,6 +42,47 @@ describe('fault injection', () => {
     await request(sim.app).get('/2/users/by/username/a').set(APP).expect(200);
   });
 
+  it('answers a rate_limited fault with reset_in_seconds at its own reset, earlier than the window\'s, leaving the window as it is', async () => {
+    const sim = simulatorWithClock();
+    const first = await request(sim.app).get(SEARCH).query({ query: '#a' }).set(APP).expect(200);
+    const windowReset = Number(first.headers['x-rate-limit-reset']);
+    expect(windowReset).toBe(sim.clock.now / 1000 + 15 * 60);
+    await request(sim.app).post('/_sim/faults').send({ endpoint: 'search_recent', kind: 'rate_limited', reset_in_seconds: 5 }).expect(201);
+    sim.clock.advance(10_000);
+    const limited = await request(sim.app).get(SEARCH).query({ query: '#a' }).set(APP).expect(429);
+    expect(limited.headers).toMatchObject({ 'x-rate-limit-limit': '450', 'x-rate-limit-remaining': '0', 'x-rate-limit-reset': String(sim.clock.now / 1000 + 5) });
+    sim.clock.advance(5_000);
+    const after = await request(sim.app).get(SEARCH).query({ query: '#a' }).set(APP).expect(200);
+    expect(after.headers).toMatchObject({ 'x-rate-limit-remaining': '448', 'x-rate-limit-reset': String(windowReset) });
+  });
+
+  it('holds a rate_limited fault for delay_ms and answers it with the headers of the window it arrived in, after that window rolled', async () => {
+    const sim = simulatorWithClock({ rateLimitWindowSeconds: 60 });
+    const old = await request(sim.app).get(SEARCH).query({ query: '#a' }).set(APP).expect(200);
+    const oldReset = old.headers['x-rate-limit-reset'];
+    sim.state.injectFault({ endpoint: 'search_recent', kind: 'rate_limited', delay_ms: 300 });
+    const late = request(sim.app).get(SEARCH).query({ query: '#a' }).set(APP).then((res) => res);
+    // The fault is taken when the request arrives; the window may roll only after that.
+    while (sim.state.faults.pending().length > 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    sim.clock.advance(61_000);
+    const fresh = await request(sim.app).get(SEARCH).query({ query: '#a' }).set(APP).expect(200);
+    expect(fresh.headers).toMatchObject({ 'x-rate-limit-remaining': '449', 'x-rate-limit-reset': String(sim.clock.now / 1000 + 60) });
+    const limited = await late;
+    expect(limited.status).toBe(429);
+    expect(limited.headers).toMatchObject({ 'x-rate-limit-remaining': '0', 'x-rate-limit-reset': oldReset });
+    expect(sim.state.requestLog.entries({ endpoint: 'search_recent' }).map((entry) => entry.status)).toEqual([200, 200, 429]);
+  });
+
+  it('refuses reset_in_seconds on other kinds and out of range, and lists it with the pending fault', async () => {
+    const sim = simulatorWithClock();
+    const refused = await request(sim.app).post('/_sim/faults').send({ endpoint: 'search_recent', kind: 'unavailable', reset_in_seconds: 5 }).expect(400);
+    expect(refused.body.error).toEqual({ code: 'invalid_request', message: 'reset_in_seconds: reset_in_seconds applies to rate_limited faults only' });
+    await request(sim.app).post('/_sim/faults').send({ endpoint: 'search_recent', kind: 'rate_limited', reset_in_seconds: -1 }).expect(400);
+    await request(sim.app).post('/_sim/faults').send({ endpoint: 'search_recent', kind: 'rate_limited', reset_in_seconds: 1.5 }).expect(400);
+    const added = await request(sim.app).post('/_sim/faults').send({ endpoint: 'search_recent', kind: 'rate_limited', reset_in_seconds: 3, delay_ms: 50 }).expect(201);
+    expect(added.body.data).toEqual([expect.objectContaining({ endpoint: 'search_recent', kind: 'rate_limited', remaining: 1, delayMs: 50, resetInSeconds: 3 })]);
+  });
+
   it('holds a slow answer for delay_ms and then serves it', async () => {
     const sim = simulatorWithClock();
     sim.state.injectFault({ endpoint: 'search_recent', kind: 'slow', delay_ms: 150 });

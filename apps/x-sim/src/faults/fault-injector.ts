@@ -8,10 +8,19 @@ export interface Fault {
   endpoint: XEndpoint | '*';
   kind: FaultKind;
   remaining: number;
-  /** For `slow`: how long the answer is held before being served normally. */
+  /**
+   * For `slow`: how long the answer is held before being served normally. For `rate_limited`: how long the
+   * 429 is held before it is sent, with the rate headers as they stood when the request arrived (a late 429
+   * from a window that may have rolled meanwhile).
+   */
   delayMs: number;
   /** For `rate_limited`: which 429 body to send; the simulator's default when absent. */
   body: 'code88' | 'problem' | undefined;
+  /**
+   * For `rate_limited`: the 429's `x-rate-limit-reset` is this many seconds after the request arrived instead
+   * of the window's reset; the window itself is left as it is. Absent: the window's reset.
+   */
+  resetInSeconds: number | undefined;
 }
 
 /** Queued faults, taken first-in first-out; each request to a matching endpoint uses up one. */

@@ -64,7 +64,12 @@ export function endpoint(
       fault = injected?.kind ?? null;
       if (injected?.kind === 'slow') await sleep(injected.delayMs);
       if (injected?.kind === 'rate_limited') {
-        setLimitHeaders(res, { ...state.limiter.peek(name, caller.token, caller.kind), remaining: 0 });
+        // The headers are those of the moment the request arrived: a held 429 answers late with the window
+        // it was refused in, which may have rolled meanwhile, as a late answer from X does.
+        const window = state.limiter.peek(name, caller.token, caller.kind);
+        const reset = injected.resetInSeconds === undefined ? window.reset : Math.ceil(state.now() / 1000) + injected.resetInSeconds;
+        setLimitHeaders(res, { ...window, remaining: 0, reset });
+        if (injected.delayMs > 0) await sleep(injected.delayMs);
         answer = state.problems.rateLimited(injected.body ?? state.settings.rateLimitBody);
       } else if (injected?.kind === 'usage_capped') {
         setLimitHeaders(res, state.limiter.peek(name, caller.token, caller.kind));

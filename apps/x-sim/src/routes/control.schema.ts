@@ -70,10 +70,17 @@ export const faultBody = z
     endpoint: z.enum([...X_ENDPOINTS, '*']),
     kind: z.enum(FAULT_KINDS),
     count: z.number().int().min(1).max(100_000).default(1),
+    /** `slow`: hold, then serve normally. `rate_limited`: hold, then answer 429 with the headers of arrival. */
     delay_ms: z.number().int().min(0).max(600_000).default(0),
     body: z.enum(['code88', 'problem']).optional(),
+    /** `rate_limited` only: the 429's x-rate-limit-reset, in seconds after the request arrived. */
+    reset_in_seconds: z.number().int().min(0).max(86_400).optional(),
   })
-  .strict();
+  .strict()
+  .refine((fault) => fault.reset_in_seconds === undefined || fault.kind === 'rate_limited', {
+    message: 'reset_in_seconds applies to rate_limited faults only',
+    path: ['reset_in_seconds'],
+  });
 
 export const rateLimitBody = z
   .object({
