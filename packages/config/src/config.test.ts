@@ -26,6 +26,13 @@ describe('loadConfig', () => {
     expect(config.SECRETS_KEY).toBe(key);
   });
 
+  it('takes SECRETS_KEY_PREVIOUS in the format of SECRETS_KEY and names it when it is malformed', () => {
+    const previous = randomBytes(32).toString('base64');
+    expect(loadConfig({ SECRETS_KEY_PREVIOUS: previous }).SECRETS_KEY_PREVIOUS).toBe(previous);
+    expect(loadConfig({}).SECRETS_KEY_PREVIOUS).toBeUndefined();
+    expect(() => loadConfig({ SECRETS_KEY_PREVIOUS: 'c2hvcnQ=' })).toThrow(/^invalid environment: SECRETS_KEY_PREVIOUS must be 32 random bytes/);
+  });
+
   it('treats an empty variable as unset', () => {
     expect(loadConfig({ PORT: '' }).PORT).toBe(3000);
   });

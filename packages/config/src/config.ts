@@ -24,6 +24,8 @@ export const configSchema = z.object({
   X_QUERY_MAX_LENGTH: z.coerce.number().int().min(64).max(4096).default(512),
   TELEGRAM_API_BASE_URL: z.url().default('https://api.telegram.org'),
   SECRETS_KEY: secretsKey.optional(),
+  /** A former SECRETS_KEY, only ever read with, while `secrets:reseal` moves every secret to SECRETS_KEY. */
+  SECRETS_KEY_PREVIOUS: secretsKey.optional(),
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: booleanString.default(false),
   LOG_LEVEL: z.enum(['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly']).default('info'),
 });

@@ -57,3 +57,31 @@ describe('tokens', () => {
     expect(hashApiKey(key)).not.toEqual(hashApiKey(`${key}x`));
   });
 });
+
+describe('createCipher with a previous key', () => {
+  const previousKey = generateSecretsKey();
+  const currentKey = generateSecretsKey();
+  const old = createCipher(previousKey);
+
+  it('opens a value sealed with the previous key and seals new values with the current one', () => {
+    const keyring = createCipher(currentKey, previousKey);
+    expect(keyring.decrypt(old.encrypt('123456:bot-token'))).toBe('123456:bot-token');
+    const sealed = keyring.encrypt('whsec_new');
+    expect(createCipher(currentKey).decrypt(sealed)).toBe('whsec_new');
+    expect(() => old.decrypt(sealed)).toThrow(SecretsError);
+  });
+
+  it('still opens values sealed with the current key first', () => {
+    const keyring = createCipher(currentKey, previousKey);
+    expect(keyring.decrypt(createCipher(currentKey).encrypt('secret'))).toBe('secret');
+  });
+
+  it('refuses a value that neither key opens', () => {
+    const keyring = createCipher(currentKey, previousKey);
+    expect(() => keyring.decrypt(createCipher(generateSecretsKey()).encrypt('secret'))).toThrow(/authentication/);
+  });
+
+  it('refuses a previous key that is not 32 bytes', () => {
+    expect(() => createCipher(currentKey, Buffer.alloc(16).toString('base64'))).toThrow(/previous secrets key must be 32 bytes/);
+  });
+});

@@ -12,7 +12,9 @@ export class SecretsError extends Error {
 }
 
 export interface Cipher {
+  /** Seals with the current key. */
   encrypt(plaintext: string): string;
+  /** Opens a value sealed with the current key, or else with the previous one; throws {@link SecretsError}. */
   decrypt(ciphertext: string): string;
 }
 
@@ -21,13 +23,32 @@ export function generateSecretsKey(): string {
   return randomBytes(32).toString('base64');
 }
 
+function keyBytes(base64Key: string, name: string): Buffer {
+  const key = Buffer.from(base64Key, 'base64');
+  if (key.length !== 32) throw new SecretsError(`${name} must be 32 bytes, base64-encoded`);
+  return key;
+}
+
+function open(key: Buffer, ivBytes: Buffer, tagBytes: Buffer, body: Buffer): string | undefined {
+  try {
+    const decipher = createDecipheriv('aes-256-gcm', key, ivBytes);
+    decipher.setAuthTag(tagBytes);
+    return Buffer.concat([decipher.update(body), decipher.final()]).toString('utf8');
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * AES-256-GCM with a random 96-bit IV per value. Output: `v1.<iv>.<tag>.<ciphertext>` (base64url parts),
  * so a tampered or truncated value fails authentication instead of decrypting to garbage.
+ *
+ * `previousKey` (SECRETS_KEY_PREVIOUS) is only ever read with: a value the current key does not open is
+ * tried with it, so secrets sealed before a key change stay readable until `secrets:reseal` re-seals them.
  */
-export function createCipher(base64Key: string): Cipher {
-  const key = Buffer.from(base64Key, 'base64');
-  if (key.length !== 32) throw new SecretsError('secrets key must be 32 bytes, base64-encoded');
+export function createCipher(base64Key: string, previousKey?: string): Cipher {
+  const key = keyBytes(base64Key, 'secrets key');
+  const keys = previousKey === undefined ? [key] : [key, keyBytes(previousKey, 'previous secrets key')];
   return {
     encrypt(plaintext) {
       const iv = randomBytes(IV_BYTES);
@@ -43,13 +64,12 @@ export function createCipher(base64Key: string): Cipher {
       const ivBytes = Buffer.from(iv, 'base64url');
       const tagBytes = Buffer.from(tag, 'base64url');
       if (ivBytes.length !== IV_BYTES || tagBytes.length !== TAG_BYTES) throw new SecretsError('malformed sealed secret');
-      try {
-        const decipher = createDecipheriv('aes-256-gcm', key, ivBytes);
-        decipher.setAuthTag(tagBytes);
-        return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
-      } catch {
-        throw new SecretsError('sealed secret failed authentication (wrong key or tampered value)');
+      const bodyBytes = Buffer.from(body, 'base64url');
+      for (const candidate of keys) {
+        const plaintext = open(candidate, ivBytes, tagBytes, bodyBytes);
+        if (plaintext !== undefined) return plaintext;
       }
+      throw new SecretsError('sealed secret failed authentication (wrong key or tampered value)');
     },
   };
 }
