@@ -97,6 +97,7 @@ describe('schema.prisma and the migrated database', () => {
     const xPost = { id: '1', authorId: '42', authorUsername: 'alice', authorName: 'Alice', text: 'hi #btc', lang: 'en', conversationId: '1', isRetweet: true, isReply: true, postedAt: at(26), firstSeenAt: at(27) };
     const engagement = { xPostId: '1', intervalSeconds: 60, pollUntil: at(28), nextPollAt: at(29), retweetCount: 1, likeCount: 2, replyCount: 3, sampledRetweets: 4, sampledLikes: 5, sampledReplies: 6, retweeters: ['@a'], likers: ['@b'], repliers: ['@c'], countsUpdatedAt: at(30), samplesUpdatedAt: at(31), createdAt: at(32) };
     const cursor = { sourceKey: 'tag:btc', sinceId: '99', notBefore: at(33), lastScanAt: at(34), lastError: 'timeout', updatedAt: at(35), intervalSeconds: 10, nextScanAt: at(38), claimedBy: 7, failures: 2 };
+    const keyCheck = { id: 1, sealed: 'v1.c', createdAt: at(39), updatedAt: at(40) };
     const outbox = { queue: 'alert-routing', name: 'route-alert', jobId: 'route-post_rt', payload: { feedItemId: 'post_rt', nested: [1, 'a', null] }, createdAt: at(36) };
 
     await prisma.plan.create({ data: plan });
@@ -113,6 +114,7 @@ describe('schema.prisma and the migrated database', () => {
     await prisma.sourceCursor.create({ data: cursor });
     const { id: outboxId } = await prisma.outboxJob.create({ data: outbox });
     await prisma.feedClock.update({ where: { id: 1 }, data: { last: at(37) } });
+    await prisma.secretsKeyCheck.create({ data: keyCheck });
 
     expect(await prisma.plan.findUnique({ where: { id: plan.id } })).toEqual(plan);
     expect(await prisma.user.findUnique({ where: { id: user.id } })).toEqual(user);
@@ -129,12 +131,13 @@ describe('schema.prisma and the migrated database', () => {
     expect(await prisma.sourceCursor.findUnique({ where: { sourceKey: cursor.sourceKey } })).toEqual(cursor);
     expect(await prisma.outboxJob.findUnique({ where: { id: outboxId } })).toEqual({ id: outboxId, ...outbox });
     expect(await prisma.feedClock.findUnique({ where: { id: 1 } })).toEqual({ id: 1, last: at(37) });
+    expect(await prisma.secretsKeyCheck.findUnique({ where: { id: 1 } })).toEqual(keyCheck);
 
     // Every scalar field of every model was written above and read back.
     const written: Record<string, object> = {
       Plan: plan, User: user, ApiKey: apiKey, Track: track, AccountTrack: accountTrack, FeedItem: feedItem, UsagePeriod: usage,
       NotificationChannel: channel, Delivery: delivery, XPost: xPost, EngagementState: engagement, SourceCursor: cursor,
-      OutboxJob: { id: outboxId, ...outbox }, FeedClock: { id: 1, last: at(37) },
+      OutboxJob: { id: outboxId, ...outbox }, FeedClock: { id: 1, last: at(37) }, SecretsKeyCheck: keyCheck,
     };
     for (const [name, model] of models) {
       if (model.ignored) continue;
