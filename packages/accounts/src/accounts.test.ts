@@ -1,6 +1,7 @@
 import { AppError } from '@hashwatch/errors';
 import { useTestEnvironment } from '@hashwatch/testing';
-import { createAccount, deleteAccount, findAccountByEmail } from './accounts';
+import { createAccount, findAccountByEmail } from './accounts';
+import { eraseAccount } from './erasure';
 import { authenticateApiKey, issueApiKey } from './api-keys';
 import { setSubscription, subscriptionProblem } from './subscriptions';
 
@@ -40,9 +41,9 @@ describe('accounts', () => {
 
   it('deletes the account and its keys', async () => {
     const { accountId, apiKey } = await createAccount(prisma(), { email: 'gone@example.com', planId: 'starter' });
-    expect(await deleteAccount(prisma(), accountId)).toBe(true);
+    expect(await eraseAccount(env.database.db.pool, accountId)).toMatchObject({ accountId, apiKeyIds: [expect.stringMatching(/^key_/)] });
     expect(await authenticateApiKey(prisma(), apiKey)).toBeNull();
-    expect(await deleteAccount(prisma(), accountId)).toBe(false);
+    expect(await eraseAccount(env.database.db.pool, accountId)).toBeNull();
   });
 });
 

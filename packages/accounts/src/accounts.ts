@@ -50,9 +50,3 @@ export async function findAccountByEmail(prisma: PrismaClient, email: string): P
   const user = await prisma.user.findUnique({ where: { email: email.trim().toLowerCase() }, select: { id: true } });
   return user?.id ?? null;
 }
-
-/** Erases the account and everything it owns (keys, tracks, feed, channels, deliveries, usage). */
-export async function deleteAccount(prisma: PrismaClient, accountId: string): Promise<boolean> {
-  const { count } = await prisma.user.deleteMany({ where: { id: accountId } });
-  return count === 1;
-}

@@ -1,5 +1,7 @@
-export { createAccount, findAccountByEmail, deleteAccount } from './accounts';
+export { createAccount, findAccountByEmail } from './accounts';
 export type { CreatedAccount } from './accounts';
+export { eraseAccount, eraseSource, SOURCE_SYNC_LOCK_CLASS } from './erasure';
+export type { ErasedAccount, SourceTableName } from './erasure';
 export { issueApiKey, authenticateApiKey } from './api-keys';
 export type { AuthenticatedKey } from './api-keys';
 export { setSubscription, subscriptionProblem, subscriptionStatusSchema } from './subscriptions';

@@ -1,11 +1,12 @@
 import type pg from 'pg';
+import { eraseSource } from '@hashwatch/accounts';
 import { transaction } from '@hashwatch/db';
 import { AppError } from '@hashwatch/errors';
 import { newId } from '@hashwatch/secrets';
 import { iso } from '../../http/time';
 import { assertEngagementRoom, lockAccountLimits } from '../sources/source-limits';
 import type { EngagementFlagsPatch } from '../sources/engagement-flags.schema';
-import { deleteSource, updateSourceFlags, type SourceTable } from '../sources/source-table';
+import { updateSourceFlags, type SourceTable } from '../sources/source-table';
 import type { AccountTrackBody, CreateAccountTrack } from './accounts.schema';
 
 interface AccountTrackRow {
@@ -65,5 +66,6 @@ export async function updateAccountTrackFlags(pool: pg.Pool, userId: string, id:
 }
 
 export async function deleteAccountTrack(pool: pg.Pool, userId: string, id: string): Promise<void> {
-  await deleteSource(pool, SOURCE, userId, id);
+  // With its scan cursor and stored posts when nothing else needs them (CONTRACT 5).
+  if (!(await eraseSource(pool, SOURCE.table, userId, id))) throw new AppError('not_found', `no ${SOURCE.noun} ${id}`);
 }

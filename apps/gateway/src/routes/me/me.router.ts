@@ -1,9 +1,10 @@
-import { deleteAccount } from '@hashwatch/accounts';
+import { eraseAccount } from '@hashwatch/accounts';
 import { resyncLimits } from '@hashwatch/plans';
 import type { ApiBuilder } from '../../http/api-builder';
 import type { GatewayDeps } from '../../deps';
 import { TOTP_HEADER, totpHeaderSchema } from '../two-factor/two-factor.schema';
 import type { TwoFactorGuard } from '../two-factor/two-factor.service';
+import { eraseAccountKeys } from './erase-keys';
 import { accountDeletedSchema, meSchema } from './me.schema';
 import { getMe } from './me.service';
 import { usageSchema } from './usage.schema';
@@ -43,7 +44,10 @@ export function registerMeRoutes(api: ApiBuilder, deps: GatewayDeps, guard: TwoF
     errors: ['invalid_request', 'two_factor_required', 'invalid_two_factor_code'],
     handler: async ({ auth, req, res }) => {
       await guard.requireCode(auth.userId, req.header(TOTP_HEADER), res);
-      await deleteAccount(prisma, auth.userId);
+      const erased = await eraseAccount(pool, auth.userId);
+      // After the commit: a writer still holding the account's data in memory may write a key again, but no longer
+      // finds the rows it would act on.
+      if (erased) await eraseAccountKeys(deps.redis, deps.keyPrefix, erased);
       return { deleted: true as const };
     },
   });

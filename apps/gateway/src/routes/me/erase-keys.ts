@@ -1,0 +1,35 @@
+import type { Redis } from 'ioredis';
+import type { ErasedAccount } from '@hashwatch/accounts';
+
+// The per-account limits of the gateway (tightLimit names: api-keys, two-factor and notifications routers).
+const ACCOUNT_LIMITS = ['apikey-regenerate', 'two-factor', 'notifications-test'] as const;
+
+/**
+ * The Redis keys that hold an erased account's data, under QUEUE_PREFIX `prefix`. Each is named as its writer names
+ * it: the per-key request counters (middleware/authenticate.ts, one per per-minute cap), the per-account limits
+ * (middleware/tight-limit.ts), the notifier's lease, wake flag and digest of each channel
+ * (apps/notifier/src/delivery/drain-lease.ts) and the engagement poller's reply cursor of each erased post
+ * (apps/engagement-poller/src/samples/reply-cursors.ts).
+ */
+export function erasedAccountKeys(prefix: string, erased: ErasedAccount): string[] {
+  return [
+    ...erased.apiKeyIds.flatMap((keyId) => erased.rateLimits.map((points) => `${prefix}:rl:key:${points}:${keyId}`)),
+    ...ACCOUNT_LIMITS.map((name) => `${prefix}:rl:${name}:${erased.accountId}`),
+    ...erased.channelIds.flatMap((channelId) => ['lease', 'woken', 'digest'].map((part) => `${prefix}:notifier:${part}:${channelId}`)),
+    ...erased.postIds.map((postId) => `${prefix}:engagement:reply-cursor:${postId}`),
+  ];
+}
+
+// UNLINK takes many keys; batches keep one command's arguments bounded.
+const UNLINK_BATCH = 500;
+
+/**
+ * Removes what Redis holds of an erased account: the keys above, and its field of the engagement poller's
+ * account fingerprints (apps/engagement-poller/src/discovery/mark-changed-accounts.ts), which nothing else
+ * would ever remove.
+ */
+export async function eraseAccountKeys(redis: Redis, prefix: string, erased: ErasedAccount): Promise<void> {
+  const keys = erasedAccountKeys(prefix, erased);
+  for (let start = 0; start < keys.length; start += UNLINK_BATCH) await redis.unlink(...keys.slice(start, start + UNLINK_BATCH));
+  await redis.hdel(`${prefix}:engagement:account-fingerprints`, erased.accountId);
+}

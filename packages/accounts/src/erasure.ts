@@ -1,0 +1,227 @@
+import type pg from 'pg';
+import { isPgError, PgErrorCode, transaction } from '@hashwatch/db';
+
+/**
+ * First key of the advisory lock the scanner's source sync holds while it writes source_cursors
+ * (apps/scanner/src/sources/lock-keys.ts, SCANNER_LOCK_CLASS, with second key 0; a scanner test checks the two
+ * agree). An erasure takes it too, so a sync that read a track just before the erasure cannot write that track's
+ * cursor back after the erasure removed it.
+ */
+export const SOURCE_SYNC_LOCK_CLASS = 0x5ca7;
+
+/** What an erasure removed that lives on outside PostgreSQL (Redis keys are named after these). */
+export interface ErasedAccount {
+  accountId: string;
+  channelIds: string[];
+  apiKeyIds: string[];
+  /** x_posts ids removed with the account (no other account's feed held them). */
+  postIds: string[];
+  /** Every per-minute cap its keys may have been counted under: its own and each plan's. */
+  rateLimits: number[];
+}
+
+/** A source of an account, as a DELETE names it. */
+export type SourceTableName = 'tracks' | 'account_tracks';
+
+// A deadlock with a feed writer aborts the erasure, which nothing of has committed: it is run again.
+const ERASE_ATTEMPTS = 3;
+
+const ACCOUNT_SOURCES = `
+SELECT ARRAY(SELECT DISTINCT hashtag_norm FROM tracks WHERE user_id = $1 ORDER BY 1) AS tags,
+       ARRAY(SELECT DISTINCT username_norm FROM account_tracks WHERE user_id = $1 ORDER BY 1) AS users`;
+
+// Lock order, the scanner's (apps/scanner/src/storing/store-pack.ts): source_cursors rows, tracks and account
+// tracks rows, usage_periods rows. A scanner transaction storing for the account either commits before these
+// locks are granted (and what it stored is erased below) or waits behind them and finds the account's sources
+// gone when it checks them again under its usage lock.
+const LOCK_CURSORS = `SELECT source_key FROM source_cursors WHERE source_key = ANY($1::text[]) ORDER BY source_key FOR UPDATE`;
+const LOCK_USAGE = `SELECT 1 FROM usage_periods WHERE user_id = $1 ORDER BY period_start FOR UPDATE`;
+
+const ACCOUNT_REFERENCES = `
+SELECT ARRAY(SELECT DISTINCT x_post_id FROM feed_items WHERE user_id = $1) AS post_ids,
+       ARRAY(SELECT id FROM notification_channels WHERE user_id = $1 ORDER BY id) AS channel_ids,
+       ARRAY(SELECT id FROM api_keys WHERE user_id = $1 ORDER BY id) AS key_ids,
+       ARRAY(SELECT rate_limit_per_minute FROM users WHERE id = $1 UNION SELECT rate_limit_per_minute FROM plans) AS rate_limits`;
+
+// Cursors of the given sources that no remaining track or account track needs, then the stored posts no feed item
+// holds any more: those of `$3` (the erased items' posts) and those the sources matched that were never stored in
+// any feed (over a quota, or matched for a track deleted meanwhile), with their engagement state.
+const ERASE_SHARED = `
+WITH cursors AS (
+  DELETE FROM source_cursors c
+   WHERE (c.source_key IN (SELECT 'tag:' || t FROM unnest($1::text[]) AS t)
+          AND NOT EXISTS (SELECT 1 FROM tracks t WHERE t.hashtag_norm = substr(c.source_key, 5)))
+      OR (c.source_key IN (SELECT 'user:' || u FROM unnest($2::text[]) AS u)
+          AND NOT EXISTS (SELECT 1 FROM account_tracks a WHERE a.username_norm = substr(c.source_key, 6)))
+  RETURNING 1
+), posts AS (
+  DELETE FROM x_posts x
+   WHERE (x.id = ANY($3::text[])
+          OR lower(x.author_username) = ANY($2::text[])
+          OR EXISTS (SELECT 1 FROM unnest($1::text[]) AS t
+                      WHERE strpos(lower(x.text), '#' || t) > 0 OR strpos(lower(x.text), '$' || t) > 0))
+     AND NOT EXISTS (SELECT 1 FROM feed_items f WHERE f.x_post_id = x.id)
+  RETURNING x.id
+), states AS (
+  DELETE FROM engagement_states s
+   WHERE s.x_post_id = ANY($3::text[]) AND NOT EXISTS (SELECT 1 FROM feed_items f WHERE f.x_post_id = s.x_post_id)
+  RETURNING s.x_post_id
+)
+SELECT (SELECT count(*) FROM cursors)::int AS cursors,
+       ARRAY(SELECT id FROM posts UNION SELECT x_post_id FROM states) AS post_ids`;
+
+// Outbox rows (not yet relayed) that name the account, one of its channels or an erased post.
+const OUTBOX_ROWS = `
+SELECT o.id, o.payload FROM outbox_jobs o
+ WHERE EXISTS (SELECT 1 FROM unnest($1::text[]) AS needle WHERE strpos(o.payload::text, needle) > 0)
+ ORDER BY o.id
+   FOR UPDATE`;
+
+interface SourceSets {
+  tags: string[];
+  users: string[];
+}
+
+interface Shared {
+  cursors: number;
+  postIds: string[];
+}
+
+async function withDeadlockRetry<T>(work: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await work();
+    } catch (error) {
+      if (!isPgError(error, PgErrorCode.deadlockDetected) || attempt >= ERASE_ATTEMPTS) throw error;
+    }
+  }
+}
+
+function sourceKeys(sources: SourceSets): string[] {
+  return [...sources.tags.map((tag) => `tag:${tag}`), ...sources.users.map((user) => `user:${user}`)].sort();
+}
+
+/** Takes the sync lock and the rows a scanner transaction would take, in its order, for these sources. */
+async function lockLikeTheScanner(client: pg.PoolClient, userId: string, sources: SourceSets, tracks: { table: SourceTableName; ids: string[] }[]): Promise<void> {
+  await client.query('SELECT pg_advisory_xact_lock($1, 0)', [SOURCE_SYNC_LOCK_CLASS]);
+  await client.query(LOCK_CURSORS, [sourceKeys(sources)]);
+  for (const { table, ids } of tracks) {
+    await client.query(`SELECT id FROM ${table} WHERE user_id = $1 AND id = ANY($2::text[]) ORDER BY id FOR UPDATE`, [userId, ids]);
+  }
+  await client.query(LOCK_USAGE, [userId]);
+}
+
+async function eraseShared(client: pg.PoolClient, sources: SourceSets, postIds: readonly string[]): Promise<Shared> {
+  const { rows } = await client.query<{ cursors: number; post_ids: string[] }>(ERASE_SHARED, [sources.tags, sources.users, postIds]);
+  return { cursors: rows[0]?.cursors ?? 0, postIds: rows[0]?.post_ids ?? [] };
+}
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+type JobPayload = { [key: string]: Json };
+
+/** The payload without what belongs to the erased account; null when nothing of the job is left. */
+function cleanPayload(payload: JobPayload, gone: { userId: string; channels: Set<string>; posts: Set<string> }): JobPayload | null {
+  if (payload.userId === gone.userId) return null;
+  if (typeof payload.channelId === 'string' && gone.channels.has(payload.channelId)) return null;
+  if (typeof payload.xPostId === 'string' && gone.posts.has(payload.xPostId)) return null;
+  const items = payload.items;
+  if (Array.isArray(items)) {
+    const kept = items.filter((item) => !(typeof item === 'object' && item !== null && !Array.isArray(item) && item.userId === gone.userId));
+    if (kept.length === 0) return null;
+    if (kept.length !== items.length) return { ...payload, items: kept };
+  }
+  return payload;
+}
+
+/**
+ * Removes from outbox rows every job (or route-alerts item) of the account, of its channels and of the posts
+ * erased with it; a row left with no job is deleted. The relay claims rows with FOR UPDATE SKIP LOCKED, so a row it
+ * holds is waited for and then found relayed and gone.
+ */
+async function eraseOutbox(client: pg.PoolClient, userId: string, channelIds: readonly string[], postIds: readonly string[]): Promise<void> {
+  const needles = [userId, ...channelIds, ...postIds];
+  const { rows } = await client.query<{ id: string; payload: JobPayload | { jobId: string; payload: JobPayload }[] }>(OUTBOX_ROWS, [needles]);
+  const gone = { userId, channels: new Set(channelIds), posts: new Set(postIds) };
+  for (const row of rows) {
+    let next: JobPayload | { jobId: string; payload: JobPayload }[] | null;
+    let jobId: string | null = null;
+    if (Array.isArray(row.payload)) {
+      const jobs = row.payload.flatMap((job) => {
+        const payload = cleanPayload(job.payload, gone);
+        return payload ? [{ jobId: job.jobId, payload }] : [];
+      });
+      next = jobs.length > 0 ? jobs : null;
+      jobId = jobs[0]?.jobId ?? null;
+    } else {
+      next = cleanPayload(row.payload, gone);
+    }
+    if (next === null) await client.query('DELETE FROM outbox_jobs WHERE id = $1', [row.id]);
+    else if (JSON.stringify(next) !== JSON.stringify(row.payload)) {
+      await client.query('UPDATE outbox_jobs SET payload = $2::jsonb, job_id = COALESCE($3, job_id) WHERE id = $1', [row.id, JSON.stringify(next), jobId]);
+    }
+  }
+}
+
+/**
+ * Erases the account and, in the same transaction, every row that holds its data or that only it needed
+ * (CONTRACT 5): its own rows go with the account row (foreign keys); then the scan cursors of its sources that
+ * no other track needs, the stored posts and engagement states no other account's feed holds, and its jobs still
+ * in the outbox. Returns what to clear outside PostgreSQL (see eraseAccountKeys), or null for an unknown account.
+ */
+export async function eraseAccount(pool: pg.Pool, accountId: string): Promise<ErasedAccount | null> {
+  return withDeadlockRetry(() =>
+    transaction(pool, async (client) => {
+      const { rows: found } = await client.query<{ tags: string[]; users: string[] }>(ACCOUNT_SOURCES, [accountId]);
+      const sources: SourceSets = { tags: found[0]?.tags ?? [], users: found[0]?.users ?? [] };
+      const { rows: trackIds } = await client.query<{ tracks: string[]; accounts: string[] }>(
+        'SELECT ARRAY(SELECT id FROM tracks WHERE user_id = $1) AS tracks, ARRAY(SELECT id FROM account_tracks WHERE user_id = $1) AS accounts',
+        [accountId],
+      );
+      await lockLikeTheScanner(client, accountId, sources, [
+        { table: 'tracks', ids: trackIds[0]?.tracks ?? [] },
+        { table: 'account_tracks', ids: trackIds[0]?.accounts ?? [] },
+      ]);
+      // Read again under the locks: a source added meanwhile is erased too.
+      const { rows: locked } = await client.query<{ tags: string[]; users: string[] }>(ACCOUNT_SOURCES, [accountId]);
+      const all: SourceSets = {
+        tags: [...new Set([...sources.tags, ...(locked[0]?.tags ?? [])])],
+        users: [...new Set([...sources.users, ...(locked[0]?.users ?? [])])],
+      };
+      const { rows: refs } = await client.query<{ post_ids: string[]; channel_ids: string[]; key_ids: string[]; rate_limits: number[] }>(ACCOUNT_REFERENCES, [accountId]);
+      const { rowCount } = await client.query('DELETE FROM users WHERE id = $1', [accountId]);
+      if (!rowCount) return null;
+      const shared = await eraseShared(client, all, refs[0]?.post_ids ?? []);
+      const erased: ErasedAccount = {
+        accountId,
+        channelIds: refs[0]?.channel_ids ?? [],
+        apiKeyIds: refs[0]?.key_ids ?? [],
+        postIds: shared.postIds,
+        rateLimits: refs[0]?.rate_limits ?? [],
+      };
+      await eraseOutbox(client, accountId, erased.channelIds, erased.postIds);
+      return erased;
+    }),
+  );
+}
+
+/**
+ * Deletes one track or account track of the account and what only it needed: its scan cursor when no other
+ * track watches the source, and the posts it matched that no feed holds. The account's feed items stay (they
+ * are its history). False when the account has no such source.
+ */
+export async function eraseSource(pool: pg.Pool, table: SourceTableName, userId: string, id: string): Promise<boolean> {
+  return withDeadlockRetry(() =>
+    transaction(pool, async (client) => {
+      const column = table === 'tracks' ? 'hashtag_norm' : 'username_norm';
+      const { rows } = await client.query<{ norm: string }>(`SELECT ${column} AS norm FROM ${table} WHERE id = $1 AND user_id = $2`, [id, userId]);
+      const norm = rows[0]?.norm;
+      if (norm === undefined) return false;
+      const sources: SourceSets = table === 'tracks' ? { tags: [norm], users: [] } : { tags: [], users: [norm] };
+      await lockLikeTheScanner(client, userId, sources, [{ table, ids: [id] }]);
+      const { rowCount } = await client.query(`DELETE FROM ${table} WHERE id = $1 AND user_id = $2`, [id, userId]);
+      if (!rowCount) return false;
+      await eraseShared(client, sources, []);
+      return true;
+    }),
+  );
+}
