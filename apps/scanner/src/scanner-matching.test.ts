@@ -2,6 +2,9 @@ import { routeAlertsJobId } from '@hashwatch/queues';
 import { syncSources } from './sources/sync-sources';
 import { useScannerFixture } from './test-support/scanner-fixture';
 
+/** What X publishes as created_at for a post created at `ms`: whole seconds. */
+const publishedAt = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString();
+
 // Each test uses its own tags and handles, so sources of earlier tests never interfere.
 describe('scanner matching (CONTRACT 5) against the X simulator', () => {
   const fx = useScannerFixture({ searchIncludesRetweets: true });
@@ -34,7 +37,22 @@ describe('scanner matching (CONTRACT 5) against the X simulator', () => {
       type: 'hashtag', hashtag: 'Gold', account: null, sources: ['#gold'], author: '@hana', author_name: 'hana',
       text: 'buying #GOLD today', url: `https://x.com/hana/status/${hashtag.id}`, engagement_tracked: false,
     });
-    expect(items[0]?.posted_at.toISOString()).toBe(new Date(hashtag.createdAt).toISOString());
+    expect(items[0]?.posted_at.toISOString()).toBe(publishedAt(hashtag.createdAt));
+  });
+
+  it('stores X\'s created_at (whole seconds) as posted_at, and uses the id\'s millisecond only for "published after the track"', async () => {
+    const user = await fx.account();
+    const second = Math.floor(Date.now() / 1000) * 1000 - 5000;
+    await fx.track(user, 'Cobalt', { createdAt: new Date(second + 500) });
+    fx.sim.state.injectPost({ author: 'hana', text: 'early #cobalt', created_at: new Date(second + 300).toISOString() });
+    const late = fx.sim.state.injectPost({ author: 'hana', text: 'late #cobalt', created_at: new Date(second + 900).toISOString() });
+
+    await tick();
+    const items = await fx.items(user);
+    expect(items.map((item) => item.x_post_id)).toEqual([late.id]);
+    expect(items[0]?.posted_at.toISOString()).toBe(new Date(second).toISOString());
+    const { rows } = await fx.pool().query<{ posted_at: Date }>('SELECT posted_at FROM x_posts WHERE id = $1', [late.id]);
+    expect(rows[0]?.posted_at.toISOString()).toBe(new Date(second).toISOString());
   });
 
   it('shows per-track health after a scan: last_scanned_at, last_post_at of the newest match, scan_error null', async () => {
@@ -50,7 +68,7 @@ describe('scanner matching (CONTRACT 5) against the X simulator', () => {
       [[busy, quiet]],
     );
     const health = new Map(rows.map((row) => [row.id, row]));
-    expect(health.get(busy)).toMatchObject({ last_post_at: new Date(newest.createdAt), scan_error: null });
+    expect(health.get(busy)).toMatchObject({ last_post_at: new Date(publishedAt(newest.createdAt)), scan_error: null });
     expect(health.get(busy)?.last_scanned_at?.getTime()).toBeGreaterThanOrEqual(before - 1000);
     // Scanned, nothing found: the monitor is alive, there is just nothing to report.
     expect(health.get(quiet)).toMatchObject({ last_post_at: null, scan_error: null, last_scanned_at: expect.any(Date) });
@@ -128,7 +146,7 @@ describe('scanner matching (CONTRACT 5) against the X simulator', () => {
     expect(rows).toEqual([{ id: post.id, author_username: 'olga' }]);
     const { rows: health } = await fx.pool().query('SELECT last_scanned_at, last_post_at, scan_error FROM account_tracks WHERE id = $1', [accountId]);
     expect(health[0]).toMatchObject({ last_scanned_at: expect.any(Date), scan_error: null });
-    expect(health[0]?.last_post_at.getTime()).toBeGreaterThanOrEqual(post.createdAt);
+    expect(health[0]?.last_post_at.toISOString()).toBe(publishedAt(post.createdAt));
   });
 
   it('merges a second source matching in a later cycle into the existing item, with no new item, alert or quota unit', async () => {

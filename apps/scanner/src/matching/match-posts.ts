@@ -30,6 +30,7 @@ export interface Subscription {
 export interface Candidate {
   userId: string;
   post: XPost;
+  /** X's created_at (whole seconds): the feed item's posted_at. */
   postedAt: Date;
   matches: Subscription[];
 }
@@ -50,20 +51,30 @@ export function sourceLowerBound(source: Pick<Source, 'sinceId' | 'notBefore'>):
 }
 
 /**
- * When a post was published, to the millisecond. X's created_at is whole seconds; the snowflake id carries
- * the millisecond, and a track created at .500 must not lose a post published at .900 of the same second.
- * created_at wins when the id is not a snowflake of that second (very old posts have sequential ids).
+ * When a post was published, to the millisecond, for the "published after the source was created" rule only.
+ * X's created_at is whole seconds; the snowflake id carries the millisecond, and a track created at .500 must
+ * not lose a post published at .900 of the same second. created_at wins when the id is not a snowflake of that
+ * second (very old posts have sequential ids).
  */
-export function postedAtOf(post: XPost): Date {
+export function publishedMsOf(post: XPost): number {
   const fromId = snowflakeTime(post.id);
-  if (post.createdAt === null) return new Date(fromId);
+  if (post.createdAt === null) return fromId;
   const createdAt = Date.parse(post.createdAt);
-  return fromId >= createdAt && fromId - createdAt < 1000 ? new Date(fromId) : new Date(createdAt);
+  return fromId >= createdAt && fromId - createdAt < 1000 ? fromId : createdAt;
 }
 
-function passes(subscription: Subscription, post: XPost, postedAt: Date): boolean {
-  // CONTRACT 5: a new track or account only detects posts published after it was created.
-  if (postedAt.getTime() < subscription.createdAt.getTime()) return false;
+/**
+ * `posted_at` as X publishes it: created_at, whole seconds. The id's millisecond never reaches a client, so
+ * one post has the same posted_at whichever app stored it. Without created_at, the id's second stands in.
+ */
+export function postedAtOf(post: XPost): Date {
+  if (post.createdAt !== null) return new Date(post.createdAt);
+  return new Date(Math.floor(snowflakeTime(post.id) / 1000) * 1000);
+}
+
+function passes(subscription: Subscription, post: XPost, publishedMs: number): boolean {
+  // A new track or account only detects posts published after it was created.
+  if (publishedMs < subscription.createdAt.getTime()) return false;
   if (subscription.kind === 'hashtag') {
     if (subscription.lang !== null && post.lang !== subscription.lang) return false;
     if (subscription.excludeRetweets && post.isRetweet) return false;
@@ -104,13 +115,14 @@ export function matchPosts(posts: readonly XPost[], sources: readonly Source[], 
     if (post.author) hitKeys.add(sourceKey('user', post.author.username.toLowerCase()));
     else if (post.authorId && userSourceByXId.has(post.authorId)) hitKeys.add(userSourceByXId.get(post.authorId) as string);
 
+    const publishedMs = publishedMsOf(post);
     const postedAt = postedAtOf(post);
     const perUser = new Map<string, Subscription[]>();
     for (const key of hitKeys) {
       const bound = bounds.get(key);
       if (bound === undefined || id <= bound) continue;
       for (const subscription of bySource.get(key) ?? []) {
-        if (!passes(subscription, post, postedAt)) continue;
+        if (!passes(subscription, post, publishedMs)) continue;
         const list = perUser.get(subscription.userId) ?? [];
         list.push(subscription);
         perUser.set(subscription.userId, list);

@@ -14,7 +14,7 @@ export type EngagementFlagsPatch = z.infer<typeof engagementFlagsPatchSchema>;
 
 export const sourceHealthFields = {
   last_scanned_at: z.string().nullable().meta({ description: 'When the source was last scanned upstream; null before the first scan.' }),
-  last_post_at: z.string().nullable().meta({ description: 'Detection time of the newest post from this source.' }),
+  last_post_at: z.string().nullable().meta({ description: 'Publication time (X\'s created_at, whole seconds) of the newest post matched from this source.' }),
   scan_error: z.string().nullable().meta({ description: 'Null, or a short reason why the last scan of this source failed.' }),
 };
 
