@@ -25,40 +25,54 @@ class BudgetScript {
   }
 }
 
-// Every script keeps one hash per endpoint: limit, remaining, reset (unix seconds). The key expires a minute
-// after the window resets, so a stale budget never outlives its window.
+// Every script keeps one hash per endpoint: limit, remaining, reset (unix seconds) of the window X reported,
+// and blocked (unix seconds) while a 429 holds the endpoint. The key expires a minute after the window
+// resets, so a stale budget never outlives its window.
+//
+// X's answer is the authority on its limits, and answers arrive in any order: a 429 may name a reset sooner
+// than the one the 200s before it gave, and a late 429 from an old window may land after a 200 from the
+// new one. So a 429 sets the block to its own reset, whatever was stored, and the window with it; answers
+// that land while that block holds were sent before it and change nothing.
 
-// Takes one request from the window if one is known; answers 0 (go) or the reset time (wait until then).
+// Takes one request from the window if one is known; answers 0 (go) or the time to wait until.
 const RESERVE = new BudgetScript(`
-local reset = tonumber(redis.call('HGET', KEYS[1], 'reset') or '0')
-if reset > tonumber(ARGV[1]) then
-  local remaining = tonumber(redis.call('HGET', KEYS[1], 'remaining') or '1')
+local now = tonumber(ARGV[1])
+local state = redis.call('HMGET', KEYS[1], 'reset', 'remaining', 'blocked')
+local blocked = tonumber(state[3] or '0')
+if blocked > now then return blocked end
+local reset = tonumber(state[1] or '0')
+if reset > now then
+  local remaining = tonumber(state[2] or '1')
   if remaining <= 0 then return reset end
   redis.call('HINCRBY', KEYS[1], 'remaining', -1)
 end
 return 0`);
 
 // Stores what X's headers said. An answer from an older window is ignored; within one window the lower
-// remaining wins, because answers of concurrent calls arrive in any order.
+// remaining wins, because answers of concurrent calls arrive in any order. While a 429's block holds,
+// every answer is ignored: its call went out before the 429, which is X's latest word.
 const RECORD = new BudgetScript(`
 local remaining = tonumber(ARGV[2])
 local reset = tonumber(ARGV[3])
-local storedReset = tonumber(redis.call('HGET', KEYS[1], 'reset') or '0')
+local now = tonumber(ARGV[4])
+local state = redis.call('HMGET', KEYS[1], 'reset', 'remaining', 'blocked')
+if tonumber(state[3] or '0') > now then return 0 end
+local storedReset = tonumber(state[1] or '0')
 if reset < storedReset then return 0 end
 if reset == storedReset then
-  local stored = tonumber(redis.call('HGET', KEYS[1], 'remaining') or ARGV[2])
+  local stored = tonumber(state[2] or ARGV[2])
   if stored < remaining then remaining = stored end
 end
 redis.call('HSET', KEYS[1], 'limit', ARGV[1], 'remaining', remaining, 'reset', reset)
+redis.call('HDEL', KEYS[1], 'blocked')
 redis.call('EXPIREAT', KEYS[1], reset + 60)
 return 1`);
 
-// After a 429: nothing left until reset (or the later reset already known).
+// After a 429: nothing left until that answer's reset, sooner or later than any reset stored before; the
+// window the earlier answers described ends there too, so no remembered reset outlasts the 429's.
 const EXHAUST = new BudgetScript(`
 local reset = tonumber(ARGV[1])
-local storedReset = tonumber(redis.call('HGET', KEYS[1], 'reset') or '0')
-if storedReset > reset then reset = storedReset end
-redis.call('HSET', KEYS[1], 'remaining', 0, 'reset', reset)
+redis.call('HSET', KEYS[1], 'remaining', 0, 'reset', reset, 'blocked', reset)
 redis.call('EXPIREAT', KEYS[1], reset + 60)
 return reset`);
 
@@ -67,6 +81,8 @@ export interface BudgetState {
   remaining: number;
   /** Unix seconds. */
   reset: number;
+  /** Unix seconds: the reset of the 429 that holds the endpoint; null when no 429 is stored since the last answer recorded. */
+  blockedUntil: number | null;
 }
 
 /**
@@ -89,11 +105,13 @@ export class RateBudget {
     return blockedUntil > 0 ? blockedUntil : null;
   }
 
-  async record(endpoint: XEndpointName, state: { limit: number; remaining: number; reset: number }): Promise<void> {
-    await RECORD.run(this.redis, this.key(endpoint), String(state.limit), String(state.remaining), String(Math.ceil(state.reset)));
+  /** Stores the headers of an answer that arrived at `nowMs`, unless it is older than what is stored (see RECORD). */
+  async record(endpoint: XEndpointName, state: { limit: number; remaining: number; reset: number }, nowMs: number): Promise<void> {
+    const args = [String(state.limit), String(state.remaining), String(Math.ceil(state.reset)), (nowMs / 1000).toFixed(3)];
+    await RECORD.run(this.redis, this.key(endpoint), ...args);
   }
 
-  /** Marks the window empty until `reset` (unix seconds); returns the reset it settled on. */
+  /** After a 429: blocks the endpoint until `reset` (unix seconds), that answer's own, and returns it. */
   async exhaust(endpoint: XEndpointName, reset: number): Promise<number> {
     return Number(await EXHAUST.run(this.redis, this.key(endpoint), String(Math.ceil(reset))));
   }
@@ -101,6 +119,11 @@ export class RateBudget {
   async read(endpoint: XEndpointName): Promise<BudgetState | null> {
     const hash = await this.redis.hgetall(this.key(endpoint));
     if (hash.reset === undefined || hash.remaining === undefined) return null;
-    return { limit: hash.limit === undefined ? null : Number(hash.limit), remaining: Number(hash.remaining), reset: Number(hash.reset) };
+    return {
+      limit: hash.limit === undefined ? null : Number(hash.limit),
+      remaining: Number(hash.remaining),
+      reset: Number(hash.reset),
+      blockedUntil: hash.blocked === undefined ? null : Number(hash.blocked),
+    };
   }
 }

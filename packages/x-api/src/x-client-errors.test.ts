@@ -119,6 +119,35 @@ describe('X errors become typed errors', () => {
     }
   });
 
+  it('blocks for rateLimitFallbackSeconds after a 429 without rate headers, not until a later reset remembered from a 200', async () => {
+    // A 200 that reports a 15-minute window, then 429s with no x-rate-limit-* headers at all.
+    let answered = 0;
+    const server = createServer((_req, res) => {
+      answered += 1;
+      if (answered === 1) {
+        const reset = String(Math.ceil(Date.now() / 1000) + 900);
+        res.writeHead(200, { 'content-type': 'application/json', 'x-rate-limit-limit': '450', 'x-rate-limit-remaining': '449', 'x-rate-limit-reset': reset });
+        res.end('{"meta":{"result_count":0}}');
+      } else {
+        res.writeHead(429, { 'content-type': 'application/json' });
+        res.end('{"errors":[{"code":88,"message":"Rate limit exceeded"}]}');
+      }
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const client = x.client({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, rateLimitFallbackSeconds: 1, keyPrefix: `${x.keyPrefix}:bare-after-200` });
+      await client.searchRecent({ query: '#a' });
+      const error = (await failure(client.searchRecent({ query: '#a' }))) as XRateLimitedError;
+      expect(error).toBeInstanceOf(XRateLimitedError);
+      expect(error.resetAt.getTime()).toBeLessThanOrEqual(Date.now() + 2_000);
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, error.resetAt.getTime() - Date.now() + 50)));
+      await failure(client.searchRecent({ query: '#a' }));
+      expect(answered).toBe(3);
+    } finally {
+      server.close();
+    }
+  });
+
   it('throws XInvalidResponseError for a 200 body that does not match the schema', async () => {
     const { url, server } = await fixedServer(200, '{"data":[{"id":"not-a-number","text":"x"}]}');
     try {

@@ -149,7 +149,7 @@ export function createXClient(options: XClientOptions): XClient {
       const response = await send(endpoint, path, params, bearer);
       const rate = readRateHeaders(response.headers as Record<string, unknown>);
       if (response.status === 200) {
-        if (rate) await guarded('record', endpoint, () => budget.record(endpoint, rate), undefined);
+        if (rate) await guarded('record', endpoint, () => budget.record(endpoint, rate, Date.now()), undefined);
         return parse(response.data);
       }
       const fallbackReset = Math.ceil(Date.now() / 1000) + settings.rateLimitFallbackSeconds;
@@ -161,7 +161,7 @@ export function createXClient(options: XClientOptions): XClient {
         await waitOrThrow(endpoint, settled, true, deadline);
         continue;
       }
-      if (rate) await guarded('record', endpoint, () => budget.record(endpoint, rate), undefined);
+      if (rate) await guarded('record', endpoint, () => budget.record(endpoint, rate, Date.now()), undefined);
       log.warn('x request refused', { endpoint, status: response.status, code: error.code });
       throw error;
     }
