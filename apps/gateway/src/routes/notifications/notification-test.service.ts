@@ -5,7 +5,7 @@ import { randomToken, type Cipher } from '@hashwatch/secrets';
 import type { GatewayDeps } from '../../deps';
 import type { NotificationOptions } from './notification-options';
 import { DEFAULT_BOT_NAME, type NotificationTest } from './notifications.schema';
-import { CHANNEL_COLUMNS, type ChannelRow } from './notifications.service';
+import { CHANNEL_COLUMNS, openSecret, type ChannelRow } from './notifications.service';
 
 async function findChannel(pool: pg.Pool, userId: string, selector: NotificationTest): Promise<ChannelRow> {
   if (selector.channel === 'webhook') {
@@ -21,6 +21,15 @@ async function findChannel(pool: pg.Pool, userId: string, selector: Notification
   return rows[0];
 }
 
+/** The secret of a channel for this one call; a secret that cannot be opened is a failed test, not a 500. */
+function requireSecret(cipher: Cipher, sealed: string | null, what: string, remedy: string): string {
+  const secret = openSecret(cipher, sealed);
+  if (secret === null) {
+    throw new AppError('delivery_failed', `the test alert was not sent: the ${what} cannot be opened with this server's SECRETS_KEY; ${remedy}`);
+  }
+  return secret;
+}
+
 /** The channel as @hashwatch/channels takes it, secrets unsealed for this one call. */
 function channelConfig(row: ChannelRow, cipher: Cipher, options: NotificationOptions): ChannelConfig {
   if (row.kind === 'bot') {
@@ -28,7 +37,7 @@ function channelConfig(row: ChannelRow, cipher: Cipher, options: NotificationOpt
       kind: 'telegram',
       botName: DEFAULT_BOT_NAME,
       template: row.template,
-      botToken: cipher.decrypt(row.bot_token_enc ?? ''),
+      botToken: requireSecret(cipher, row.bot_token_enc, 'bot token', 'send the token again with PUT /notifications'),
       chatId: row.chat_id ?? '',
       telegramBaseUrl: options.telegramBaseUrl,
     };
@@ -39,7 +48,7 @@ function channelConfig(row: ChannelRow, cipher: Cipher, options: NotificationOpt
     url,
     botName: row.bot_name,
     template: row.template,
-    signingSecret: cipher.decrypt(row.signing_secret_enc ?? ''),
+    signingSecret: requireSecret(cipher, row.signing_secret_enc, 'signing secret', 'save the webhook again without its id to get a new secret'),
   };
 }
 

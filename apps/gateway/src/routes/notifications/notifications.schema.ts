@@ -109,8 +109,9 @@ export function notificationConfigInputSchema(options: { allowPrivateNetworks: b
       ...scopeFields,
       signing_secret: z
         .string()
+        .nullable()
         .optional()
-        .meta({ description: 'Read-only: may be sent back as GET answered it; any other value answers 400. Hashwatch generates every secret.' }),
+        .meta({ description: 'Read-only: may be sent back as GET answered it (null included); any other value answers 400. Hashwatch generates every secret.' }),
       disabled_reason: readOnlyDisabledReason,
     })
     .meta({ id: 'WebhookChannelInput' });
@@ -170,9 +171,12 @@ export const webhookChannelSchema = z
     format: z.enum(WEBHOOK_FORMATS),
     bot_name: z.string().meta({ example: DEFAULT_BOT_NAME }),
     ...scopeOutputFields,
-    signing_secret: z.string().meta({
+    signing_secret: z.string().nullable().meta({
       example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
-      description: 'Standard Webhooks secret of the `json` format (`webhook-signature` header); kept for the life of the webhook.',
+      description:
+        'Standard Webhooks secret of the `json` format (`webhook-signature` header); kept for the life of the webhook. ' +
+        "Null when this deployment can no longer open the stored secret (it was sealed with a SECRETS_KEY the server no longer has): " +
+        'the webhook is then not delivered to; save it without its `id` to get a new secret.',
     }),
   })
   .meta({ id: 'WebhookChannel' });

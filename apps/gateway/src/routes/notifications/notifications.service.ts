@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { generateSigningSecret } from '@hashwatch/channels';
 import { transaction } from '@hashwatch/db';
 import { AppError } from '@hashwatch/errors';
-import { newId, type Cipher } from '@hashwatch/secrets';
+import { newId, SecretsError, type Cipher } from '@hashwatch/secrets';
 import type {
   BotChannelBody,
   BotInput,
@@ -47,6 +47,20 @@ function scopeOf(row: ChannelRow) {
   };
 }
 
+/**
+ * The secret, or null when neither SECRETS_KEY nor SECRETS_KEY_PREVIOUS opens it: one such row must not turn a
+ * whole answer into a 500 (CONTRACT 2). The start-up check makes this a single damaged or foreign row.
+ */
+export function openSecret(cipher: Cipher, sealed: string | null): string | null {
+  if (sealed === null) return null;
+  try {
+    return cipher.decrypt(sealed);
+  } catch (error) {
+    if (error instanceof SecretsError) return null;
+    throw error;
+  }
+}
+
 function toWebhook(row: ChannelRow, cipher: Cipher): WebhookChannelBody {
   return {
     id: row.id,
@@ -55,7 +69,7 @@ function toWebhook(row: ChannelRow, cipher: Cipher): WebhookChannelBody {
     bot_name: row.bot_name,
     ...scopeOf(row),
     // The account's own secret, shown so its receiver can verify signatures; sealed at rest.
-    signing_secret: cipher.decrypt(row.signing_secret_enc ?? ''),
+    signing_secret: openSecret(cipher, row.signing_secret_enc),
   };
 }
 
@@ -97,9 +111,11 @@ function checkWebhookIdentities(webhooks: WebhookInput[], existing: Map<string, 
       if (seen.has(webhook.id)) throw new AppError('invalid_request', `${field}.id: ${webhook.id} is listed twice`);
       seen.add(webhook.id);
     }
-    if (webhook.signing_secret !== undefined) {
-      const saved = webhook.id === undefined ? undefined : existing.get(webhook.id)?.signing_secret_enc;
-      if (!saved || cipher.decrypt(saved) !== webhook.signing_secret) {
+    // null is what GET answers for a secret that cannot be opened: sending it back as is keeps the webhook.
+    if (webhook.signing_secret !== undefined && webhook.signing_secret !== null) {
+      const saved = webhook.id === undefined ? null : (existing.get(webhook.id)?.signing_secret_enc ?? null);
+      const opened = openSecret(cipher, saved);
+      if (opened === null || opened !== webhook.signing_secret) {
         throw new AppError('invalid_request', `${field}.signing_secret: read-only; omit it, or send back the value GET /notifications answered`);
       }
     }

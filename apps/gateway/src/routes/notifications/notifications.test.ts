@@ -1,3 +1,4 @@
+import { createCipher, generateSecretsKey } from '@hashwatch/secrets';
 import { request, useGateway } from '../../test-support/gateway-harness';
 
 type Auth = { Authorization: string };
@@ -293,5 +294,55 @@ describe('GET and PUT /notifications', () => {
     expect(doc.paths['/v1/notifications/deliveries/{id}/retry'].post.responses).toHaveProperty('404');
     expect(doc.components.schemas.NotificationConfig.properties).toHaveProperty('webhooks');
     expect(doc.components.schemas.WebhookChannel.required).toContain('disabled_reason');
+  });
+});
+
+describe('notifications whose stored secret the server cannot open', () => {
+  const gw = useGateway();
+  const foreign = () => createCipher(generateSecretsKey());
+
+  async function accountWithTwoWebhooks() {
+    const account = await gw.account('pro');
+    const saved = await request(gw.app)
+      .put('/v1/notifications')
+      .set(account.auth)
+      .send({ webhooks: [{ url: 'https://example.com/one', format: 'json' }, { url: 'https://example.com/two', format: 'json' }], bot: { token: TOKEN, chat_id: '-1001234567890' } })
+      .expect(200);
+    const [broken, intact] = saved.body.webhooks as { id: string; signing_secret: string }[];
+    await gw.env.database.db.pool.query('UPDATE notification_channels SET signing_secret_enc = $2 WHERE id = $1', [broken!.id, foreign().encrypt('whsec_lost')]);
+    await gw.env.database.db.pool.query(`UPDATE notification_channels SET bot_token_enc = $2 WHERE user_id = $1 AND kind = 'bot'`, [account.accountId, foreign().encrypt(TOKEN)]);
+    return { ...account, broken: broken!, intact: intact! };
+  }
+
+  it('GET answers 200 with that webhook\'s signing_secret null and every other channel as saved', async () => {
+    const { auth, broken, intact } = await accountWithTwoWebhooks();
+    const res = await request(gw.app).get('/v1/notifications').set(auth);
+    expect(res.status).toBe(200);
+    expect(res.body.webhooks).toEqual([
+      expect.objectContaining({ id: broken.id, url: 'https://example.com/one', signing_secret: null }),
+      expect.objectContaining({ id: intact.id, signing_secret: intact.signing_secret }),
+    ]);
+    expect(res.body.bot).toMatchObject({ token_hint: '...wxyz' });
+  });
+
+  it('PUT accepts the GET answer sent back as is, and refuses a guessed secret with 400', async () => {
+    const { auth, broken } = await accountWithTwoWebhooks();
+    const body = (await request(gw.app).get('/v1/notifications').set(auth).expect(200)).body;
+    const res = await request(gw.app).put('/v1/notifications').set(auth).send(body);
+    expect([res.status, res.body]).toEqual([200, body]);
+    const guessed = { ...body, webhooks: [{ ...body.webhooks[0], signing_secret: 'whsec_lost' }, body.webhooks[1]] };
+    const refused = await request(gw.app).put('/v1/notifications').set(auth).send(guessed);
+    expect([refused.status, refused.body.error?.code, refused.body.error?.message]).toEqual([400, 'invalid_request', expect.stringMatching(/^webhooks\.0\.signing_secret: read-only/)]);
+    expect((await request(gw.app).get('/v1/notifications').set(auth).expect(200)).body.webhooks[0]).toMatchObject({ id: broken.id, signing_secret: null });
+  });
+
+  it('POST /notifications/test answers 502 delivery_failed naming SECRETS_KEY, for a webhook and for the bot', async () => {
+    const { auth, broken } = await accountWithTwoWebhooks();
+    const webhook = await request(gw.app).post('/v1/notifications/test').set(auth).send({ channel: 'webhook', id: broken.id });
+    expect([webhook.status, webhook.body.error?.code]).toEqual([502, 'delivery_failed']);
+    expect(webhook.body.error.message).toMatch(/signing secret cannot be opened with this server's SECRETS_KEY; save the webhook again without its id/);
+    const bot = await request(gw.app).post('/v1/notifications/test').set(auth).send({ channel: 'bot' });
+    expect([bot.status, bot.body.error?.code]).toEqual([502, 'delivery_failed']);
+    expect(bot.body.error.message).toMatch(/bot token cannot be opened with this server's SECRETS_KEY/);
   });
 });
