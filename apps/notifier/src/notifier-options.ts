@@ -47,7 +47,7 @@ export interface NotifierOptions {
   retryWindowMs: number;
   /** After a transient failure the channel rests at most this long before its next due delivery is tried. */
   failurePauseMs: number;
-  /** A due backlog larger than this turns a channel to digests until it is caught up. */
+  /** A due backlog larger than this turns a chat channel (never a json one) to digests until it is caught up. */
   digestThreshold: number;
   /** Alerts per digest message (the channels package lists at most 10). */
   digestSize: number;

@@ -114,6 +114,8 @@ export async function startNotifier(deps: NotifierDeps): Promise<RunningNotifier
         if (rows[0]) await drains.wake(rows[0].channel_id);
         return { woken: rows.length };
       },
+      // Queued by older releases, which chose a digest's deliveries up front: only wakes the channel, whose drain
+      // decides afresh (a json channel gets those deliveries one message per item, CONTRACT 5).
       'deliver-digest': async (payload) => {
         await drains.wake(payload.channelId);
       },

@@ -1,3 +1,5 @@
+import type { ChannelKind } from './channel-adapter';
+
 export type AlertType = 'hashtag' | 'account' | 'engagement';
 export type EngagementKind = 'retweet' | 'like' | 'reply';
 
@@ -33,7 +35,7 @@ export interface AlertPost {
   test?: boolean;
 }
 
-/** Several alerts sent as one message when a channel is paced. */
+/** Several alerts sent as one message when a chat channel is paced (never to json channels: CONTRACT 5). */
 export interface AlertDigest {
   type: 'digest';
   /** Shown in order; only the first {@link MAX_DIGEST_ALERTS} are listed. */
@@ -49,4 +51,13 @@ export const MAX_DIGEST_ALERTS = 10;
 
 export function isDigest(message: ChannelMessage): message is AlertDigest {
   return message.type === 'digest';
+}
+
+/**
+ * Whether a burst to this kind of channel may be folded into digests: only on chat platforms, where a person
+ * reads them (CONTRACT 5). A json channel is read by a machine that processes and dedupes per item by
+ * `webhook-id`, so it always gets one message per feed item, whatever the backlog.
+ */
+export function takesDigests(kind: ChannelKind): boolean {
+  return kind !== 'json';
 }

@@ -86,6 +86,14 @@ export class ChannelConfigError extends Error {
   }
 }
 
+/** A message this kind of channel never takes (a digest for json). A caller's bug: nothing is sent. */
+export class UnsupportedMessageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UnsupportedMessageError';
+  }
+}
+
 export function isSendFailure(result: SendResult): result is SendFailure {
   return 'failure' in result;
 }

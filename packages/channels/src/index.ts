@@ -1,6 +1,6 @@
-export { isDigest, MAX_DIGEST_ALERTS } from './alert';
+export { isDigest, MAX_DIGEST_ALERTS, takesDigests } from './alert';
 export type { AlertDigest, AlertPost, AlertType, ChannelMessage, EngagementKind } from './alert';
-export { ChannelConfigError, isSendFailure } from './channel-adapter';
+export { ChannelConfigError, isSendFailure, UnsupportedMessageError } from './channel-adapter';
 export type {
   ChannelAdapter,
   ChannelConfig,

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { Redis } from 'ioredis';
-import { ChannelConfigError, deliver, type ChannelConfig, type ChannelMessage, type DeliveryAttempt, type Sender } from '@hashwatch/channels';
+import { ChannelConfigError, deliver, takesDigests, type ChannelConfig, type ChannelMessage, type DeliveryAttempt, type Sender } from '@hashwatch/channels';
 import type { Logger } from '@hashwatch/logger';
 import { SecretsError, type Cipher } from '@hashwatch/secrets';
 import { leaseMs, type NotifierOptions } from '../notifier-options';
@@ -54,7 +54,7 @@ type RunResult = Exclude<DrainResult, { kind: 'busy' }>;
 // A backlog that stays after the burst keeps the channel in digest mode for at most this long.
 const DIGEST_MODE_TTL_MS = 60 * 60_000;
 
-/** One message of a claim: a single alert, or a digest of several. */
+/** One message of a claim: a single alert, or a digest of several (chat platforms only). */
 interface Outgoing {
   deliveries: ClaimedDelivery[];
   message: ChannelMessage;
@@ -145,10 +145,12 @@ async function runDrain(deps: DrainDeps, channelId: string, lease: DrainLease, l
         await flush();
         return turnOver ? { kind: 'yield' } : { kind: 'stopped' };
       }
+      // A channel that never takes digests (json) claims what its destination takes in one burst, backlog or not.
+      const perItem = live && !takesDigests(live.config.kind) ? live.batch : undefined;
       const { channel, claimed: batch, backlog } = await claimNext(pool, channelId, {
-        digestMode,
+        digestMode: digestMode && perItem === undefined,
         digestThreshold: options.digestThreshold,
-        digestSize: options.digestSize,
+        digestSize: perItem ?? options.digestSize,
         batch: live?.batch ?? deps.batchHints?.get(channelId) ?? 1,
         holdMs: leaseMs(options),
         claimToken,
@@ -196,14 +198,22 @@ async function runDrain(deps: DrainDeps, channelId: string, lease: DrainLease, l
         if (digestMode) await deps.redis.del(digestKey);
         return { kind: 'idle' };
       }
-      if (backlog > options.digestThreshold && !digestMode) {
+      const chat = takesDigests(live.config.kind);
+      if (!chat && digestMode) {
+        // Left by an older release, which folded json bursts too: json channels get one message per item
+        // (CONTRACT 5), so the flag is dropped and this claim is sent item by item below.
+        digestMode = false;
+        await deps.redis.del(digestKey);
+        log.info('digest mode dropped: json channels get one message per item', { channelId });
+      }
+      if (chat && backlog > options.digestThreshold && !digestMode) {
         digestMode = true;
         await deps.redis.set(digestKey, '1', 'PX', DIGEST_MODE_TTL_MS);
         log.info('channel switched to digests', { channelId, backlogOver: options.digestThreshold });
       }
 
       const { config, destination } = live;
-      const outgoing = messagesFor(batch, live.row, digestMode);
+      const outgoing = messagesFor(batch, live.row, digestMode && chat);
       claim = outgoing.map((message) => message.deliveries.map((delivery) => delivery.id));
 
       let stop: RunResult | undefined;

@@ -1,3 +1,7 @@
+import { verifyWebhookSignature } from '@hashwatch/channels';
+import { enqueue, jobId } from '@hashwatch/queues';
+import { transaction } from '@hashwatch/db';
+import { insertFeedItems } from '@hashwatch/feed';
 import { useTestEnvironment, waitFor } from '@hashwatch/testing';
 import {
   addWebhook,
@@ -6,14 +10,36 @@ import {
   post,
   startTestNotifier,
   storeAndRelay,
+  type DeliveryRow,
   type NotifierHandle,
 } from '../test-support/notifier-fixture';
-import { startJsonReceiver, type Received, type Receiver } from '../test-support/receiver';
+import { jsonReply, startDiscordReceiver, startJsonReceiver, startReceiver, type Received, type Receiver } from '../test-support/receiver';
+import { messageIdFor } from './delivery-store';
+import { drainKeys } from './drain-lease';
 
-/** Post ids a json message carries: one for an alert, up to ten for a digest. */
-function postIds(request: Received): string[] {
-  const body = request.json as { type: string; post?: { id: string }; posts?: { id: string }[] };
-  return body.type === 'digest' ? (body.posts ?? []).map((p) => p.id) : [body.post!.id];
+/**
+ * What a per-item json consumer checks of every message (CONTRACT 5): exactly `{type, post, text}` for one feed
+ * item, and a webhook-id that is that item's delivery id, never a digest's. Answers the post id it carries.
+ */
+function singleItem(request: Received, byMessageId: Map<string, DeliveryRow>): string {
+  const body = request.json ?? {};
+  expect(Object.keys(body).sort()).toEqual(['post', 'text', 'type']);
+  expect(body.type).toBe('post');
+  const postId = (body.post as { id: string }).id;
+  const webhookId = String(request.headers['webhook-id']);
+  expect(webhookId.startsWith('dig_')).toBe(false);
+  expect(byMessageId.get(webhookId)?.feed_item_id).toBe(postId);
+  return postId;
+}
+
+/** Messages per webhook-id, as a receiver that dedupes by it would count them. */
+function countByWebhookId(requests: Received[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const request of requests) {
+    const id = String(request.headers['webhook-id']);
+    counts.set(id, (counts.get(id) ?? 0) + 1);
+  }
+  return counts;
 }
 
 describe('pacing, digests and isolation', () => {
@@ -46,38 +72,108 @@ describe('pacing, digests and isolation', () => {
     return { receiver, user, channelId: created.id };
   }
 
-  it('turns a burst of 200 alerts into paced digests and delivers every alert exactly once', async () => {
+  /** The channel's deliveries by message id, once every one is delivered. */
+  async function allDelivered(channelId: string, count: number): Promise<Map<string, DeliveryRow>> {
+    await waitFor(async () => (await deliveriesOf(pool(), channelId)).filter((d) => d.status === 'delivered').length === count, 45_000, `${count} delivered`);
+    return new Map((await deliveriesOf(pool(), channelId)).map((d) => [d.message_id, d]));
+  }
+
+  it('sends a json channel a burst of 100 alerts as 100 paced messages, one per item, each once, in detection order', async () => {
     const { receiver, user, channelId } = await channel();
     const stored: string[] = [];
-    for (let batch = 0; batch < 20; batch += 1) {
+    for (let batch = 0; batch < 10; batch += 1) {
       const items = await storeAndRelay(pool(), handle!.queues, Array.from({ length: 10 }, () => post(user)));
       stored.push(...items.map((item) => item.id));
     }
 
-    await waitFor(async () => (await deliveriesOf(pool(), channelId)).filter((d) => d.status === 'delivered').length === 200, 30_000, '200 delivered');
+    const byMessageId = await allDelivered(channelId, 100);
 
-    const seen = receiver.accepted.flatMap(postIds);
-    expect(seen.sort()).toEqual([...stored].sort());
-    const digests = receiver.accepted.filter((request) => request.json?.type === 'digest');
-    expect(digests.length).toBeGreaterThanOrEqual(15);
-    expect(receiver.accepted.length).toBeLessThan(40);
-    expect(digests.every((request) => postIds(request).length <= 10)).toBe(true);
-    // Every digested delivery carries the digest's id, which is the webhook-id of the message that carried it.
-    const deliveries = await deliveriesOf(pool(), channelId);
-    const digestIds = new Set(digests.map((request) => request.headers['webhook-id']));
-    const digested = deliveries.filter((d) => d.digest_id !== null);
-    expect(digested.length).toBeGreaterThanOrEqual(150);
-    expect(digested.every((d) => digestIds.has(d.digest_id!))).toBe(true);
-    expect(deliveries.every((d) => d.attempts === 1)).toBe(true);
-    // Each digest lists its alerts in detection order (the order the deliveries table keeps them in).
+    const seen = receiver.accepted.map((request) => singleItem(request, byMessageId));
+    expect([...seen].sort()).toEqual([...stored].sort());
+    expect([...countByWebhookId(receiver.accepted).values()].every((count) => count === 1)).toBe(true);
+    const deliveries = [...byMessageId.values()];
+    expect(deliveries.every((d) => d.digest_id === null && d.attempts === 1)).toBe(true);
+    // Detection order: the deliveries table keeps them in it, and so does the receiver.
     const rank = new Map(deliveries.map((d, index) => [d.feed_item_id, index]));
-    for (const digest of digests) {
-      const ranks = postIds(digest).map((id) => rank.get(id)!);
-      expect(ranks).toEqual([...ranks].sort((a, b) => a - b));
-    }
+    const ranks = seen.map((id) => rank.get(id)!);
+    expect(ranks).toEqual([...ranks].sort((a, b) => a - b));
     // No more than 5 messages in any 500 ms (a little slack for the time between reserving and arriving).
     const times = receiver.received.map((request) => request.at);
     for (let i = pace.limit; i < times.length; i += 1) expect(times[i]! - times[i - pace.limit]!).toBeGreaterThanOrEqual(pace.windowMs - 150);
+  }, 90_000);
+
+  it('delivers every item of a 60-item backlog built while a json target was down, one signed message per item, once it recovers', async () => {
+    let secret = '';
+    let down = true;
+    // A Standard Webhooks consumer: refuses a bad signature with 401; answers 503 while it is down.
+    const receiver = await startReceiver((request) => {
+      if (!verifyWebhookSignature(secret, request.headers, request.body).valid) return jsonReply(401, { error: 'invalid_signature' });
+      return down ? jsonReply(503, { error: 'maintenance' }) : { status: 204 };
+    });
+    receivers.push(receiver);
+    const user = await newAccount(env.database);
+    const created = await addWebhook(pool(), user, { url: `${receiver.origin}/hook` });
+    secret = created.secret;
+
+    const stored = (await storeAndRelay(pool(), handle!.queues, Array.from({ length: 60 }, () => post(user)))).map((item) => item.id);
+    await waitFor(async () => (await deliveriesOf(pool(), created.id)).length === 60, 20_000, 'routing');
+    // The outage lasts long enough for retries of several items to fall due, with the whole backlog waiting.
+    await receiver.waitForReceived(8, 20_000);
+    down = false;
+
+    const byMessageId = await allDelivered(created.id, 60);
+
+    expect(receiver.received.every((request) => request.json?.type === 'post')).toBe(true);
+    const seen = receiver.accepted.map((request) => singleItem(request, byMessageId));
+    expect([...seen].sort()).toEqual([...stored].sort());
+    // Counted by webhook-id as a deduping receiver would: every item once, and a retry repeats the item's id.
+    const accepted = countByWebhookId(receiver.accepted);
+    expect([...accepted.keys()].sort()).toEqual([...byMessageId.keys()].sort());
+    expect([...accepted.values()].every((count) => count === 1)).toBe(true);
+    for (const request of receiver.received) singleItem(request, byMessageId);
+    expect([...byMessageId.values()].some((d) => d.attempts > 1)).toBe(true);
+    expect([...byMessageId.values()].every((d) => d.digest_id === null)).toBe(true);
+  }, 90_000);
+
+  it('sends a json channel one message per item even when an older release left it in digest mode and queued a digest job', async () => {
+    const { receiver, user, channelId } = await channel();
+    // What an older release leaves behind: the channel's digest flag in Redis (a backlog of 15 is under the
+    // threshold, so only the flag would fold it), its pending deliveries, and a deliver-digest job for ten of them.
+    await handle!.redis.set(drainKeys(env.queuePrefix, channelId).digest, '1', 'PX', 60_000);
+    const stored = (await transaction(pool(), (client) => insertFeedItems(client, Array.from({ length: 15 }, () => post(user))))).inserted.map((item) => item.id);
+    const { rows } = await pool().query<{ id: string }>(
+      `INSERT INTO deliveries (id, user_id, channel_id, feed_item_id, message_id)
+       SELECT 'dlv_' || md5(f.id), f.user_id, $1, f.id, ids.message_id
+         FROM feed_items f JOIN unnest($2::text[], $3::text[]) AS ids(feed_item_id, message_id) ON ids.feed_item_id = f.id
+       RETURNING id`,
+      [channelId, stored, stored.map((id) => messageIdFor(channelId, id))],
+    );
+    await enqueue(handle!.queues, 'alert-deliveries', 'deliver-digest', { channelId, deliveryIds: rows.slice(0, 10).map((row) => row.id) }, {
+      jobId: jobId('digest', channelId),
+    });
+
+    const byMessageId = await allDelivered(channelId, 15);
+
+    const seen = receiver.accepted.map((request) => singleItem(request, byMessageId));
+    expect([...seen].sort()).toEqual([...stored].sort());
+    expect([...countByWebhookId(receiver.accepted).values()].every((count) => count === 1)).toBe(true);
+    expect(await handle!.redis.exists(drainKeys(env.queuePrefix, channelId).digest)).toBe(0);
+  }, 60_000);
+
+  it('still folds a burst into digests on a chat platform, where a person reads them', async () => {
+    const discord = await startDiscordReceiver();
+    receivers.push(discord);
+    const user = await newAccount(env.database);
+    const created = await addWebhook(pool(), user, { url: discord.webhookUrl, format: 'discord' });
+
+    await storeAndRelay(pool(), handle!.queues, Array.from({ length: 60 }, () => post(user)));
+    const byMessageId = await allDelivered(created.id, 60);
+
+    const deliveries = [...byMessageId.values()];
+    const digests = discord.accepted.filter((request) => /^\d+ new alerts$/.test(String((request.json?.embeds as { title?: string }[] | undefined)?.[0]?.title)));
+    expect(digests.length).toBeGreaterThanOrEqual(5);
+    expect(discord.accepted.length).toBeLessThan(15);
+    expect(deliveries.filter((d) => d.digest_id?.startsWith('dig_')).length).toBeGreaterThanOrEqual(50);
   }, 60_000);
 
   async function latencyOfAnotherAccount(): Promise<number> {

@@ -1,5 +1,5 @@
-import type { AlertDigest, AlertPost } from '../alert';
-import { cardContent, digestContent, moreLine, plainCard } from '../card-content';
+import type { AlertPost } from '../alert';
+import { cardContent, plainCard } from '../card-content';
 import { renderTemplate } from '../template';
 
 /** A feed item as the json format sends it: the `GET /posts` item fields (SPEC 2.3, CONTRACT 4). */
@@ -21,9 +21,12 @@ export interface JsonPost {
   parent_text?: string | null;
 }
 
-export type JsonPayload =
-  | { type: 'post' | 'engagement' | 'test'; post: JsonPost; text: string }
-  | { type: 'digest'; posts: JsonPost[]; total: number; text: string };
+/** One feed item per message, whatever the backlog (CONTRACT 5): json channels never get digests. */
+export interface JsonPayload {
+  type: 'post' | 'engagement' | 'test';
+  post: JsonPost;
+  text: string;
+}
 
 export function jsonPost(alert: AlertPost): JsonPost {
   const post: JsonPost = {
@@ -55,16 +58,4 @@ export function jsonAlertPayload(alert: AlertPost, template: string): JsonPayloa
   const type = alert.test ? 'test' : alert.type === 'engagement' ? 'engagement' : 'post';
   const text = template !== '' ? renderTemplate(template, alert) : plainCard(cardContent(alert));
   return { type, post: jsonPost(alert), text };
-}
-
-export function jsonDigestPayload(digest: AlertDigest): JsonPayload {
-  const content = digestContent(digest);
-  const lines = content.items.map((item) => `${item.source} · ${item.lead}${item.text ? `: ${item.text}` : ''} ${item.link}`);
-  if (content.more > 0) lines.push(moreLine(content.more));
-  return {
-    type: 'digest',
-    posts: digest.alerts.map(jsonPost),
-    total: Math.max(digest.total ?? digest.alerts.length, digest.alerts.length),
-    text: [content.header, ...lines].join('\n'),
-  };
 }

@@ -1,7 +1,7 @@
 import { isDigest } from '../alert';
-import { ChannelConfigError, type ChannelAdapter, type DeliveryOutcome, type HttpResponse } from '../channel-adapter';
+import { ChannelConfigError, UnsupportedMessageError, type ChannelAdapter, type DeliveryOutcome, type HttpResponse } from '../channel-adapter';
 import { describeBody, permanent, retry, retryAfterMs, withTransportRules } from '../response-rules';
-import { jsonAlertPayload, jsonDigestPayload } from './json-payload';
+import { jsonAlertPayload } from './json-payload';
 import { signWebhook, SigningSecretError } from './webhook-signature';
 
 /** Standard Webhooks delivery guidance (PLATFORMS h): 2xx success, 410 disable, 429/502/504 throttle. */
@@ -31,7 +31,10 @@ export const jsonChannel: ChannelAdapter = {
   buildRequest(message, channel, meta) {
     if (!channel.url) throw new ChannelConfigError('a json channel needs a webhook url');
     if (!channel.signingSecret) throw new ChannelConfigError('a json channel needs its signing secret');
-    const body = JSON.stringify(isDigest(message) ? jsonDigestPayload(message) : jsonAlertPayload(message, channel.template));
+    // One message per feed item, its webhook-id the item's stable id (CONTRACT 5): a digest would hide items from a
+    // receiver that processes and dedupes per item.
+    if (isDigest(message)) throw new UnsupportedMessageError('a json channel takes one alert per message, never a digest');
+    const body = JSON.stringify(jsonAlertPayload(message, channel.template));
     const timestamp = Math.floor(meta.timestamp.getTime() / 1000);
     return {
       method: 'POST',

@@ -1,4 +1,4 @@
-import { ChannelConfigError, createSender, deliver, generateSigningSecret, jsonChannel, verifyWebhookSignature, type RequestMeta } from '../index';
+import { ChannelConfigError, createSender, deliver, generateSigningSecret, jsonChannel, takesDigests, UnsupportedMessageError, verifyWebhookSignature, type RequestMeta } from '../index';
 import { accountAlert, channel, EVERY_PLACEHOLDER, hashtagAlert, likeAlert, meta } from '../test-support/alerts';
 import { startLocalServer, type LocalServer } from '../test-support/local-server';
 
@@ -75,14 +75,12 @@ describe('json channel', () => {
     expect(body.text).toBe(`#btc|@alice|Alice Example|Bitcoin just crossed 100k #btc|${POST_URL}|btc||{unknown}`);
   });
 
-  it('sends a digest as type digest with every post and the total', () => {
-    const body = JSON.parse(jsonChannel.buildRequest({ type: 'digest', alerts: [hashtagAlert, accountAlert], total: 5 }, target(), meta).body);
-    expect(body.type).toBe('digest');
-    expect(body.total).toBe(5);
-    expect(body.posts).toHaveLength(2);
-    expect(body.text).toBe(
-      `5 new alerts\n#btc · @alice: Bitcoin just crossed 100k #btc ${POST_URL}\n@alice · @alice: Shipping a new release today ${POST_URL}\n…and 3 more`,
-    );
+  it('refuses a digest: a json channel gets one message per feed item (CONTRACT 5)', () => {
+    expect(() => jsonChannel.buildRequest({ type: 'digest', alerts: [hashtagAlert, accountAlert], total: 5 }, target(), meta)).toThrow(UnsupportedMessageError);
+  });
+
+  it('lets only chat platforms fold bursts into digests', () => {
+    expect((['discord', 'slack', 'telegram', 'json'] as const).filter(takesDigests)).toEqual(['discord', 'slack', 'telegram']);
   });
 
   it('refuses to build an unsigned request', () => {
