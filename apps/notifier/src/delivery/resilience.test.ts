@@ -19,9 +19,11 @@ import { startJsonReceiver, type Received, type Receiver } from '../test-support
 // tsx reads this workspace's tsconfig paths, so @hashwatch/* resolve to sources and no build is needed.
 const WORKSPACE = path.resolve(__dirname, '../..');
 
-function postIds(request: Received): string[] {
-  const body = request.json as { type: string; post?: { id: string }; posts?: { id: string }[] };
-  return body.type === 'digest' ? (body.posts ?? []).map((p) => p.id) : [body.post!.id];
+/** The post a json message carries: always exactly one, never a digest (CONTRACT 5). */
+function postId(request: Received): string {
+  const body = request.json as { type: string; post: { id: string } };
+  expect(body.type).toBe('post');
+  return body.post.id;
 }
 
 describe('resilience', () => {
@@ -122,7 +124,7 @@ describe('resilience', () => {
         60_000,
         'every delivery delivered',
       );
-      const seen = new Set(receiver.accepted.flatMap(postIds));
+      const seen = new Set(receiver.accepted.map(postId));
       expect(stored.filter((id) => !seen.has(id))).toEqual([]);
     } finally {
       await queues.close();
