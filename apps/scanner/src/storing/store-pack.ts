@@ -121,6 +121,17 @@ WITH locked AS MATERIALIZED (${LOCK_USAGE}
 )
 SELECT (SELECT COALESCE(json_agg(l), '[]'::json) FROM locked l) AS usage, ARRAY(SELECT id FROM created) AS created`;
 
+// The subscriptions still there, read after the usage rows are locked: a track, account track or account deleted
+// since the query loaded them is gone by now, or its deletion waits behind this transaction's usage lock (the
+// gateway's erasure takes the scanner's lock order) and then erases what this transaction stored.
+const LIVE_SUBSCRIPTIONS = `
+SELECT t.id FROM tracks t WHERE t.id = ANY($1::text[]) AND t.status = 'active'
+UNION ALL
+SELECT a.id FROM account_tracks a WHERE a.id = ANY($2::text[]) AND a.status = 'active'`;
+
+// Posts this transaction recorded for matches whose source is gone: no feed may ever hold them.
+const UNRECORD_POSTS = `DELETE FROM x_posts WHERE id = ANY($1::text[])`;
+
 const ADD_USAGE = `
 UPDATE usage_periods p
    SET alerts_used = p.alerts_used + v.alerts, upstream_posts_read = p.upstream_posts_read + v.reads, updated_at = now()
@@ -211,6 +222,27 @@ async function lockUsage(client: pg.PoolClient, userIds: readonly string[], post
   return { usage, created };
 }
 
+/**
+ * The candidates whose matches are still there (see LIVE_SUBSCRIPTIONS), each keeping only its live matches. The
+ * posts this transaction recorded (`created`) that no remaining candidate needs are removed again, so a source
+ * deleted while its query ran leaves no stored post behind.
+ */
+async function keepLiveMatches(client: pg.PoolClient, candidates: Candidate[], created: ReadonlySet<string>): Promise<Candidate[]> {
+  const kinds = new Map(candidates.flatMap((c) => c.matches.map((m) => [m.id, m.kind] as const)));
+  const idsOf = (kind: Subscription['kind']) => [...kinds].filter(([, k]) => k === kind).map(([id]) => id).sort();
+  const { rows } = await client.query<{ id: string }>(LIVE_SUBSCRIPTIONS, [idsOf('hashtag'), idsOf('account')]);
+  if (rows.length === kinds.size) return candidates;
+  const live = new Set(rows.map((row) => row.id));
+  const kept = candidates.flatMap((c): Candidate[] => {
+    const liveMatches = c.matches.filter((m) => live.has(m.id));
+    return liveMatches.length > 0 ? [{ ...c, matches: liveMatches }] : [];
+  });
+  const needed = new Set(kept.map((c) => c.post.id));
+  const orphans = [...created].filter((id) => !needed.has(id));
+  if (orphans.length > 0) await client.query(UNRECORD_POSTS, [orphans.sort()]);
+  return kept;
+}
+
 function column<T, V>(rows: readonly T[], pick: (row: T) => V): V[] {
   return rows.map(pick);
 }
@@ -242,7 +274,9 @@ export async function storePack(client: pg.PoolClient, input: StorePackInput): P
   const keys = input.sources.map((source) => source.key).sort();
 
   const subscriptions = input.subscriptions ?? (await loadSubscriptions(client, input.sources));
-  const { candidates, lastPostAt } = matchPosts(input.posts, input.sources, subscriptions);
+  const matched = matchPosts(input.posts, input.sources, subscriptions);
+  const { lastPostAt } = matched;
+  let { candidates } = matched;
   result.lastPostAt = lastPostAt;
   for (const [id, at] of input.complete?.lastPostAt ?? []) {
     const current = lastPostAt.get(id);
@@ -270,6 +304,7 @@ export async function storePack(client: pg.PoolClient, input: StorePackInput): P
   // One x_posts row per matched post, recorded with the usage lock.
   const posts = [...new Map(candidates.map((c) => [c.post.id, c])).values()];
   const { usage, created } = await lockUsage(client, served, posts);
+  if (candidates.length > 0) candidates = await keepLiveMatches(client, candidates, created);
   const existing = new Map<string, string[]>();
   // Fresh posts, the usual case, skip the per-item lookup.
   const maybeStored = candidates.filter((c) => !created.has(c.post.id));
