@@ -15,6 +15,7 @@ describe('defineWorker', () => {
         log.info('sources scanned', { sources: 3 });
         return { scanned: 3, name: job.name };
       },
+      'reconcile-schedulers': async () => undefined,
     });
     await enqueue(fixture.queues, 'source-scans', 'scan-sources', { intervalSeconds: 30 }, { jobId: 'scan-typed' });
     const job = await waitForState(fixture.queues.byName['source-scans'], 'scan-typed', 'completed');
@@ -69,6 +70,7 @@ describe('defineWorker', () => {
     let calls = 0;
     fixture.startWorker('engagement-refreshes', {
       'refresh-engagement': async () => undefined,
+      'reconcile-schedulers': async () => undefined,
       'sample-engagement': async () => {
         calls += 1;
         if (calls === 1) throw new Error('upstream timed out');

@@ -6,7 +6,7 @@ export { createQueues, defaultJobOptions } from './create-queues';
 export type { Queues, CatalogQueue } from './create-queues';
 export { enqueue, enqueueBulk, retryOptions } from './enqueue';
 export type { EnqueueOptions, JobRecord } from './enqueue';
-export { upsertScheduler, removeScheduler, listSchedulers } from './upsert-scheduler';
+export { upsertScheduler, removeScheduler, listSchedulers, jobDueAt, tickLatenessMs } from './upsert-scheduler';
 export type { SchedulerOptions, SchedulerInfo } from './upsert-scheduler';
 export { defineWorker } from './define-worker';
 export type { JobHandlers, DefineWorkerOptions, DefinedWorker } from './define-worker';

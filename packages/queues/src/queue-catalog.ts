@@ -39,6 +39,9 @@ export const queueCatalog = {
     // One scheduler per distinct scan interval; a run scans every source whose account has that cadence.
     // A failed tick is not retried: the next tick is at most one interval away.
     'scan-sources': { payload: z.strictObject({ intervalSeconds }), attempts: 1, backoffMs: 1_000 },
+    // Written to the outbox with a cadence change (plan:set, a plan switch, a resync): brings the schedulers in
+    // line at once instead of after the next tick of a cadence that may be much slower than the new one.
+    'reconcile-schedulers': { payload: z.strictObject({}), attempts: 3, backoffMs: 1_000 },
   },
   'alert-routing': {
     // What feed writers emit: the items one transaction stored, in jobs of up to 500 items, each job's id derived
@@ -69,6 +72,8 @@ export const queueCatalog = {
     // One scheduler per engagement cadence (60 s, 180 s, 300 s by default).
     'refresh-engagement': { payload: z.strictObject({ intervalSeconds }), attempts: 1, backoffMs: 1_000 },
     'sample-engagement': { payload: z.strictObject({ xPostId: anyId }), attempts: 3, backoffMs: 5_000 },
+    // As on source-scans: the cadence-change signal (CADENCE_CHANGE_JOB).
+    'reconcile-schedulers': { payload: z.strictObject({}), attempts: 3, backoffMs: 1_000 },
   },
   'outbox-relay': {
     // A scheduler that moves outbox_jobs rows into their queues; the next tick picks up what one missed.

@@ -1,6 +1,6 @@
 import { cadenceSchedulerId } from './job-id';
 import { JobPayloadError } from './job-payload';
-import { listSchedulers, removeScheduler, upsertScheduler } from './upsert-scheduler';
+import { jobDueAt, listSchedulers, removeScheduler, tickLatenessMs, upsertScheduler } from './upsert-scheduler';
 import { useQueueFixture } from './test-support/use-queue-fixture';
 
 describe('upsertScheduler', () => {
@@ -52,5 +52,19 @@ describe('upsertScheduler', () => {
 
     expect(runs.length).toBeGreaterThanOrEqual(2);
     expect(runs[0]).toBe(1);
+  });
+});
+
+describe('jobDueAt and tickLatenessMs', () => {
+  it("read a scheduler iteration's slot from its id, and fall back to the time an ordinary job was added", () => {
+    expect(jobDueAt({ id: 'repeat:scan-sources-every-2s:1795631783907', timestamp: 1795631783044 })).toBe(1795631783907);
+    expect(jobDueAt({ id: 'sample-77', timestamp: 1795631783044 })).toBe(1795631783044);
+  });
+
+  it('measure how late a tick runs, and give 0 once it is a whole interval behind', () => {
+    const job = { id: 'repeat:refresh-engagement-every-2s:1000000', timestamp: 999_000 };
+    expect(tickLatenessMs(job, 2, 1_000_150)).toBe(150);
+    expect(tickLatenessMs(job, 2, 1_002_000)).toBe(0);
+    expect(tickLatenessMs(job, 2, 999_990)).toBe(0);
   });
 });

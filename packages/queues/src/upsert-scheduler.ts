@@ -1,4 +1,4 @@
-import type { Queue } from 'bullmq';
+import type { Job, Queue } from 'bullmq';
 import { defaultJobOptions, type Queues } from './create-queues';
 import { retryOptions } from './enqueue';
 import { assertJobId } from './job-id';
@@ -69,4 +69,27 @@ export async function listSchedulers(queues: Queues, queueName: QueueName): Prom
     everyMs: scheduler.every,
     next: scheduler.next,
   }));
+}
+
+// BullMQ names each iteration of a job scheduler `repeat:<scheduler id>:<slot in Unix ms>` (addJobScheduler and
+// updateJobScheduler); the slot is kept nowhere else once the job is promoted (its delay is reset to 0 then).
+const SCHEDULER_JOB_ID = /^repeat:.+:(\d+)$/;
+
+/**
+ * When a job was due: for a scheduler's iteration its slot on the scheduler's grid (BullMQ adds each iteration
+ * `every` ms after the previous one's slot), for any other job the moment it was added.
+ */
+export function jobDueAt(job: Pick<Job, 'id' | 'timestamp'>): number {
+  const slot = SCHEDULER_JOB_ID.exec(job.id ?? '')?.[1];
+  return slot === undefined ? job.timestamp : Number(slot);
+}
+
+/**
+ * How late a scheduler's tick is running: now minus its slot, or 0 once it is `intervalSeconds` or more behind
+ * (its slot is gone, the next one is already due). A tick that works as of its slot rather than as of the moment a
+ * worker took it keeps what it schedules on the grid: the next tick finds it due however the pick-up jitters.
+ */
+export function tickLatenessMs(job: Pick<Job, 'id' | 'timestamp'>, intervalSeconds: number, now: number = Date.now()): number {
+  const late = now - jobDueAt(job);
+  return late > 0 && late < intervalSeconds * 1000 ? late : 0;
 }
