@@ -47,6 +47,28 @@ describe('plans', () => {
     expect(user).toMatchObject({ planId: 'business', hashtagsLimit: 40, rateLimitPerMinute: 600, engagementRefreshSeconds: 60 });
   });
 
+  it('writes a reconcile-schedulers job for scans and engagement with every cadence change, and none for other limits', async () => {
+    const signals = async () =>
+      (await env.database.db.pool.query<{ queue: string; name: string; job_id: string; payload: unknown }>(
+        `SELECT queue, name, job_id, payload FROM outbox_jobs WHERE name = 'reconcile-schedulers' ORDER BY id`,
+      )).rows;
+    await env.database.db.pool.query(`DELETE FROM outbox_jobs WHERE name = 'reconcile-schedulers'`);
+    await createUser('usr_signal', 'pro');
+
+    await updatePlan(prisma(), 'pro', { hashtagsLimit: 16 });
+    expect(await signals()).toEqual([]);
+    await updatePlan(prisma(), 'pro', { engagementRefreshSeconds: 2 });
+    await resyncLimits(prisma(), 'usr_signal');
+    await switchPlan(prisma(), 'usr_signal', 'business');
+    const written = await signals();
+    expect(written.map((row) => [row.queue, row.payload])).toEqual(
+      [1, 2, 3].flatMap(() => [['source-scans', {}], ['engagement-refreshes', {}]]),
+    );
+    // Each its own job: BullMQ would drop a second add of an id it still holds.
+    expect(new Set(written.map((row) => row.job_id)).size).toBe(6);
+    await updatePlan(prisma(), 'pro', { hashtagsLimit: 15, engagementRefreshSeconds: 180 });
+  });
+
   it('refuses an interval under 1 s or an unknown field', async () => {
     await expect(updatePlan(prisma(), 'pro', { scanIntervalSeconds: 0 })).rejects.toThrow();
     await expect(updatePlan(prisma(), 'pro', { bogus: 1 } as never)).rejects.toThrow();

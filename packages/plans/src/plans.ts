@@ -53,24 +53,53 @@ export async function listPlans(prisma: PrismaClient): Promise<Plan[]> {
   return prisma.plan.findMany({ orderBy: { hashtagsLimit: 'asc' } });
 }
 
-/** Changes a plan's config. Accounts keep their snapshot until they switch plan or resync. */
+// The scanner and the engagement poller keep one BullMQ job scheduler per cadence in use, reconciled from the
+// plans and the accounts' snapshots. A change of cadence writes a `reconcile-schedulers` job for each queue to the
+// outbox, in the change's own transaction, so both learn of it at the next relay (the notifier relays every
+// second) rather than after the next tick of an existing cadence, which may be far slower than the new one
+// (CONTRACT 5: a cadence change takes effect within one period of the new cadence). The job id takes the outbox
+// row's sequence number: every change is a new job, since BullMQ keeps finished jobs and drops a reused id.
+const SIGNAL_CADENCE_CHANGE = `
+INSERT INTO outbox_jobs (id, queue, name, job_id, payload)
+SELECT n.id, n.queue, 'reconcile-schedulers', 'reconcile-schedulers-' || n.id, '{}'::jsonb
+  FROM (SELECT nextval(pg_get_serial_sequence('outbox_jobs', 'id')) AS id, q.queue
+          FROM (VALUES ('source-scans'), ('engagement-refreshes')) AS q(queue)) n`;
+
+const CADENCE_FIELDS = ['scanIntervalSeconds', 'engagementRefreshSeconds'] as const satisfies readonly (keyof PlanConfigPatch)[];
+
+/**
+ * Changes a plan's config. Accounts keep their snapshot until they switch plan or resync; a new cadence still
+ * reaches the schedulers at once, since the plans' cadences are among those they keep ticking.
+ */
 export async function updatePlan(prisma: PrismaClient, planId: PlanId, patch: PlanConfigPatch): Promise<Plan> {
   const data = planConfigPatchSchema.parse(patch);
-  return prisma.plan.update({ where: { id: planId }, data: { ...data, updatedAt: new Date() } });
+  const update = prisma.plan.update({ where: { id: planId }, data: { ...data, updatedAt: new Date() } });
+  if (!CADENCE_FIELDS.some((field) => data[field] !== undefined)) return update;
+  const [plan] = await prisma.$transaction([update, prisma.$executeRawUnsafe(SIGNAL_CADENCE_CHANGE)]);
+  return plan;
 }
 
-/** Moves an account to a plan and takes a fresh snapshot of its limits at once. */
+/** Moves an account to a plan and takes a fresh snapshot of its limits at once; the schedulers follow its cadences. */
 export async function switchPlan(prisma: PrismaClient, userId: string, planId: PlanId): Promise<LimitSnapshot> {
   const plan = await prisma.plan.findUniqueOrThrow({ where: { id: planId } });
   const snapshot = snapshotOf(plan);
-  await prisma.user.update({ where: { id: userId }, data: { ...snapshot, updatedAt: new Date() } });
+  await prisma.$transaction([
+    prisma.user.update({ where: { id: userId }, data: { ...snapshot, updatedAt: new Date() } }),
+    prisma.$executeRawUnsafe(SIGNAL_CADENCE_CHANGE),
+  ]);
   return snapshot;
 }
 
-/** Re-reads the account's current plan and takes a fresh snapshot (`POST /me/resync-limits`). */
+/**
+ * Re-reads the account's current plan and takes a fresh snapshot (`POST /me/resync-limits`); the schedulers follow
+ * its cadences.
+ */
 export async function resyncLimits(prisma: PrismaClient, userId: string): Promise<LimitSnapshot> {
   const user = await prisma.user.findUniqueOrThrow({ where: { id: userId }, include: { plan: true } });
   const snapshot = snapshotOf(user.plan);
-  await prisma.user.update({ where: { id: userId }, data: { ...snapshot, updatedAt: new Date() } });
+  await prisma.$transaction([
+    prisma.user.update({ where: { id: userId }, data: { ...snapshot, updatedAt: new Date() } }),
+    prisma.$executeRawUnsafe(SIGNAL_CADENCE_CHANGE),
+  ]);
   return snapshot;
 }
