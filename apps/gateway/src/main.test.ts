@@ -4,7 +4,7 @@ import { createServer, request as httpRequest, Agent } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { createAccount } from '@hashwatch/accounts';
-import { generateSecretsKey } from '@hashwatch/secrets';
+import { createCipher, generateSecretsKey, verifySecretsKey } from '@hashwatch/secrets';
 import { useTestEnvironment, waitFor } from '@hashwatch/testing';
 
 const gatewayDir = path.join(__dirname, '..');
@@ -62,6 +62,11 @@ describe('gateway process', () => {
   const env = useTestEnvironment();
   const baseEnv = () => ({ DATABASE_URL: env.database.url, REDIS_URL: env.redisUrl, QUEUE_PREFIX: env.queuePrefix, SECRETS_KEY: generateSecretsKey() });
 
+  // Each case starts from a database whose secrets no key has claimed yet.
+  beforeEach(async () => {
+    await env.database.db.pool.query('DELETE FROM secrets_key_checks');
+  });
+
   it('serves health and the API, then on SIGTERM closes an idle keep-alive connection and exits 0', async () => {
     const port = await freePort();
     const gateway = start({ ...baseEnv(), PORT: String(port) });
@@ -98,5 +103,38 @@ describe('gateway process', () => {
     } finally {
       signal(gateway, 'SIGKILL');
     }
+  });
+
+  describe('when SECRETS_KEY cannot open the secrets already in the database', () => {
+    const sealedKey = generateSecretsKey();
+    beforeEach(async () => {
+      const query = async (sql: string, values: unknown[]) => (await env.database.db.pool.query(sql, values)).rows;
+      await verifySecretsKey(query, createCipher(sealedKey));
+    });
+
+    it('exits 1 within seconds with one line naming SECRETS_KEY, before it listens', async () => {
+      const port = await freePort();
+      const gateway = start({ ...baseEnv(), PORT: String(port) });
+      try {
+        expect(await gateway.exit).toBe(1);
+        const lines = gateway.output().split('\n').filter((line) => line.includes('SECRETS_KEY'));
+        expect(lines).toHaveLength(1);
+        expect(lines[0]).toMatch(/^SECRETS_KEY \(nor SECRETS_KEY_PREVIOUS, when set\) does not open the key check value/);
+        expect(gateway.output()).not.toContain(sealedKey);
+        expect(gateway.output()).not.toContain('gateway listening');
+      } finally {
+        signal(gateway, 'SIGKILL');
+      }
+    });
+
+    it('starts when the old key is given as SECRETS_KEY_PREVIOUS', async () => {
+      const port = await freePort();
+      const gateway = start({ ...baseEnv(), PORT: String(port), SECRETS_KEY_PREVIOUS: sealedKey });
+      try {
+        await waitFor(async () => (await get(port, '/healthz').catch(() => undefined))?.status === 200, 60_000, 'the gateway to answer /healthz');
+      } finally {
+        signal(gateway, 'SIGKILL');
+      }
+    });
   });
 });

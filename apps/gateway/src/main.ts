@@ -4,11 +4,11 @@ import { loadConfig } from '@hashwatch/config';
 import { createSender } from '@hashwatch/channels';
 import { createDatabase } from '@hashwatch/db';
 import { createLogger } from '@hashwatch/logger';
-import { createCipher } from '@hashwatch/secrets';
+import { createCipher, verifySecretsKey } from '@hashwatch/secrets';
 import { createApp } from './app';
 
 /** Composition root of the gateway: configuration, clients, the app, and an orderly shutdown. */
-function main(): void {
+async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger('gateway', { level: config.LOG_LEVEL });
   if (!config.SECRETS_KEY) {
@@ -18,6 +18,16 @@ function main(): void {
   // 10 connections per replica: one Node process keeps them busy, and with 20 PostgreSQL spent more CPU per
   // request switching between backends (bench/posts-feed.ts, POSTS_BENCH_POOL).
   const db = createDatabase(config.DATABASE_URL, { max: 10, applicationName: 'hashwatch-gateway' });
+  const cipher = createCipher(config.SECRETS_KEY, config.SECRETS_KEY_PREVIOUS);
+  // Before the port opens: a key that cannot open the stored secrets stops the gateway here, with one line
+  // naming SECRETS_KEY, instead of failing request after request (CONTRACT 2).
+  try {
+    const outcome = await verifySecretsKey(async (sql, values) => (await db.pool.query(sql, values)).rows, cipher);
+    logger.info('secrets key verified', { outcome });
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
   // Rate limits must not queue commands while Redis is away: the insurance limiter answers instead.
   // Auto-pipelining: under load, the rate-limit scripts of concurrent requests share one socket write
   // and one read instead of a round trip each (bench/posts-feed.ts).
@@ -29,7 +39,7 @@ function main(): void {
     db,
     redis,
     logger,
-    cipher: createCipher(config.SECRETS_KEY),
+    cipher,
     secretsKey: config.SECRETS_KEY,
     keyPrefix: config.QUEUE_PREFIX,
     now: () => new Date(),
@@ -59,9 +69,7 @@ function main(): void {
   process.on('SIGINT', () => stop('SIGINT'));
 }
 
-try {
-  main();
-} catch (error) {
+main().catch((error: unknown) => {
   process.stderr.write(`${(error as Error).message}\n`);
   process.exit(1);
-}
+});
