@@ -95,8 +95,12 @@ export interface CycleReport {
 }
 
 export interface EngagementPoller {
-  /** One refresh cycle: discover, refresh counts of every due post, sample what rose most, relay alerts. */
-  runCycle(): Promise<CycleReport>;
+  /**
+   * One refresh cycle: discover, refresh counts of every due post, sample what rose most, relay alerts. A
+   * scheduler's tick passes how late it runs (`lateByMs`): the cycle's clock is set back by that much, so posts
+   * are claimed and rescheduled on the tick's grid.
+   */
+  runCycle(options?: { lateByMs?: number }): Promise<CycleReport>;
   /** Samples one post now, every category that rose (within the budget): the `sample-engagement` job. */
   sampleNow(xPostId: string): Promise<Partial<Record<SampleKind, SampleOutcome['kind']>>>;
   readonly metrics: PollerMetrics;
@@ -253,9 +257,9 @@ export function createEngagementPoller(deps: EngagementPollerDeps): EngagementPo
   return {
     metrics,
 
-    async runCycle() {
+    async runCycle(cycle = {}) {
       const started = Date.now();
-      const now = deps.now();
+      const now = new Date(deps.now().getTime() - Math.max(0, cycle.lateByMs ?? 0));
       let mark = started;
       const lap = () => {
         const elapsed = Date.now() - mark;

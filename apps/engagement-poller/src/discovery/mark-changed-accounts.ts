@@ -16,14 +16,22 @@ SELECT u.id AS user_id,
   FROM users u
  WHERE EXISTS (SELECT 1 FROM feed_items f WHERE f.user_id = u.id AND f.engagement_tracked AND f.type <> 'engagement' AND f.detected_at > $1::timestamptz - interval '48 hours')`;
 
-// The posts these accounts track now need a full refresh (a null counts_updated_at asks for one).
+// The posts these accounts track now need a full refresh (a null counts_updated_at asks for one). A post whose
+// served account now has a faster cadence is due one new interval after its last poll (next_poll_at less its
+// interval), at once when that has passed: otherwise it would wait out the slower interval first (CONTRACT 5, a
+// cadence change takes effect within one period of the new cadence). LEAST ignores the null of no served account.
 const MARK = `
 UPDATE engagement_states s
-   SET counts_updated_at = NULL
- WHERE s.x_post_id IN (SELECT f.x_post_id FROM feed_items f
-                        WHERE f.user_id = ANY ($1::text[]) AND f.engagement_tracked AND f.type <> 'engagement'
-                          AND f.detected_at > $2::timestamptz - interval '48 hours')
-   AND s.counts_updated_at IS NOT NULL`;
+   SET counts_updated_at = NULL,
+       next_poll_at = LEAST(s.next_poll_at, s.next_poll_at - make_interval(secs => s.interval_seconds) + make_interval(secs => c.refresh_seconds))
+  FROM (SELECT f.x_post_id,
+               min(u.engagement_refresh_seconds) FILTER (WHERE u.subscription_status = 'active' AND u.current_period_end > $2::timestamptz) AS refresh_seconds
+          FROM feed_items f JOIN users u ON u.id = f.user_id
+         WHERE f.user_id = ANY ($1::text[]) AND f.engagement_tracked AND f.type <> 'engagement'
+           AND f.detected_at > $2::timestamptz - interval '48 hours'
+         GROUP BY f.x_post_id) c
+ WHERE s.x_post_id = c.x_post_id
+   AND (s.counts_updated_at IS NOT NULL OR c.refresh_seconds < s.interval_seconds)`;
 
 /**
  * Finds the accounts whose sources, cadence or subscription changed since the last cycle (any replica's)
