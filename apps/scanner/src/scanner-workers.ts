@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { Redis } from 'ioredis';
 import type { Logger } from '@hashwatch/logger';
 import { relayOutboxUntilEmpty } from '@hashwatch/outbox';
-import { defineWorker, type DefinedWorker, type Queues } from '@hashwatch/queues';
+import { defineWorker, tickLatenessMs, type DefinedWorker, type Queues } from '@hashwatch/queues';
 import { reconcileScanSchedulers } from './scan-schedulers';
 import type { Scanner } from './scanner';
 
@@ -19,21 +19,30 @@ export interface ScannerWorkerOptions {
 }
 
 /**
- * The scanner's BullMQ workers: `source-scans` / `scan-sources` runs a tick (any cadence's tick scans every
- * source that is due, then keeps the schedulers in line with the cadences in use), and `outbox-relay` /
+ * The scanner's BullMQ workers: `source-scans` / `scan-sources` runs a tick as of its slot (any cadence's tick
+ * scans every source that is due, then keeps the schedulers in line with the cadences in use),
+ * `source-scans` / `reconcile-schedulers` (written with a cadence change) does the latter at once, and `outbox-relay` /
  * `relay-outbox` is the relay backstop.
  */
 export function startScannerWorkers(options: ScannerWorkerOptions): DefinedWorker<'source-scans' | 'outbox-relay'>[] {
   const { pool, queues, scanner, connection, prefix, logger } = options;
+  const reconcile = async (log: Logger) => {
+    const changes = await reconcileScanSchedulers(pool, queues);
+    if (changes.added.length > 0 || changes.removed.length > 0) log.info('scan schedulers changed', { ...changes });
+    return changes;
+  };
   const scans = defineWorker(
     'source-scans',
     {
-      'scan-sources': async (_payload, _job, log) => {
-        const summary = await scanner.runTick();
-        const changes = await reconcileScanSchedulers(pool, queues);
-        if (changes.added.length > 0 || changes.removed.length > 0) log.info('scan schedulers changed', { ...changes });
+      'scan-sources': async (payload, job, log) => {
+        // As of the slot: a source pushed one interval ahead of its due time is due at the next slot, whatever
+        // the jitter of picking ticks up.
+        const summary = await scanner.runTick({ at: new Date(Date.now() - tickLatenessMs(job, payload.intervalSeconds)) });
+        await reconcile(log);
         return summary;
       },
+      // Written with a cadence change: a new scheduler's first tick runs at once and syncs the sources to it.
+      'reconcile-schedulers': async (_payload, _job, log) => reconcile(log),
     },
     { connection, prefix, concurrency: options.concurrency ?? 2, logger },
   );

@@ -66,8 +66,11 @@ export interface TickSummary {
 }
 
 export interface Scanner {
-  /** One scan tick: sync the sources, then claim and scan whatever is due until nothing is. */
-  runTick(): Promise<TickSummary>;
+  /**
+   * One scan tick: sync the sources, then claim and scan whatever is due until nothing is. A scheduler's tick
+   * passes its slot (`at`): sources are claimed as of then and pushed one interval ahead of it. Default: now.
+   */
+  runTick(tick?: { at?: Date }): Promise<TickSummary>;
   readonly metrics: ScannerMetrics;
 }
 
@@ -261,12 +264,12 @@ export function createScanner(options: ScannerOptions): Scanner {
 
   return {
     metrics,
-    async runTick() {
+    async runTick(tick = {}) {
       const summary: TickSummary = { claimed: 0, scanned: 0, failed: 0, requests: 0, stored: 0, merged: 0, overQuota: 0 };
       metrics.add('scanner_ticks_total');
       await syncSources(pool);
       for (let round = 0; round < MAX_CLAIMS_PER_TICK; round += 1) {
-        const claim = await claimDueSources(pool, batchSize);
+        const claim = await claimDueSources(pool, batchSize, tick.at);
         if (!claim) break;
         summary.claimed += claim.sources.length;
         try {

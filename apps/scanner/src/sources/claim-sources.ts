@@ -28,23 +28,27 @@ interface ClaimRow {
   updated_at: Date;
 }
 
-// A source is due once next_scan_at is at most a fifth of its interval (2 s at most) away: ticks of a cadence
-// arrive a few milliseconds late or early, and a source just short of due would otherwise wait a whole
-// extra interval. A claim is live while the session that took it holds its advisory lock; the lock dies with
-// the process (even on SIGKILL) so a crashed cycle's sources are free again at once, and due again one
-// interval after they were claimed, with their cursors untouched.
+// A tick claims as of its slot on its scheduler's grid ($4; a tick run by hand: now()) and pushes each source one
+// interval past that slot, so the same cadence's next tick finds it exactly due, however late either tick is
+// picked up; pushing from the moment of the claim made a source claimed a little late miss the next tick and wait
+// two intervals. A source is also taken when due within a twentieth of its interval (2 s at most): a tick of
+// another cadence, on its own grid, may then scan it up to 5 % early, and the next tick of its own cadence puts it
+// back on that grid, so the gaps stay within 10 % of the interval. A claim is live while the session that took it
+// holds its advisory lock; the lock dies with the process (even on SIGKILL) so a crashed cycle's sources are free
+// again at once, and due again one interval after they were claimed, with their cursors untouched.
 const CLAIM_DUE_SOURCES = `
-WITH live AS MATERIALIZED (
+WITH tick AS (SELECT COALESCE($4::timestamptz, now()) AS at),
+live AS MATERIALIZED (
   SELECT l.objid::bigint AS claim_id FROM pg_locks l
    WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2 AND l.classid = $3::int::oid
      AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
 )
 UPDATE source_cursors s
-   SET claimed_by = $1, next_scan_at = now() + make_interval(secs => s.interval_seconds)
+   SET claimed_by = $1, next_scan_at = (SELECT at FROM tick) + make_interval(secs => s.interval_seconds)
  WHERE s.source_key IN (
    SELECT c.source_key FROM source_cursors c
-    WHERE c.next_scan_at <= now() + interval '2 seconds'
-      AND c.next_scan_at <= now() + make_interval(secs => LEAST(c.interval_seconds * 0.2, 2))
+    WHERE c.next_scan_at <= (SELECT at FROM tick) + interval '2 seconds'
+      AND c.next_scan_at <= (SELECT at FROM tick) + make_interval(secs => LEAST(c.interval_seconds * 0.05, 2))
       AND (c.claimed_by IS NULL OR c.claimed_by::bigint NOT IN (SELECT claim_id FROM live))
     ORDER BY c.next_scan_at, c.source_key
     LIMIT $2
@@ -52,12 +56,12 @@ UPDATE source_cursors s
 RETURNING s.source_key, s.since_id, s.not_before, s.interval_seconds, s.failures, s.last_error, s.updated_at`;
 
 /**
- * Claims up to `limit` due sources for one scan cycle. Rows are picked with FOR UPDATE SKIP LOCKED (replicas
+ * Claims up to `limit` sources due at `at` (default: now) for one scan cycle. Rows are picked with FOR UPDATE SKIP LOCKED (replicas
  * never wait on each other), stamped with this cycle's lock id and pushed one interval ahead, so no other
  * replica scans them until this cycle ends or dies. Returns null when nothing is due. The claim keeps one
  * pooled connection (outside any transaction) until released.
  */
-export async function claimDueSources(pool: pg.Pool, limit: number): Promise<SourceClaim | null> {
+export async function claimDueSources(pool: pg.Pool, limit: number, at?: Date): Promise<SourceClaim | null> {
   const client = await pool.connect();
   let id = 0;
   try {
@@ -67,7 +71,7 @@ export async function claimDueSources(pool: pg.Pool, limit: number): Promise<Sou
       if (rows[0]?.ok) id = candidate;
     }
     if (id === 0) throw new Error('no free claim id after 5 tries');
-    const { rows } = await client.query<ClaimRow>(CLAIM_DUE_SOURCES, [id, limit, SCANNER_LOCK_CLASS]);
+    const { rows } = await client.query<ClaimRow>(CLAIM_DUE_SOURCES, [id, limit, SCANNER_LOCK_CLASS, at ?? null]);
     const sources = rows.flatMap((row): ClaimedSource[] => {
       const parsed = parseSourceKey(row.source_key);
       if (!parsed) return [];
