@@ -1,0 +1,169 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { z } from 'zod';
+import { createQueuePrefix, deletePrefixKeys } from '@hashwatch/testing';
+import { runAdmin } from './admin-cli';
+import { startAppProcess, type AppName, type AppProcess } from './app-process';
+import { freePort } from './free-port';
+import { GatewayClient } from './gateway-client';
+import { createRunDatabase, type RunDatabase } from './run-database';
+import { XSimClient } from './x-sim-client';
+
+const SHARED_POSTGRES = 'postgresql://postgres@127.0.0.1:5432/postgres';
+const SHARED_REDIS = 'redis://127.0.0.1:6379';
+const APP_TOKEN = 'e2e-app-token';
+const USER_TOKEN = 'e2e-user-token';
+
+export type WorkerName = 'scanner' | 'engagement-poller' | 'notifier';
+
+export interface SuiteOptions {
+  /** Server of the run's database (its path is replaced); default the shared 127.0.0.1:5432. */
+  postgresServerUrl?: string;
+  /** Default the shared 127.0.0.1:6379; every key is under this run's own QUEUE_PREFIX. */
+  redisUrl?: string;
+  /** Replicas started at once; default one of each. */
+  replicas?: Partial<Record<WorkerName, number>>;
+  /** x-sim's rate-limit window (X_SIM_RATE_WINDOW_SECONDS); default 900 as X's. */
+  xRateWindowSeconds?: number;
+  /** Business plan cadences set with the admin CLI before the account exists; default 1 s and 2 s. */
+  scanIntervalSeconds?: number;
+  engagementIntervalSeconds?: number;
+  /** Extra environment for every app, e.g. NOTIFIER_* tuning. */
+  env?: Record<string, string>;
+}
+
+const accountSchema = z.object({ account_id: z.string(), api_key: z.string() });
+
+/**
+ * One whole Hashwatch as users run it, for one scenario: a database and QUEUE_PREFIX of its own, the x-sim,
+ * the gateway and the three workers as separate OS processes from their builds, and an account on a
+ * business plan with short cadences. `stop` ends every process it started (SIGTERM, then SIGKILL), deletes
+ * its own prefix's keys and drops its own database, and nothing else.
+ */
+export class Suite {
+  readonly apps: AppProcess[] = [];
+  private counters = new Map<string, number>();
+  gateway!: GatewayClient;
+  xsim!: XSimClient;
+  database!: RunDatabase;
+  pool!: pg.Pool;
+  accountId = '';
+
+  private constructor(
+    readonly logDir: string,
+    readonly queuePrefix: string,
+    readonly redisUrl: string,
+    private readonly baseEnv: Record<string, string>,
+  ) {}
+
+  static async start(options: SuiteOptions = {}): Promise<Suite> {
+    const logDir = mkdtempSync(path.join(os.tmpdir(), 'hw-e2e-'));
+    const redisUrl = options.redisUrl ?? SHARED_REDIS;
+    const queuePrefix = createQueuePrefix();
+    const suite = new Suite(logDir, queuePrefix, redisUrl, {
+      REDIS_URL: redisUrl,
+      QUEUE_PREFIX: queuePrefix,
+      SECRETS_KEY: randomBytes(32).toString('base64'),
+      X_BEARER_TOKEN: APP_TOKEN,
+      X_USER_TOKEN: USER_TOKEN,
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      LOG_LEVEL: 'info',
+      ...options.env,
+    });
+    try {
+      await suite.boot(options);
+    } catch (error) {
+      await suite.stop();
+      throw error;
+    }
+    return suite;
+  }
+
+  private async boot(options: SuiteOptions): Promise<void> {
+    this.database = await createRunDatabase(options.postgresServerUrl ?? SHARED_POSTGRES);
+    this.baseEnv.DATABASE_URL = this.database.url;
+    this.pool = new pg.Pool({ connectionString: this.database.url, max: 3 });
+    this.pool.on('error', () => undefined);
+
+    const scan = options.scanIntervalSeconds ?? 1;
+    const engagement = options.engagementIntervalSeconds ?? 2;
+    await runAdmin(this.database.url, ['plan:set', '--plan', 'business', '--scan-interval', String(scan), '--engagement-interval', String(engagement)]);
+    const account = accountSchema.parse(await runAdmin(this.database.url, ['account:create', '--email', `e2e-${this.queuePrefix}@example.com`, '--plan', 'business']));
+    this.accountId = account.account_id;
+
+    const simPort = await freePort();
+    await this.startOne('x-sim', simPort, '/_sim/health', {
+      X_SIM_PORT: String(simPort),
+      X_SIM_HOST: '127.0.0.1',
+      X_SIM_GENERATOR: 'false',
+      X_SIM_RATE_WINDOW_SECONDS: String(options.xRateWindowSeconds ?? 900),
+    });
+    this.xsim = new XSimClient(`http://127.0.0.1:${simPort}`);
+    this.baseEnv.X_API_BASE_URL = this.xsim.url;
+
+    const gatewayPort = await freePort();
+    await this.startOne('gateway', gatewayPort, '/readyz', { PORT: String(gatewayPort) });
+    this.gateway = new GatewayClient(`http://127.0.0.1:${gatewayPort}`, account.api_key);
+
+    const replicas = { scanner: 1, 'engagement-poller': 1, notifier: 1, ...options.replicas };
+    const starts: Promise<AppProcess>[] = [];
+    for (const worker of ['scanner', 'engagement-poller', 'notifier'] as const) {
+      for (let i = 0; i < replicas[worker]; i += 1) starts.push(this.startWorker(worker));
+    }
+    await Promise.all(starts);
+    // CONTRACT 3: plan:set changes the plan, resync takes the account's fresh snapshot.
+    const me = await this.gateway.resyncLimits();
+    if (me.scan_interval_seconds !== scan) throw new Error(`resync-limits left scan_interval_seconds at ${me.scan_interval_seconds}, not ${scan}`);
+  }
+
+  private async startOne(app: AppName, port: number, readyPath: string, env: Record<string, string>): Promise<AppProcess> {
+    const n = (this.counters.get(app) ?? 0) + 1;
+    this.counters.set(app, n);
+    const handle = await startAppProcess({ app, label: `${app}-${n}`, env: { ...this.baseEnv, ...env }, port, readyPath, logDir: this.logDir });
+    this.apps.push(handle);
+    return handle;
+  }
+
+  /** Starts one more replica of a worker on a free HEALTH_PORT and waits for its /readyz. */
+  async startWorker(worker: WorkerName, env: Record<string, string> = {}): Promise<AppProcess> {
+    const port = await freePort();
+    return this.startOne(worker, port, '/readyz', { HEALTH_PORT: String(port), ...env });
+  }
+
+  running(app: AppName): AppProcess[] {
+    return this.apps.filter((handle) => handle.app === app && handle.isRunning());
+  }
+
+  /** The feed items of the run's account: id and X post id, oldest first. */
+  async feedItems(): Promise<{ id: string; x_post_id: string; type: string }[]> {
+    const { rows } = await this.pool.query<{ id: string; x_post_id: string; type: string }>(
+      'SELECT id, x_post_id, type::text AS type FROM feed_items WHERE user_id = $1 ORDER BY detected_at, id',
+      [this.accountId],
+    );
+    return rows;
+  }
+
+  /** Every process still running gets SIGTERM (SIGKILL after 10 s); then the prefix's keys and the database go. */
+  async stop(): Promise<void> {
+    await Promise.allSettled(this.apps.map((handle) => handle.stop(10_000)));
+    if (this.pool) await this.pool.end().catch(() => undefined);
+    const redis = new Redis(this.redisUrl, { maxRetriesPerRequest: 1, lazyConnect: true });
+    redis.on('error', () => undefined);
+    try {
+      await redis.connect();
+      await deletePrefixKeys(redis, this.queuePrefix);
+    } catch {
+      // a private Redis already stopped takes the keys with it
+    } finally {
+      redis.disconnect();
+    }
+    if (this.database) await this.database.drop().catch(() => undefined);
+    // HW_E2E_KEEP_LOGS=1 keeps every app's log for a post-mortem; the path is printed.
+    if (process.env.HW_E2E_KEEP_LOGS === '1') process.stdout.write(`e2e logs kept in ${this.logDir}\n`);
+    else rmSync(this.logDir, { recursive: true, force: true });
+  }
+}

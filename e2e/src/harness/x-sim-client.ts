@@ -1,0 +1,54 @@
+import { z } from 'zod';
+
+const postSchema = z.object({ id: z.string(), text: z.string(), created_at: z.string() });
+const requestsSchema = z.object({
+  data: z.array(z.object({ at: z.string(), endpoint: z.string().nullable(), status: z.number(), fault: z.string().nullable() })),
+});
+
+export type SimPost = z.infer<typeof postSchema>;
+export type SimRequest = z.infer<typeof requestsSchema>['data'][number];
+
+export interface SimFault {
+  endpoint: string;
+  kind: 'rate_limited' | 'usage_capped' | 'unavailable' | 'internal_error' | 'slow';
+  count?: number;
+  delay_ms?: number;
+  reset_in_seconds?: number;
+}
+
+/** The x-sim control API (`/_sim`, apps/x-sim/README.md) over HTTP, as a test drives the simulator process. */
+export class XSimClient {
+  constructor(readonly url: string) {}
+
+  private async call(method: string, path: string, body?: unknown): Promise<unknown> {
+    const response = await fetch(`${this.url}${path}`, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(10_000),
+    });
+    const text = await response.text();
+    if (!response.ok) throw new Error(`x-sim ${method} ${path} answered ${response.status}: ${text}`);
+    return text === '' ? undefined : JSON.parse(text);
+  }
+
+  async injectPost(post: { author: string; text: string; lang?: string }): Promise<SimPost> {
+    return postSchema.parse(await this.call('POST', '/_sim/posts', post));
+  }
+
+  async addFault(fault: SimFault): Promise<void> {
+    await this.call('POST', '/_sim/faults', fault);
+  }
+
+  async pendingFaults(): Promise<unknown[]> {
+    return z.array(z.unknown()).parse(await this.call('GET', '/_sim/faults'));
+  }
+
+  async setRateWindow(windowSeconds: number): Promise<void> {
+    await this.call('PUT', '/_sim/rate-limits', { window_seconds: windowSeconds });
+  }
+
+  async requests(endpoint: string): Promise<SimRequest[]> {
+    return requestsSchema.parse(await this.call('GET', `/_sim/requests?endpoint=${encodeURIComponent(endpoint)}`)).data;
+  }
+}
