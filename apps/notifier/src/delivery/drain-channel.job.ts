@@ -174,16 +174,16 @@ async function runDrain(deps: DrainDeps, channelId: string, lease: DrainLease, l
           config = channelConfig(channel, deps.cipher, deps.telegramBaseUrl);
         } catch (error) {
           if (!(error instanceof SecretsError)) throw error;
-          // Sealed under another SECRETS_KEY: no retry at once can fix that, so the claim is retried with the
-          // usual backoff and retry window (the operator may restore the key) instead of being given back.
+          // Neither SECRETS_KEY nor SECRETS_KEY_PREVIOUS opens it, although they open the key check value this
+          // replica verified at start-up: this one row is damaged or sealed with a key no replica is given, and
+          // no retry can fix that. Its deliveries fail now, saying so, instead of retrying quietly for a day.
           await flush();
-          const ids = batch.map((delivery) => delivery.id);
-          const attempts = Math.max(0, ...batch.map((delivery) => delivery.attempts));
-          const delayMs = retryDelayMs(attempts, { baseMs: options.backoffBaseMs, maxMs: options.maxBackoffMs }, deps.random);
-          const reason = "the channel's secret cannot be unsealed with this SECRETS_KEY";
-          const { gaveUp } = await markRetry(pool, ids, claimToken, { status: null, reason, delayMs, retryWindowMs: options.retryWindowMs });
+          const reason =
+            "not sent: the channel's secret cannot be opened with SECRETS_KEY (nor SECRETS_KEY_PREVIOUS); " +
+            'save the webhook again without its id, or send the bot token again';
+          const failed = await failPending(pool, channelId, reason);
           unsent = batch.length;
-          log.error('channel secret cannot be unsealed', { channelId, deliveries: ids.length, delayMs, gaveUp });
+          log.error('channel secret cannot be opened', { channelId, failed });
           return { kind: 'stopped' };
         }
         const destination = destinationOf(config, options.pace, deps.prefix);

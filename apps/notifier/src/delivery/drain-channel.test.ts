@@ -157,22 +157,23 @@ describe('drain-channel', () => {
     expect(receiver.accepted).toHaveLength(3);
   });
 
-  it('retries with backoff, not at once, when the channel secret cannot be unsealed with this SECRETS_KEY', async () => {
+  it('fails every pending delivery of the channel at once, saying why, when neither key opens its secret', async () => {
     const { receiver, user, channelId } = await jsonChannel(env.database, receivers);
     await pool().query('UPDATE notification_channels SET signing_secret_enc = $2 WHERE id = $1', [channelId, 'v1.sealed-under-another-key']);
     const items = await storeFeedItems(pool(), [post(user), post(user)]);
     for (const item of items) await routeAlerts({ pool: pool(), drains: createDrainScheduler(queues, redis), metrics: createNotifierMetrics() }, [{ payload: { feedItemId: item.id, userId: user }, log }]);
 
-    // A minute's backoff: at least 30 s with jitter, far from "at once" whatever the machine's load.
-    const deps = { ...drainDeps(createDestinationPace(redis), channelId), options: resolveNotifierOptions({ ...FAST, backoffBaseMs: 60_000, maxBackoffMs: 60_000 }) };
-    await expect(drainChannel(deps, channelId, log)).resolves.toEqual({ kind: 'stopped' });
+    await expect(drainChannel(drainDeps(createDestinationPace(redis), channelId), channelId, log)).resolves.toEqual({ kind: 'stopped' });
 
     expect(receiver.received).toHaveLength(0);
     const deliveries = await deliveriesOf(pool(), channelId);
     expect(deliveries).toHaveLength(2);
     for (const delivery of deliveries) {
-      expect(delivery).toMatchObject({ status: 'pending', attempts: 1, last_error: "the channel's secret cannot be unsealed with this SECRETS_KEY" });
-      expect(delivery.next_attempt_at!.getTime()).toBeGreaterThan(Date.now() + 10_000);
+      expect(delivery).toMatchObject({
+        status: 'failed',
+        next_attempt_at: null,
+        last_error: "not sent: the channel's secret cannot be opened with SECRETS_KEY (nor SECRETS_KEY_PREVIOUS); save the webhook again without its id, or send the bot token again",
+      });
     }
   });
 });
