@@ -34,6 +34,8 @@ export interface ChannelCheck {
   unexpected: string[];
   /** Accepted requests with no json `post.id` (a digest or an unknown body). */
   unparsable: number;
+  /** First arrival (epoch ms) of each expected item that arrived, ascending. */
+  arrivals: number[];
 }
 
 export interface DeliveryCheck {
@@ -79,10 +81,14 @@ export async function checkDeliveries(suite: Suite, posts: ExpectedPost[], chann
       countById.set(request.webhookId, (countById.get(request.webhookId) ?? 0) + 1);
     }
     const firstArrivals = channel.receiver.firstArrivals();
+    const arrivals: number[] = [];
     for (const item of expectedItems) {
       const at = firstArrivals.get(item);
-      if (at !== undefined && at > lastFirstArrivalMs) lastFirstArrivalMs = at;
+      if (at === undefined) continue;
+      arrivals.push(at);
+      if (at > lastFirstArrivalMs) lastFirstArrivalMs = at;
     }
+    arrivals.sort((a, b) => a - b);
     return {
       name: channel.name,
       expected: expectedItems.size,
@@ -94,6 +100,7 @@ export async function checkDeliveries(suite: Suite, posts: ExpectedPost[], chann
       badSignatures: channel.receiver.requests.filter((request) => !verifyStandardSignature(channel.webhook.signing_secret, request)).length,
       unexpected: [...idsByItem.keys()].filter((item) => !expectedItems.has(item)),
       unparsable,
+      arrivals,
     };
   });
   return { posts: posts.length, notStored, storedTwice, channels: channelChecks, lastFirstArrivalMs };

@@ -4,8 +4,12 @@ import type { DeliveryCheck } from './delivery-check';
  * Prints the scenario's one JSON line (for docs/BENCHMARKS.md): items, losses, duplicates and the time to
  * recover, from the fault's end to the last missing item's first arrival (0 when none was missing then).
  */
-export function reportScenario(scenario: string, check: DeliveryCheck, faultEndMs: number, extra: Record<string, unknown> = {}): { recovery_ms: number } {
+export function reportScenario(scenario: string, check: DeliveryCheck, faultEndMs: number, extra: Record<string, unknown> = {}): { recovery_ms: number; resume_ms: number } {
   const recovery_ms = check.lastFirstArrivalMs > faultEndMs ? check.lastFirstArrivalMs - faultEndMs : 0;
+  const late = check.channels.flatMap((channel) => channel.arrivals.filter((at) => at > faultEndMs));
+  // A channel's json pace (10 a second) alone takes a while for a big backlog: `late` and `resume_ms` (the
+  // first arrival after the fault) tell a slow restart from a long queue.
+  const resume_ms = late.length > 0 ? Math.min(...late) - faultEndMs : 0;
   const line = {
     e2e: scenario,
     items: check.posts,
@@ -14,8 +18,10 @@ export function reportScenario(scenario: string, check: DeliveryCheck, faultEndM
     stored_twice: check.storedTwice.length,
     same_id_redeliveries: check.channels.reduce((sum, channel) => sum + channel.sameIdRedeliveries, 0),
     recovery_ms,
+    resume_ms,
+    late_after_fault: late.length,
     ...extra,
   };
   process.stdout.write(`${JSON.stringify(line)}\n`);
-  return { recovery_ms };
+  return { recovery_ms, resume_ms };
 }
