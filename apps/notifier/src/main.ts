@@ -5,7 +5,7 @@ import { createDatabase } from '@hashwatch/db';
 import { createShutdown, startHealthServer } from '@hashwatch/lifecycle';
 import { createLogger } from '@hashwatch/logger';
 import { createQueues, createRedisConnection } from '@hashwatch/queues';
-import { createCipher } from '@hashwatch/secrets';
+import { createCipher, verifySecretsKey } from '@hashwatch/secrets';
 import { startNotifier } from './start-notifier';
 
 const DEFAULT_HEALTH_PORT = 4003;
@@ -27,9 +27,19 @@ async function main(): Promise<void> {
   }
   if (!config.SECRETS_KEY) throw new Error('invalid environment: SECRETS_KEY is required (it unseals webhook signing secrets and bot tokens)');
 
+  const db = createDatabase(config.DATABASE_URL, { max: 20, applicationName: 'hashwatch-notifier' });
+  const cipher = createCipher(config.SECRETS_KEY, config.SECRETS_KEY_PREVIOUS);
+  // Before any worker starts: a key that cannot open the stored secrets stops the notifier here, with one line
+  // naming SECRETS_KEY, instead of failing every delivery of every channel (CONTRACT 2).
+  try {
+    const outcome = await verifySecretsKey(async (sql, values) => (await db.pool.query(sql, values)).rows, cipher);
+    logger.info('secrets key verified', { outcome });
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
   const shutdown = createShutdown({ logger });
   shutdown.listen();
-  const db = createDatabase(config.DATABASE_URL, { max: 20, applicationName: 'hashwatch-notifier' });
   shutdown.onShutdown('database', () => db.close());
   const workerConnection = createRedisConnection(config.REDIS_URL, { role: 'worker', connectionName: 'hashwatch-notifier-worker', logger });
   const redis = createRedisConnection(config.REDIS_URL, { role: 'producer', connectionName: 'hashwatch-notifier', logger });
@@ -48,7 +58,7 @@ async function main(): Promise<void> {
     workerConnection,
     redis,
     queues,
-    cipher: createCipher(config.SECRETS_KEY),
+    cipher,
     sender,
     logger,
     telegramBaseUrl: config.TELEGRAM_API_BASE_URL,
