@@ -1,7 +1,7 @@
 import { UnrecoverableError } from 'bullmq';
 import { enqueue } from './enqueue';
 import { createRedisConnection } from './redis-connection';
-import { defineWorker } from './define-worker';
+import { defineWorker, STALL_DETECTION } from './define-worker';
 import { redisUrl, untilReady, useQueueFixture, waitForState } from './test-support/use-queue-fixture';
 
 describe('defineWorker', () => {
@@ -111,4 +111,48 @@ describe('defineWorker', () => {
       await producer.quit();
     }
   });
+
+  it('hands the job of a worker that died mid-run to another within 10 s, and still after a second death', async () => {
+    const queue = fixture.queues.byName['outbox-relay'];
+    const starts: string[] = [];
+    // A dying replica: its handler never ends, then it is closed by force, so its lock is never renewed or freed.
+    const dying = async (label: string) => {
+      const connection = createRedisConnection(redisUrl, { role: 'worker' });
+      const worker = defineWorker(
+        'outbox-relay',
+        {
+          'relay-outbox': () => {
+            starts.push(label);
+            return new Promise(() => undefined);
+          },
+        },
+        { connection, prefix: fixture.prefix, concurrency: 1, logger: fixture.logger },
+      );
+      await waitFor(() => starts.includes(label), 15_000);
+      await worker.worker.close(true);
+      connection.disconnect();
+      return Date.now();
+    };
+    const waitFor = async (done: () => boolean, timeoutMs: number) => {
+      const deadline = Date.now() + timeoutMs;
+      while (!done()) {
+        if (Date.now() > deadline) throw new Error(`not done within ${timeoutMs} ms; starts: ${starts.join(', ')}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    };
+
+    await queue.add('relay-outbox', {}, { jobId: 'relay-stalled' });
+    await dying('first');
+    const diedAt = await dying('second');
+    fixture.startWorker('outbox-relay', {
+      'relay-outbox': async () => {
+        starts.push('survivor');
+      },
+    });
+    const job = await waitForState(queue, 'relay-stalled', 'completed');
+
+    expect(starts).toEqual(['first', 'second', 'survivor']);
+    expect(Date.now() - diedAt).toBeLessThan(STALL_DETECTION.lockDuration + STALL_DETECTION.stalledInterval + 2_000);
+    expect(job.stalledCounter).toBe(2);
+  }, 40_000);
 });

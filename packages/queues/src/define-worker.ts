@@ -28,6 +28,15 @@ export interface DefinedWorker<Q extends QueueName> {
   close(): Promise<void>;
 }
 
+/**
+ * How soon the jobs of a killed replica run again elsewhere. BullMQ's defaults (a 30 s lock checked every 30 s)
+ * left a SIGKILLed worker's jobs idle for up to a minute; a 5 s lock renewed every 2.5 s and checked every 3 s
+ * hands them on within about 8 s. A live job loses its lock only when its event loop stalls for over 2.5 s; it
+ * then runs twice, which every handler allows (their writes are idempotent). A job may stall 5 times (a replica
+ * killed 5 times while running it) before it fails, where BullMQ's default of 1 made a second kill lose it.
+ */
+export const STALL_DETECTION = { lockDuration: 5_000, stalledInterval: 3_000, maxStalledCount: 5 } as const;
+
 type AnyHandler = (payload: unknown, job: Job, log: Logger) => Promise<unknown>;
 
 /**
@@ -84,6 +93,7 @@ export function defineWorker<Q extends QueueName>(
     connection: options.connection,
     prefix: options.prefix,
     concurrency: options.concurrency,
+    ...STALL_DETECTION,
   });
   // A Worker with no 'error' listener writes each Redis error to the console itself.
   worker.on('error', (error) => logger.warn('worker error', { queue: queueName, error }));
