@@ -66,6 +66,11 @@ export interface NotifierOptions {
   sweepIntervalMs: number;
   /** How often the outbox relay scheduler ticks. */
   relayIntervalMs: number;
+  /**
+   * Length of a drain's lease on its channel, and how long its claimed deliveries are held: what a killed replica
+   * costs its channels. A live run renews it in the background (see {@link leaseStallMs}).
+   */
+  leaseMs: number;
   pace: PaceRules;
 }
 
@@ -85,15 +90,17 @@ export function resolveNotifierOptions(overrides: Partial<NotifierOptions> = {})
     runBudgetMs: 5_000,
     sweepIntervalMs: 1_000,
     relayIntervalMs: 1_000,
+    leaseMs: 5_000,
     ...overrides,
     pace: { ...DEFAULT_PACE, ...overrides.pace },
   };
 }
 
 /**
- * How long a drain may hold a channel: one send plus a margin for the database work around it. The lease is
- * renewed before every send, so only a dead replica lets it run out; then another replica takes over.
+ * The longest one step of a drain run (a send, with the database work around it) may take while its lease is
+ * renewed in the background. A run stuck in one step for longer stops renewing, loses the channel within one
+ * lease, and finds that out before its next send; a process that died stops renewing at once.
  */
-export function leaseMs(options: NotifierOptions): number {
+export function leaseStallMs(options: NotifierOptions): number {
   return options.sendTimeoutMs + Math.max(2_000, Math.min(options.sendTimeoutMs, 10_000));
 }

@@ -11,7 +11,7 @@ import { createDestinationPace } from './delivery/destination-pace';
 import { drainChannel, drainWithLease } from './delivery/drain-channel.job';
 import { createDrainScheduler, type DrainScheduler } from './delivery/drain-scheduler';
 import { createNotifierMetrics, type NotifierMetrics } from './notifier-metrics';
-import { leaseMs, resolveNotifierOptions, type NotifierOptions } from './notifier-options';
+import { leaseStallMs, resolveNotifierOptions, type NotifierOptions } from './notifier-options';
 import { createRouteBatcher } from './routing/route-alert.job';
 
 export interface NotifierDeps {
@@ -59,7 +59,8 @@ export async function startNotifier(deps: NotifierDeps): Promise<RunningNotifier
       ? {
           local: {
             capacity: options.localDrains,
-            leaseMs: leaseMs(options),
+            leaseMs: options.leaseMs,
+            heartbeatWhileMs: leaseStallMs(options),
             run: async (channelId, lease) => {
               try {
                 await drainWithLease(drainDeps, channelId, lease, drainLog);

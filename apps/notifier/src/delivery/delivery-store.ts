@@ -86,8 +86,9 @@ export async function claimNext(
   },
 ): Promise<{ channel: ChannelRow | undefined; claimed: ClaimedDelivery[]; backlog: number }> {
   const delivered = input.delivered ?? [];
-  // The rows marked delivered are still claimed (next attempt in the future) in this statement's snapshot, so
-  // the claim below can never pick them. A data-modifying WITH runs to completion whether or not it is read.
+  // The rows marked delivered are left out of the claim below: a send that outlasted the claim's hold (the
+  // lease was renewed meanwhile) leaves them due in this statement's snapshot. A data-modifying WITH runs to
+  // completion whether or not it is read.
   const { rows } = await db.query<ClaimedDelivery & { backlog: number; channel: ChannelRow }>(
     `WITH ch AS (SELECT ${CHANNEL_COLUMNS} FROM notification_channels WHERE id = $1),
      done AS (
@@ -95,7 +96,7 @@ export async function claimNext(
     RETURNING d.id),
      backlog AS (
        SELECT d.id, f.detected_at FROM deliveries d JOIN feed_items f ON f.id = d.feed_item_id
-        WHERE d.channel_id = $1 AND ${DUE}
+        WHERE d.channel_id = $1 AND ${DUE} AND d.id <> ALL($6::text[])
           AND EXISTS (SELECT 1 FROM ch WHERE ch.enabled AND ch.disabled_reason IS NULL)
         ORDER BY f.detected_at, d.id LIMIT $3::int + 1),
      size AS (SELECT count(*)::int AS n FROM backlog),
@@ -189,6 +190,22 @@ export async function releaseClaim(db: Queryable, ids: string[], claimToken: str
       WHERE id = ANY($1::text[]) AND status = 'pending' AND claim_token = $2`,
     [ids, claimToken],
   );
+}
+
+/**
+ * The channel's target took a retried message: it is back, so its other deliveries waiting for a retry are due
+ * now instead of at their backoff (up to an hour after a long outage), in detection order behind the claim. Left
+ * alone: the run's own claim (`claimToken`, some still unsent) and deliveries a 429 set a time for (the target
+ * said when). Answers how many were made due.
+ */
+export async function reviveRetries(db: Queryable, channelId: string, claimToken: string): Promise<number> {
+  const { rowCount } = await db.query(
+    `UPDATE deliveries SET next_attempt_at = now(), updated_at = now()
+      WHERE channel_id = $1 AND status = 'pending' AND next_attempt_at > now()
+        AND claim_token IS DISTINCT FROM $2 AND last_status IS DISTINCT FROM 429`,
+    [channelId, claimToken],
+  );
+  return rowCount ?? 0;
 }
 
 /** Fails every pending delivery of a channel that can no longer be sent to; returns how many. */

@@ -194,6 +194,32 @@ describe('delivery', () => {
     }
   });
 
+  it('sends every delivery waiting for a retry soon after a retried one goes through, not at its backoff', async () => {
+    const { receiver, user, channelId } = await jsonChannel(env.database, receivers);
+    // The target is down for the first three messages; backoffs of 30 s and more keep them waiting.
+    receiver.script({ status: 503 }, { status: 503 }, { status: 503 });
+    await handle?.stop();
+    handle = undefined;
+    const notifier = await startTestNotifier(pool(), { redisUrl: env.redisUrl, prefix: env.queuePrefix, notifier: { backoffBaseMs: 60_000, maxBackoffMs: 120_000 } });
+    try {
+      await storeFeedItems(pool(), [post(user), post(user), post(user)]);
+      await receiver.waitForReceived(3, 10_000);
+      await waitFor(async () => (await deliveriesOf(pool(), channelId)).every((d) => d.last_status === 503), 5_000, 'three failures recorded');
+      const waiting = await deliveriesOf(pool(), channelId);
+      expect(waiting.every((d) => d.status === 'pending' && d.next_attempt_at!.getTime() > Date.now() + 20_000)).toBe(true);
+
+      // The first one's backoff ends (as if 30 s had passed); the target takes it, so it is back for the others too.
+      await pool().query('UPDATE deliveries SET next_attempt_at = now() WHERE id = $1', [waiting[0]!.id]);
+      await waitFor(async () => (await deliveriesOf(pool(), channelId)).every((d) => d.status === 'delivered'), 5_000, 'every delivery delivered');
+      const delivered = await deliveriesOf(pool(), channelId);
+      expect(delivered.map((d) => d.attempts)).toEqual([2, 2, 2]);
+      expect(receiver.accepted.map((request) => request.headers['webhook-id'])).toEqual(waiting.map((d) => d.message_id));
+    } finally {
+      await notifier.stop();
+      handle = await startTestNotifier(pool(), { redisUrl: env.redisUrl, prefix: env.queuePrefix, telegramBaseUrl: telegram.origin });
+    }
+  });
+
   it('sends a failed delivery again when the gateway queues a retry for it, with the same webhook-id', async () => {
     const { receiver, user, channelId } = await jsonChannel(env.database, receivers);
     receiver.script(jsonReply(400, { error: 'fix me' }));

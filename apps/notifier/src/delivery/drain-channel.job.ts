@@ -3,11 +3,11 @@ import type { Redis } from 'ioredis';
 import { ChannelConfigError, deliver, takesDigests, type ChannelConfig, type ChannelMessage, type DeliveryAttempt, type Sender } from '@hashwatch/channels';
 import type { Logger } from '@hashwatch/logger';
 import { SecretsError, type Cipher } from '@hashwatch/secrets';
-import { leaseMs, type NotifierOptions } from '../notifier-options';
+import { leaseStallMs, type NotifierOptions } from '../notifier-options';
 import { matchingSource } from '../routing/channel-routing';
 import { alertFor } from './alert-message';
 import { channelConfig, disableChannel, migrateChat, routingChannel, type ChannelRow } from './channel-store';
-import { claimNext, digestIdFor, failPending, markDelivered, markFailed, markRetry, releaseClaim, type ClaimedDelivery, type DeliveredMark, type DeliveredWriter } from './delivery-store';
+import { claimNext, digestIdFor, failPending, markDelivered, markFailed, markRetry, releaseClaim, reviveRetries, type ClaimedDelivery, type DeliveredMark, type DeliveredWriter } from './delivery-store';
 import { destinationOf, type Destination, type DestinationPace } from './destination-pace';
 import { acquireDrainLease, drainKeys, type DrainLease } from './drain-lease';
 import type { DrainScheduler } from './drain-scheduler';
@@ -100,22 +100,25 @@ interface LiveChannel {
  * One statement per claim marks the previous claim's messages delivered, reads the channel and claims the next
  * deliveries, a few at once when the destination's pace allows a burst.
  *
- * The lease is checked right before every send (by the local clock, renewed in Redis once less than a send's
- * worth of it is left), so a run that stalled past its lease stops without sending. Its claims carry the
+ * The lease is short and renewed in the background while the run makes progress, so a killed replica frees its
+ * channels within one lease. It is checked right before every send (by the local clock), so a run that stalled
+ * past its lease stops without sending. Its claims carry the
  * lease's token: what it records or gives back afterwards only touches deliveries no newer run has claimed.
  */
 async function runDrain(deps: DrainDeps, channelId: string, lease: DrainLease, log: Logger): Promise<RunResult> {
   const { pool, options, metrics } = deps;
   const claimToken = lease.token;
-  // Lease left for a send to start: its whole time-out and a second to spare, never less than two thirds of
-  // it (so renewals stay one per third of a lease with the default time-outs). Every check of the lease asks
-  // for this much, so a run never goes on to claim work it would then have to give back unsent.
-  const sendAheadMs = Math.max((2 * leaseMs(options)) / 3, options.sendTimeoutMs + 1_000);
+  // Lease left for a send to start: two thirds of it, which the background heartbeat keeps while the run makes
+  // progress, so the check is local. Every check of the lease asks for this much, so a run never goes on to
+  // claim work it would then have to give back unsent.
+  const sendAheadMs = (2 * options.leaseMs) / 3;
   const digestKey = drainKeys(deps.prefix, channelId).digest;
   let digestMode = lease.digestMode;
   let live: LiveChannel | undefined;
   const started = Date.now();
   let sends = 0;
+  // A retried message went through: the target is back, and the channel's other retries were made due (once a run).
+  let revived = false;
   // Deliveries of the messages sent since the last claim, recorded with the next claim.
   let delivered: DeliveredMark[] = [];
   const flush = async () => {
@@ -152,7 +155,7 @@ async function runDrain(deps: DrainDeps, channelId: string, lease: DrainLease, l
         digestThreshold: options.digestThreshold,
         digestSize: perItem ?? options.digestSize,
         batch: live?.batch ?? deps.batchHints?.get(channelId) ?? 1,
-        holdMs: leaseMs(options),
+        holdMs: options.leaseMs,
         claimToken,
         delivered,
       });
@@ -253,6 +256,11 @@ async function runDrain(deps: DrainDeps, channelId: string, lease: DrainLease, l
           for (const id of ids) delivered.push({ id, status, digestId: digest ? messageId : null, claimToken });
           metrics.delivered.inc(config.kind, ids.length);
           if (debug) log.debug('delivered', fields);
+          if (!revived && deliveries.some((delivery) => delivery.attempts > 1)) {
+            revived = true;
+            const due = await reviveRetries(pool, channelId, claimToken);
+            if (due > 0) log.info('target accepts again: waiting retries are due now', { channelId, due });
+          }
           // The target said its budget is spent: the destination waits, so the next reservation answers paced.
           if (outcome.pauseMs !== undefined) await deps.pace.block(destination, outcome.pauseMs);
           continue;
@@ -347,7 +355,7 @@ export async function drainWithLease(deps: DrainDeps, channelId: string, lease: 
 
 /** One drain job: takes the channel's lease, sends, lets go, and asks for the next run. */
 export async function drainChannel(deps: DrainDeps, channelId: string, log: Logger): Promise<DrainResult> {
-  const lease = await acquireDrainLease(deps.redis, drainKeys(deps.prefix, channelId), leaseMs(deps.options));
+  const lease = await acquireDrainLease(deps.redis, drainKeys(deps.prefix, channelId), deps.options.leaseMs, { heartbeatWhileMs: leaseStallMs(deps.options) });
   if (!lease) return { kind: 'busy' };
   return drainWithLease(deps, channelId, lease, log);
 }

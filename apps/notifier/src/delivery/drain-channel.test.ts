@@ -2,7 +2,7 @@ import { createSender, type Sender } from '@hashwatch/channels';
 import { createQueues, createRedisConnection, type Queues } from '@hashwatch/queues';
 import { useTestEnvironment, waitFor } from '@hashwatch/testing';
 import { createNotifierMetrics } from '../notifier-metrics';
-import { leaseMs, resolveNotifierOptions } from '../notifier-options';
+import { leaseStallMs, resolveNotifierOptions } from '../notifier-options';
 import { routeAlerts } from '../routing/route-alert.job';
 import { cipher, deliveriesOf, FAST, jsonChannel, post, quietLogger, sleep, storeFeedItems } from '../test-support/notifier-fixture';
 import type { Receiver } from '../test-support/receiver';
@@ -97,7 +97,8 @@ describe('drain-channel', () => {
       const first = stallingPace(stalledBefore);
       const stalled = drainChannel({ ...drainDeps(first.pace, channelId), options }, channelId, log);
       await first.reached;
-      await sleep(leaseMs(options));
+      // Its heartbeat renews the lease for one step's worth of stall, then lets it lapse.
+      await sleep(leaseStallMs(options) + options.leaseMs);
       await waitFor(async () => (await heldClaims(channelId)).every((delivery) => !delivery.held), 10_000, 'the claim to lapse');
 
       // Another run takes the lease and claims the three again (the first one's send was not recorded yet).

@@ -13,10 +13,11 @@ export interface DrainLease {
   /**
    * Whether the lease is still this run's with at least `aheadMs` of it left (less than its length; by
    * default two thirds of it). Answered by the local clock while that much is left since the last renewal was
-   * sent: Redis counts the expiry from when it ran the command, which is later. Otherwise renews in Redis (by
-   * default one round trip per third of a lease, however many sends), and a renewal answered so late that
-   * less than `aheadMs` is left counts as lost. A run that stalled past its lease (a blocked event loop, a GC
-   * pause, a partition to Redis) finds here that it lost it. False once lost, for good.
+   * sent: Redis counts the expiry from when it ran the command, which is later (a background heartbeat, when
+   * asked for, keeps that much left). Otherwise renews in Redis, and a renewal answered so late that less than
+   * `aheadMs` is left counts as lost. A run that stalled past its lease (a blocked event loop, a GC pause, a
+   * partition to Redis, one step longer than the heartbeat allows) finds here that it lost it. Each call also
+   * tells the heartbeat the run is making progress. False once lost, for good.
    */
   keep(aheadMs?: number): Promise<boolean>;
   /** Lets go, and answers whether a wake for new work arrived since the lease was taken (see below). */
@@ -91,16 +92,19 @@ function commands(redis: Redis): Redis & LeaseCommands {
   return withCommands as Redis & LeaseCommands;
 }
 
-/**
- * Takes the lease for `ttlMs`, or answers undefined while another run holds it. With `flagWhenTaken`, a taken
- * lease gets the channel's wake flag raised in the same step, so its holder runs again after letting go.
- */
-export async function acquireDrainLease(
-  redis: Redis,
-  keys: DrainKeys,
-  ttlMs: number,
-  options: { flagWhenTaken?: boolean } = {},
-): Promise<DrainLease | undefined> {
+export interface DrainLeaseOptions {
+  /** A taken lease gets the channel's wake flag raised in the same step, so its holder runs again after letting go. */
+  flagWhenTaken?: boolean;
+  /**
+   * Renews the lease in the background, every quarter of it, while the holder called `keep()` within this long
+   * (a run in the middle of one step); 0 or absent: no background renewal. A process that dies stops renewing, so
+   * its channel is free within one lease however long a send may take; a run stuck in one step past this loses it.
+   */
+  heartbeatWhileMs?: number;
+}
+
+/** Takes the lease for `ttlMs`, or answers undefined while another run holds it. */
+export async function acquireDrainLease(redis: Redis, keys: DrainKeys, ttlMs: number, options: DrainLeaseOptions = {}): Promise<DrainLease | undefined> {
   const scripts = commands(redis);
   const token = randomBytes(12).toString('base64url');
   // Hold times are measured from before the command that set the expiry was sent, on the monotonic clock.
@@ -109,19 +113,49 @@ export async function acquireDrainLease(
   if (Number(taken) !== 1) return undefined;
   const leftSince = (sentAt: number) => ttlMs - (performance.now() - sentAt);
   let lost = false;
+  let keptAt = performance.now();
+  // One renewal at a time: answers of two overlapping ones could arrive out of order.
+  let renewing: Promise<boolean> | undefined;
+  const renew = (): Promise<boolean> => {
+    renewing ??= (async () => {
+      const sentAt = performance.now();
+      try {
+        const renewed = Number(await scripts.hwDrainRenew(keys.lease, token, ttlMs)) === 1;
+        if (renewed) renewSentAt = Math.max(renewSentAt, sentAt);
+        else lost = true;
+        return renewed;
+      } finally {
+        renewing = undefined;
+      }
+    })();
+    return renewing;
+  };
+  const heartbeatWhileMs = options.heartbeatWhileMs ?? 0;
+  const heartbeat =
+    heartbeatWhileMs > 0
+      ? setInterval(() => {
+          if (lost || performance.now() - keptAt > heartbeatWhileMs) return;
+          // A failed renewal (Redis away) is not a loss yet: keep() judges by the time left.
+          renew().catch(() => undefined);
+        }, ttlMs / 4)
+      : undefined;
+  heartbeat?.unref();
+  const stopHeartbeat = () => clearInterval(heartbeat);
   return {
     digestMode: Number(digest) === 1,
     token,
     async keep(aheadMs = (2 * ttlMs) / 3) {
+      keptAt = performance.now();
       if (lost) return false;
       if (leftSince(renewSentAt) > aheadMs) return true;
-      const sentAt = performance.now();
-      const renewed = Number(await scripts.hwDrainRenew(keys.lease, token, ttlMs)) === 1;
-      if (renewed) renewSentAt = sentAt;
-      lost = !renewed || leftSince(sentAt) <= aheadMs;
+      // A renewal answered so late that less than `aheadMs` is left counts as lost (or joins one in flight).
+      if (!(await renew()) || leftSince(renewSentAt) <= aheadMs) lost = true;
+      if (lost) stopHeartbeat();
       return !lost;
     },
     async release() {
+      stopHeartbeat();
+      lost = true;
       return { woken: Number(await scripts.hwDrainRelease(keys.lease, keys.woken, token)) === 1 };
     },
   };

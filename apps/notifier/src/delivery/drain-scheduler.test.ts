@@ -156,6 +156,24 @@ describe('drain scheduler', () => {
       expect(await redis.get(keys.lease)).toBeNull();
     });
 
+    it('is renewed in the background past its length while the run is within one step, and lapses once it is stuck longer', async () => {
+      const keys = drainKeys(env.queuePrefix, 'wh_heartbeat');
+      const lease = (await acquireDrainLease(redis, keys, 600, { heartbeatWhileMs: 1_500 }))!;
+      // A send of over twice the lease's length: the heartbeat keeps the lease with most of it left.
+      await sleep(1_300);
+      expect(await redis.get(keys.lease)).toBe(lease.token);
+      expect(await redis.pttl(keys.lease)).toBeGreaterThan(300);
+      expect(await lease.keep()).toBe(true);
+      // Stuck in one step for longer than allowed (or its process gone): no renewal, the lease lapses for the next run.
+      await sleep(1_500 + 600 + 200);
+      expect(await redis.get(keys.lease)).toBeNull();
+      expect(await lease.keep()).toBe(false);
+      const next = await acquireDrainLease(redis, keys, 600);
+      expect(next).toBeDefined();
+      await next!.release();
+      await lease.release();
+    });
+
     it('is kept by the local clock while what the caller needs is left, and renewed in Redis once it is not', async () => {
       const keys = drainKeys(env.queuePrefix, 'wh_renewed');
       const lease = (await acquireDrainLease(redis, keys, 3_000))!;

@@ -39,7 +39,7 @@ const drainChannel = queueCatalog['alert-deliveries']['drain-channel'];
 export function createDrainScheduler(
   queues: Queues,
   redis: Redis,
-  options: { slotMs?: number; local?: { capacity: number; leaseMs: number; run: LocalDrainRunner } } = {},
+  options: { slotMs?: number; local?: { capacity: number; leaseMs: number; heartbeatWhileMs?: number; run: LocalDrainRunner } } = {},
 ): DrainScheduler {
   const slotMs = options.slotMs ?? 100;
   const queue = queues.byName['alert-deliveries'];
@@ -69,7 +69,7 @@ export function createDrainScheduler(
       if (!local || closed || inFlight.size >= local.capacity) return wake(channelId);
       // The slot is taken before the first await: routing kicks a whole batch's channels at once, and every one
       // of those kicks passes the check above before any lease comes back.
-      const acquired = acquireDrainLease(redis, drainKeys(queues.prefix, channelId), local.leaseMs, { flagWhenTaken: true });
+      const acquired = acquireDrainLease(redis, drainKeys(queues.prefix, channelId), local.leaseMs, { flagWhenTaken: true, heartbeatWhileMs: local.heartbeatWhileMs });
       // Taken: its holder saw the flag raised and runs again after letting go. The runner logs and recovers its
       // own failures, and a failed acquire is the caller's (below): nothing here may become an unhandled rejection.
       const run: Promise<void> = acquired

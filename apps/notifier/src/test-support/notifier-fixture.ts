@@ -20,6 +20,7 @@ export const cipher: Cipher = createCipher(SECRETS_KEY);
 /** Short cadences so retries, leases and pacing play out in seconds. */
 export const FAST: Partial<NotifierOptions> = {
   sendTimeoutMs: 1_000,
+  leaseMs: 1_000,
   backoffBaseMs: 100,
   maxBackoffMs: 1_000,
   failurePauseMs: 100,
