@@ -43,6 +43,9 @@ export interface DeliveryCheck {
   /** Expected X posts with no feed item, and with more than one. */
   notStored: string[];
   storedTwice: string[];
+  /** Engagement items of the expected posts, and those stored twice (same parent, engaging account and kind). */
+  engagementItems: number;
+  engagementTwice: string[];
   channels: ChannelCheck[];
   /** Latest first arrival over every (channel, item), epoch ms; 0 when nothing arrived. */
   lastFirstArrivalMs: number;
@@ -52,7 +55,10 @@ function matches(post: ExpectedPost, webhook: Webhook): boolean {
   return webhook.hashtags.length === 0 || webhook.hashtags.some((tag) => post.tags.includes(tag.toLowerCase()));
 }
 
-/** Compares what the database stored and each receiver got with the posts the scenario put into X. */
+/**
+ * Compares what the database stored and each receiver got with the posts the scenario put into X. A channel
+ * with engagement alerts on also expects the engagement items of the posts in its scope (CONTRACT 4).
+ */
 export async function checkDeliveries(suite: Suite, posts: ExpectedPost[], channels: WatchedChannel[]): Promise<DeliveryCheck> {
   const items = await suite.feedItems();
   const itemsByPost = new Map<string, string[]>();
@@ -62,10 +68,20 @@ export async function checkDeliveries(suite: Suite, posts: ExpectedPost[], chann
   }
   const notStored = posts.filter((post) => !itemsByPost.has(post.xPostId)).map((post) => post.xPostId);
   const storedTwice = posts.filter((post) => (itemsByPost.get(post.xPostId)?.length ?? 0) > 1).map((post) => post.xPostId);
+  const postByItem = new Map(posts.flatMap((post) => (itemsByPost.get(post.xPostId) ?? []).map((id) => [id, post] as const)));
+  const engagement = items.filter((item) => item.type === 'engagement' && item.parent_id !== null && postByItem.has(item.parent_id));
+  const engagementKeys = new Map<string, number>();
+  for (const item of engagement) {
+    const key = `${item.parent_id}/${item.kind}/${item.author}`;
+    engagementKeys.set(key, (engagementKeys.get(key) ?? 0) + 1);
+  }
 
   let lastFirstArrivalMs = 0;
   const channelChecks = channels.map((channel): ChannelCheck => {
     const expectedItems = new Set(posts.filter((post) => matches(post, channel.webhook)).flatMap((post) => itemsByPost.get(post.xPostId) ?? [post.xPostId]));
+    if (channel.webhook.engagement_alerts === true) {
+      for (const item of engagement) if (matches(postByItem.get(item.parent_id!)!, channel.webhook)) expectedItems.add(item.id);
+    }
     const accepted = channel.receiver.accepted();
     const idsByItem = new Map<string, Set<string>>();
     const itemsById = new Map<string, Set<string>>();
@@ -103,7 +119,15 @@ export async function checkDeliveries(suite: Suite, posts: ExpectedPost[], chann
       arrivals,
     };
   });
-  return { posts: posts.length, notStored, storedTwice, channels: channelChecks, lastFirstArrivalMs };
+  return {
+    posts: posts.length,
+    notStored,
+    storedTwice,
+    engagementItems: engagement.length,
+    engagementTwice: [...engagementKeys].filter(([, count]) => count > 1).map(([key]) => key),
+    channels: channelChecks,
+    lastFirstArrivalMs,
+  };
 }
 
 /** Waits until every expected post is stored and every matching channel got each item, then checks everything. */
@@ -134,6 +158,7 @@ export function deliveryViolations(check: DeliveryCheck, options: { allowSameIdR
   const few = (list: string[]) => `${list.length} (${list.slice(0, 5).join(', ')}${list.length > 5 ? ', …' : ''})`;
   if (check.notStored.length > 0) problems.push(`posts never stored: ${few(check.notStored)}`);
   if (check.storedTwice.length > 0) problems.push(`posts stored twice: ${few(check.storedTwice)}`);
+  if (check.engagementTwice.length > 0) problems.push(`engagement stored twice: ${few(check.engagementTwice)}`);
   for (const channel of check.channels) {
     if (channel.missing.length > 0) problems.push(`${channel.name}: items lost: ${few(channel.missing)} of ${channel.expected}`);
     if (channel.itemsUnderTwoIds.length > 0) problems.push(`${channel.name}: items under two webhook-ids: ${few(channel.itemsUnderTwoIds)}`);

@@ -20,6 +20,8 @@ export interface JsonChannelInput {
   url: string;
   /** Hashtags without `#`; empty: every source. */
   hashtags: string[];
+  /** Engagement alerts on (default off). */
+  engagementAlerts?: boolean;
 }
 
 /** The gateway's public API (`/v1`) over HTTP with one account's key, as a user calls it. */
@@ -41,8 +43,9 @@ export class GatewayClient {
     return JSON.parse(text);
   }
 
-  async createTrack(hashtag: string): Promise<string> {
-    return z.object({ id: z.string() }).parse(await this.call('POST', '/tracks', { hashtag })).id;
+  async createTrack(hashtag: string, options: { trackEngagement?: boolean } = {}): Promise<string> {
+    const body = { hashtag, ...(options.trackEngagement ? { track_engagement: true } : {}) };
+    return z.object({ id: z.string() }).parse(await this.call('POST', '/tracks', body)).id;
   }
 
   async resyncLimits(): Promise<{ scan_interval_seconds: number; engagement_refresh_seconds: number }> {
@@ -54,7 +57,14 @@ export class GatewayClient {
 
   /** Replaces the notification configuration with json channels; answers the saved webhooks (with secrets). */
   async putJsonChannels(channels: JsonChannelInput[]): Promise<Webhook[]> {
-    const body = { webhooks: channels.map((channel) => ({ url: channel.url, format: 'json', hashtags: channel.hashtags, accounts: [] })), bot: null };
+    const webhooks = channels.map((channel) => ({
+      url: channel.url,
+      format: 'json',
+      hashtags: channel.hashtags,
+      accounts: [],
+      engagement_alerts: channel.engagementAlerts ?? false,
+    }));
+    const body = { webhooks, bot: null };
     return notificationsSchema.parse(await this.call('PUT', '/notifications', body)).webhooks;
   }
 

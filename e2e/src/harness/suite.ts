@@ -36,6 +36,15 @@ export interface SuiteOptions {
   env?: Record<string, string>;
 }
 
+export interface FeedItemRow {
+  id: string;
+  x_post_id: string;
+  type: string;
+  parent_id: string | null;
+  author: string;
+  kind: string | null;
+}
+
 const accountSchema = z.object({ account_id: z.string(), api_key: z.string() });
 
 /**
@@ -138,10 +147,11 @@ export class Suite {
     return this.apps.filter((handle) => handle.app === app && handle.isRunning());
   }
 
-  /** The feed items of the run's account: id and X post id, oldest first. */
-  async feedItems(): Promise<{ id: string; x_post_id: string; type: string }[]> {
-    const { rows } = await this.pool.query<{ id: string; x_post_id: string; type: string }>(
-      'SELECT id, x_post_id, type::text AS type FROM feed_items WHERE user_id = $1 ORDER BY detected_at, id',
+  /** The feed items of the run's account, oldest first; engagement items name their parent item and kind. */
+  async feedItems(): Promise<FeedItemRow[]> {
+    const { rows } = await this.pool.query<FeedItemRow>(
+      `SELECT id, x_post_id, type::text AS type, parent_id, author, kind::text AS kind
+         FROM feed_items WHERE user_id = $1 ORDER BY detected_at, id`,
       [this.accountId],
     );
     return rows;

@@ -7,16 +7,20 @@ export interface ChannelSpec {
   name: string;
   /** Scope, without `#`; empty: every source. */
   hashtags: string[];
+  engagementAlerts?: boolean;
 }
 
 /**
- * Tracks `tags` through the gateway, saves one json channel per spec pointing at a fresh receiver, and waits
- * until the scanner has searched X twice since (so the new sources are live) before the scenario posts.
+ * Tracks `tags` through the gateway (those in `engagementTags` with engagement tracking on), saves one json
+ * channel per spec pointing at a fresh receiver, and waits until the scanner has searched X twice since (so the
+ * new sources are live) before the scenario posts.
  */
-export async function watchTags(suite: Suite, tags: string[], specs: ChannelSpec[]): Promise<WatchedChannel[]> {
+export async function watchTags(suite: Suite, tags: string[], specs: ChannelSpec[], options: { engagementTags?: string[] } = {}): Promise<WatchedChannel[]> {
   const receivers = await Promise.all(specs.map(() => new WebhookReceiver().start()));
-  for (const tag of tags) await suite.gateway.createTrack(tag);
-  const webhooks = await suite.gateway.putJsonChannels(specs.map((spec, i) => ({ url: receivers[i]!.url, hashtags: spec.hashtags })));
+  for (const tag of tags) await suite.gateway.createTrack(tag, { trackEngagement: options.engagementTags?.includes(tag) });
+  const webhooks = await suite.gateway.putJsonChannels(
+    specs.map((spec, i) => ({ url: receivers[i]!.url, hashtags: spec.hashtags, engagementAlerts: spec.engagementAlerts })),
+  );
   const channels = specs.map((spec, i): WatchedChannel => {
     const receiver = receivers[i]!;
     const webhook = webhooks.find((candidate) => candidate.url === receiver.url);

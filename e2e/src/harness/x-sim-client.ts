@@ -36,6 +36,11 @@ export class XSimClient {
     return postSchema.parse(await this.call('POST', '/_sim/posts', post));
   }
 
+  /** Named accounts like the post (each once), as X's liking_users then lists them. */
+  async like(postId: string, usernames: string[]): Promise<void> {
+    await this.call('POST', `/_sim/posts/${encodeURIComponent(postId)}/likes`, { usernames });
+  }
+
   async addFault(fault: SimFault): Promise<void> {
     await this.call('POST', '/_sim/faults', fault);
   }
