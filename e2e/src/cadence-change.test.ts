@@ -1,0 +1,78 @@
+import { runAdmin } from './harness/admin-cli';
+import { Suite } from './harness/suite';
+import { waitUntil } from './harness/wait-until';
+import { postBurst, watchTags } from './harness/watch-tags';
+import type { XSimClient } from './harness/x-sim-client';
+
+const SLOW = { scan: 4, engagement: 6 };
+const FAST = { scan: 1, engagement: 2 };
+const GAPS_MEASURED = 6;
+
+/** Arrival times (epoch ms) of the served requests to one X endpoint after `since`. */
+async function servedAfter(xsim: XSimClient, endpoint: string, since: number): Promise<number[]> {
+  return (await xsim.requests(endpoint)).filter((request) => request.status === 200).map((request) => Date.parse(request.at)).filter((at) => at > since);
+}
+
+function gaps(times: number[]): number[] {
+  return times.slice(1).map((at, i) => at - times[i]!);
+}
+
+/**
+ * (f) Under running workers, `plan:set` makes the business plan's cadences faster and the account takes a fresh
+ * snapshot (`POST /me/resync-limits`, CONTRACT 3). Scans and engagement refreshes must follow within one period
+ * of the new cadence (CONTRACT 5), and keep it: the gaps between X calls stay within 10 % of it.
+ */
+describe('a cadence change under running workers', () => {
+  let suite: Suite | undefined;
+  let receiverClose: (() => Promise<void>) | undefined;
+
+  afterAll(async () => {
+    await receiverClose?.();
+    await suite?.stop();
+  });
+
+  it('takes effect within one new period for scans and engagement refreshes, which then keep it within 10 %', async () => {
+    suite = await Suite.start({ scanIntervalSeconds: SLOW.scan, engagementIntervalSeconds: SLOW.engagement });
+    const running = suite;
+    const [channel] = await watchTags(running, ['e2ecad'], [{ name: 'every-source', hashtags: [] }], { engagementTags: ['e2ecad'] });
+    receiverClose = () => channel!.receiver.close();
+    const posts = await postBurst(running, 3, ['e2ecad']);
+    await waitUntil(async () => (await running.feedItems()).length >= posts.length, 30_000, 'the posts stored');
+    // The slow cadence is in force: two refreshes about 6 s apart.
+    const stored = Date.now();
+    await waitUntil(async () => (await servedAfter(running.xsim, 'posts_lookup', stored)).length >= 2, 30_000, 'two refreshes at the slow cadence', 250);
+
+    await runAdmin(running.database.url, ['plan:set', '--plan', 'business', '--scan-interval', String(FAST.scan), '--engagement-interval', String(FAST.engagement)]);
+    const changedAt = Date.now();
+    const me = await running.gateway.resyncLimits();
+    expect(me).toMatchObject({ scan_interval_seconds: FAST.scan, engagement_refresh_seconds: FAST.engagement });
+
+    await waitUntil(
+      async () => (await servedAfter(running.xsim, 'posts_lookup', changedAt)).length >= GAPS_MEASURED + 2,
+      60_000,
+      'refreshes at the new cadence',
+      250,
+    );
+    const refreshes = await servedAfter(running.xsim, 'posts_lookup', changedAt);
+    const scans = await servedAfter(running.xsim, 'search_recent', changedAt);
+    // The first call at the new cadence may take one new period plus the time the change takes to travel (the
+    // outbox relay ticks every second); the gaps after it are the cadence itself.
+    const refreshGaps = gaps(refreshes.slice(1, GAPS_MEASURED + 2));
+    const scanGaps = gaps(scans.slice(1, 4 * GAPS_MEASURED + 2));
+    const report = {
+      e2e: 'cadence-change',
+      refresh_first_ms: refreshes[0]! - changedAt,
+      refresh_gaps_ms: refreshGaps,
+      scan_first_ms: scans[0]! - changedAt,
+      scan_gap_max_ms: Math.max(...scanGaps),
+      scan_gap_min_ms: Math.min(...scanGaps),
+    };
+    process.stdout.write(`${JSON.stringify(report)}\n`);
+
+    expect(report.refresh_first_ms).toBeLessThan(FAST.engagement * 1000 + 2_000);
+    expect(report.scan_first_ms).toBeLessThan(FAST.scan * 1000 + 2_000);
+    const within = (gap: number, seconds: number) => Math.abs(gap - seconds * 1000) <= seconds * 100;
+    expect(refreshGaps.filter((gap) => !within(gap, FAST.engagement))).toEqual([]);
+    expect(scanGaps.filter((gap) => !within(gap, FAST.scan))).toEqual([]);
+  });
+});
