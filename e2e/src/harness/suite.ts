@@ -13,17 +13,18 @@ import { GatewayClient } from './gateway-client';
 import { createRunDatabase, type RunDatabase } from './run-database';
 import { XSimClient } from './x-sim-client';
 
-const SHARED_POSTGRES = 'postgresql://postgres@127.0.0.1:5432/postgres';
-const SHARED_REDIS = 'redis://127.0.0.1:6379';
+// The servers `npm test` made sure answer (CONTRACT 1): DATABASE_URL's server and REDIS_URL, else the defaults.
+const SHARED_POSTGRES = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+const SHARED_REDIS = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const APP_TOKEN = 'e2e-app-token';
 const USER_TOKEN = 'e2e-user-token';
 
 export type WorkerName = 'scanner' | 'engagement-poller' | 'notifier';
 
 export interface SuiteOptions {
-  /** Server of the run's database (its path is replaced); default the shared 127.0.0.1:5432. */
+  /** Server of the run's database (its path is replaced); default DATABASE_URL's server. */
   postgresServerUrl?: string;
-  /** Default the shared 127.0.0.1:6379; every key is under this run's own QUEUE_PREFIX. */
+  /** Default REDIS_URL; every key is under this run's own QUEUE_PREFIX. */
   redisUrl?: string;
   /** Replicas started at once; default one of each. */
   replicas?: Partial<Record<WorkerName, number>>;
