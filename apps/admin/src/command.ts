@@ -1,10 +1,13 @@
 import type { z } from 'zod';
 import type { PrismaClient } from '@hashwatch/db';
+import type { Cipher } from '@hashwatch/secrets';
 
-/** What a command may touch: the database and the clock, passed in by `main.ts` or a test. */
+/** What a command may touch: the database, the clock and the secrets key, passed in by `main.ts` or a test. */
 export interface CommandDeps {
   prisma: PrismaClient;
   now: () => Date;
+  /** From SECRETS_KEY (and SECRETS_KEY_PREVIOUS); absent when SECRETS_KEY is not set. */
+  cipher?: Cipher;
 }
 
 /** The one JSON object a command prints on stdout. */

@@ -6,6 +6,7 @@ import { accountSubscription } from './commands/account-subscription';
 import { apikeyRegenerate } from './commands/apikey-regenerate';
 import { planList } from './commands/plan-list';
 import { planSet } from './commands/plan-set';
+import { secretsReseal } from './commands/secrets-reseal';
 
 /** Every command of the admin CLI by name (CONTRACT section 3, plus the two `npm start` uses). */
 export const commands = {
@@ -16,6 +17,7 @@ export const commands = {
   'apikey:regenerate': apikeyRegenerate,
   'plan:set': planSet,
   'plan:list': planList,
+  'secrets:reseal': secretsReseal,
 } satisfies Record<string, Command>;
 
 export type CommandName = keyof typeof commands;

@@ -1,5 +1,6 @@
 import { loadConfig } from '@hashwatch/config';
 import { createDatabase, type Database } from '@hashwatch/db';
+import { createCipher } from '@hashwatch/secrets';
 import { runCommand } from './run-command';
 import { toAppError } from './to-app-error';
 
@@ -14,7 +15,8 @@ async function main(argv: readonly string[]): Promise<number> {
     const config = loadConfig();
     // The pool connects lazily, so commands that fail on their flags never touch the database.
     db = createDatabase(config.DATABASE_URL, { max: 2, applicationName: 'hashwatch-admin' });
-    const result = await runCommand(argv, { prisma: db.prisma, now: () => new Date() });
+    const cipher = config.SECRETS_KEY ? createCipher(config.SECRETS_KEY, config.SECRETS_KEY_PREVIOUS) : undefined;
+    const result = await runCommand(argv, { prisma: db.prisma, now: () => new Date(), cipher });
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return 0;
   } catch (error) {
