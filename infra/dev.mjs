@@ -457,6 +457,18 @@ function secretsKey() {
   return key;
 }
 
+/** What to do when the database holds secrets sealed with another key than this start's SECRETS_KEY. */
+function keyMismatchHelp(databaseUrl) {
+  const where = process.env.SECRETS_KEY ? 'the SECRETS_KEY in your environment' : '.data/secrets.key';
+  return [
+    `the database (${redactUrl(databaseUrl)}) holds secrets sealed with another SECRETS_KEY than ${where}`,
+    '(a new clone, or .data/ deleted, while PostgreSQL kept the demo database). Either:',
+    '  - start with the key they were sealed with: SECRETS_KEY=<old key> npm start (or put it back in .data/secrets.key);',
+    '    to move to a new key, start with SECRETS_KEY=<new> SECRETS_KEY_PREVIOUS=<old> and run npm run admin -- secrets:reseal;',
+    '  - or, for a demo database you can lose, drop it and start afresh: dropdb hashwatch (or another DATABASE_URL), then npm start.',
+  ].join('\n');
+}
+
 /** Runs the admin CLI: one JSON object on stdout when it succeeds, `{error}` on stderr when not. */
 function admin(args, env) {
   const main = path.join(ROOT, 'apps/admin/dist/main.js');
@@ -573,8 +585,13 @@ function launch(proc, env, width, index) {
   const tag = paint(LOG_COLORS[index % LOG_COLORS.length], proc.name.padEnd(width));
   const child = spawn(proc.command, proc.args, { cwd: proc.cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child);
+  proc.keyMismatch = false;
   const pipe = (stream, out) =>
-    readline.createInterface({ input: stream }).on('line', (line) => out.write(`${tag} ${readableLine(line)}\n`));
+    readline.createInterface({ input: stream }).on('line', (line) => {
+      // The one line an app prints when SECRETS_KEY cannot open the stored secrets (CONTRACT 2).
+      if (line.startsWith('SECRETS_KEY (nor SECRETS_KEY_PREVIOUS')) proc.keyMismatch = true;
+      out.write(`${tag} ${readableLine(line)}\n`);
+    });
   pipe(child.stdout, process.stdout);
   pipe(child.stderr, process.stderr);
   proc.child = child;
@@ -681,6 +698,7 @@ async function commandStart() {
   for (const proc of procs.filter((p) => p.role.ready)) {
     const url = `http://127.0.0.1:${proc.port}${proc.role.ready}`;
     if (!(await waitUntil(async () => (await httpOk(url)) === 200, { timeoutMs: 60_000, proc }))) {
+      if (procs.some((p) => p.keyMismatch)) throw new DevError(keyMismatchHelp(databaseUrl));
       throw new DevError(`${proc.name} did not answer ${url} within 60 s (see its output above)`);
     }
   }
