@@ -22,6 +22,11 @@ export function createDatabase(databaseUrl: string, options: { max?: number; app
   });
   // A dropped idle connection (PostgreSQL restart) must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
+  // Nor may a dropped connection that is checked out: pg-pool listens for errors only on idle clients, and a
+  // client emits 'error' when its server goes away (a restart, a failover, pg_terminate_backend), so a claim or
+  // a transaction waiting on X at that moment ended the whole process. Its pending and later queries fail
+  // instead, and on release the pool drops it (it is no longer queryable).
+  pool.on('connect', (client) => client.on('error', () => undefined));
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   let closed = false;
   return {
