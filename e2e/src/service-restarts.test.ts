@@ -80,9 +80,9 @@ describe.each(services)('$name for 5 s mid-burst', ({ scenario, make }) => {
 
     const check = await waitForDeliveries(running, posts, channels, 90_000);
     const { resume_ms } = reportScenario(scenario, check, faultEnd, { down_ms: DOWN_MS, delivered_before_outage: deliveredBefore });
+    // Every app rode the outage out: none exited (checked first: an app gone explains what follows).
+    expect(running.apps.filter((app) => !app.isRunning()).map((app) => `${app.label}: ${app.logTail(5)}`)).toEqual([]);
     expect(deliveryViolations(check, { allowSameIdRedelivery: true })).toEqual([]);
     expect(resume_ms).toBeLessThan(RESUME_LIMIT_MS);
-    // Every app rode the outage out: none exited.
-    expect(running.apps.filter((app) => !app.isRunning()).map((app) => app.label)).toEqual([]);
   });
 });
