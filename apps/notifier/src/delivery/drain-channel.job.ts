@@ -51,6 +51,9 @@ export type DrainResult =
 
 type RunResult = Exclude<DrainResult, { kind: 'busy' }>;
 
+// The retrying flag outlives the retries it stands for (they end with the retry window).
+const RETRYING_FLAG_MARGIN_MS = 60 * 60_000;
+
 // A backlog that stays after the burst keeps the channel in digest mode for at most this long.
 const DIGEST_MODE_TTL_MS = 60 * 60_000;
 
@@ -112,7 +115,7 @@ async function runDrain(deps: DrainDeps, channelId: string, lease: DrainLease, l
   // progress, so the check is local. Every check of the lease asks for this much, so a run never goes on to
   // claim work it would then have to give back unsent.
   const sendAheadMs = (2 * options.leaseMs) / 3;
-  const digestKey = drainKeys(deps.prefix, channelId).digest;
+  const { digest: digestKey, retrying: retryingKey } = drainKeys(deps.prefix, channelId);
   let digestMode = lease.digestMode;
   let live: LiveChannel | undefined;
   const started = Date.now();
@@ -155,7 +158,10 @@ async function runDrain(deps: DrainDeps, channelId: string, lease: DrainLease, l
         digestThreshold: options.digestThreshold,
         digestSize: perItem ?? options.digestSize,
         batch: live?.batch ?? deps.batchHints?.get(channelId) ?? 1,
-        holdMs: options.leaseMs,
+        // Longer than the lease: a run that lost its lease while alive (a stall) may still be sending these, or
+        // have sent them with their delivered mark not yet written; the run that takes the channel over must not
+        // send them again meanwhile. A killed replica's claim waits this long; its channel, only the lease.
+        holdMs: leaseStallMs(options),
         claimToken,
         delivered,
       });
@@ -177,17 +183,24 @@ async function runDrain(deps: DrainDeps, channelId: string, lease: DrainLease, l
           config = channelConfig(channel, deps.cipher, deps.telegramBaseUrl);
         } catch (error) {
           if (!(error instanceof SecretsError)) throw error;
-          // Neither SECRETS_KEY nor SECRETS_KEY_PREVIOUS opens it, although they open the key check value this
-          // replica verified at start-up: this one row is damaged or sealed with a key no replica is given, and
-          // no retry can fix that. Its deliveries fail now, saying so, instead of retrying quietly for a day.
+          // Neither SECRETS_KEY nor SECRETS_KEY_PREVIOUS of this replica opens it. During a key rotation that is
+          // this replica's keys being older than the row's (a gateway on the new key sealed it, or secrets:reseal
+          // ran before this replica was restarted), and a replica on the new key can send it; otherwise the row is
+          // damaged. Either way nothing is lost: the claimed deliveries retry with backoff, saying why, and fail
+          // only when the retry window ends.
           await flush();
           const reason =
-            "not sent: the channel's secret cannot be opened with SECRETS_KEY (nor SECRETS_KEY_PREVIOUS); " +
-            'save the webhook again without its id, or send the bot token again';
-          const failed = await failPending(pool, channelId, reason);
+            "not sent: the channel's secret cannot be opened with SECRETS_KEY (nor SECRETS_KEY_PREVIOUS) of this " +
+            'notifier; restart it with the key the secret was sealed with, or save the webhook again without its id, ' +
+            'or send the bot token again';
+          const ids = batch.map((delivery) => delivery.id);
+          if (ids.length === 0) return { kind: 'stopped' };
+          const attempts = Math.max(...batch.map((delivery) => delivery.attempts));
+          const delayMs = retryDelayMs(attempts, { baseMs: options.backoffBaseMs, maxMs: options.maxBackoffMs }, deps.random);
+          const { gaveUp } = await markRetry(pool, ids, claimToken, { status: null, reason, delayMs, retryWindowMs: options.retryWindowMs });
           unsent = batch.length;
-          log.error('channel secret cannot be opened', { channelId, failed });
-          return { kind: 'stopped' };
+          log.error('channel secret cannot be opened', { channelId, deliveries: ids.length, delayMs, gaveUp });
+          return { kind: 'paced', waitMs: delayMs };
         }
         const destination = destinationOf(config, options.pace, deps.prefix);
         const burst = Math.min(...destination.buckets.map((bucket) => bucket.rule.limit));
@@ -256,10 +269,17 @@ async function runDrain(deps: DrainDeps, channelId: string, lease: DrainLease, l
           for (const id of ids) delivered.push({ id, status, digestId: digest ? messageId : null, claimToken });
           metrics.delivered.inc(config.kind, ids.length);
           if (debug) log.debug('delivered', fields);
-          if (!revived && deliveries.some((delivery) => delivery.attempts > 1)) {
+          // The target takes messages again: the channel's deliveries waiting for a retry are due now. Known from
+          // the flag a failure raised (read with the lease), or from this message being a retry itself.
+          if (!revived && (lease.retriesWaiting || deliveries.some((delivery) => delivery.attempts > 1))) {
             revived = true;
             const due = await reviveRetries(pool, channelId, claimToken);
-            if (due > 0) log.info('target accepts again: waiting retries are due now', { channelId, due });
+            await deps.redis.del(retryingKey);
+            if (due > 0) {
+              // Counted after the claim's backlog: the run goes on to claim them instead of ending idle.
+              again = true;
+              log.info('target accepts again: waiting retries are due now', { channelId, due });
+            }
           }
           // The target said its budget is spent: the destination waits, so the next reservation answers paced.
           if (outcome.pauseMs !== undefined) await deps.pace.block(destination, outcome.pauseMs);
@@ -273,6 +293,8 @@ async function runDrain(deps: DrainDeps, channelId: string, lease: DrainLease, l
           // The target said when: never sooner (CONTRACT 5). Otherwise backoff, and a Retry-After on a 5xx extends it.
           const delayMs = rateLimited && outcome.afterMs !== undefined ? outcome.afterMs : Math.max(backoff, outcome.afterMs ?? 0);
           const { gaveUp } = await markRetry(pool, ids, claimToken, { status, reason: outcome.reason, delayMs, retryWindowMs: options.retryWindowMs });
+          // Read with the next lease: the first message this target takes again makes these due at once.
+          await deps.redis.set(retryingKey, '1', 'PX', options.retryWindowMs + RETRYING_FLAG_MARGIN_MS);
           metrics.retried.inc(config.kind, ids.length - gaveUp);
           if (gaveUp > 0) metrics.failed.inc(config.kind, gaveUp);
           const pauseMs = rateLimited ? delayMs : Math.min(delayMs, options.failurePauseMs);

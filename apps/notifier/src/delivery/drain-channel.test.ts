@@ -158,23 +158,30 @@ describe('drain-channel', () => {
     expect(receiver.accepted).toHaveLength(3);
   });
 
-  it('fails every pending delivery of the channel at once, saying why, when neither key opens its secret', async () => {
+  it('retries the claimed deliveries with backoff, saying why, when neither key of this notifier opens the secret, and loses none', async () => {
     const { receiver, user, channelId } = await jsonChannel(env.database, receivers);
+    const { rows } = await pool().query<{ sealed: string }>('SELECT signing_secret_enc AS sealed FROM notification_channels WHERE id = $1', [channelId]);
+    // Sealed under a key this notifier is not given (a rotation it has not caught up with, or a damaged row).
     await pool().query('UPDATE notification_channels SET signing_secret_enc = $2 WHERE id = $1', [channelId, 'v1.sealed-under-another-key']);
     const items = await storeFeedItems(pool(), [post(user), post(user)]);
     for (const item of items) await routeAlerts({ pool: pool(), drains: createDrainScheduler(queues, redis), metrics: createNotifierMetrics() }, [{ payload: { feedItemId: item.id, userId: user }, log }]);
 
-    await expect(drainChannel(drainDeps(createDestinationPace(redis), channelId), channelId, log)).resolves.toEqual({ kind: 'stopped' });
-
+    const result = await drainChannel(drainDeps(createDestinationPace(redis), channelId), channelId, log);
+    expect(result).toEqual({ kind: 'paced', waitMs: expect.any(Number) });
     expect(receiver.received).toHaveLength(0);
-    const deliveries = await deliveriesOf(pool(), channelId);
-    expect(deliveries).toHaveLength(2);
-    for (const delivery of deliveries) {
-      expect(delivery).toMatchObject({
-        status: 'failed',
-        next_attempt_at: null,
-        last_error: "not sent: the channel's secret cannot be opened with SECRETS_KEY (nor SECRETS_KEY_PREVIOUS); save the webhook again without its id, or send the bot token again",
-      });
-    }
+    const waiting = await deliveriesOf(pool(), channelId);
+    expect(waiting.map((delivery) => delivery.status)).toEqual(['pending', 'pending']);
+    expect(waiting[0]).toMatchObject({
+      attempts: 1,
+      last_error: expect.stringMatching(/^not sent: the channel's secret cannot be opened with SECRETS_KEY \(nor SECRETS_KEY_PREVIOUS\) of this notifier/),
+    });
+    expect(waiting[0]!.next_attempt_at!.getTime()).toBeGreaterThan(Date.now());
+
+    // A notifier that opens it (here: the secret sealed with this one's key again) sends both, once each.
+    await pool().query('UPDATE notification_channels SET signing_secret_enc = $2 WHERE id = $1', [channelId, rows[0]!.sealed]);
+    await pool().query('UPDATE deliveries SET next_attempt_at = now() WHERE channel_id = $1', [channelId]);
+    await drainChannel(drainDeps(createDestinationPace(redis), channelId), channelId, log);
+    await waitFor(async () => (await deliveriesOf(pool(), channelId)).every((delivery) => delivery.status === 'delivered'), 5_000, 'both delivered');
+    expect(receiver.accepted).toHaveLength(2);
   });
 });

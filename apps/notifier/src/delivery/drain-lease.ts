@@ -5,6 +5,8 @@ import type { Redis } from 'ioredis';
 export interface DrainLease {
   /** The channel was in digest mode when the lease was taken (read in the same step). */
   readonly digestMode: boolean;
+  /** The channel's target failed a send that is waiting for a retry (read in the same step). */
+  readonly retriesWaiting: boolean;
   /**
    * Random per run: the lease's value in Redis, and the claim token the run writes on the deliveries it
    * claims, so that a run that lost the lease cannot touch what a newer run claimed.
@@ -30,19 +32,21 @@ export interface DrainKeys {
   woken: string;
   /** Present while the channel sends digests. */
   digest: string;
+  /** Raised when a send fails for a while (a retry waits); cleared once the target takes a message again. */
+  retrying: string;
 }
 
-// KEYS: lease, woken flag, digest flag. ARGV: token, lease ms, raise the flag when taken (1/0), flag ms.
+// KEYS: lease, woken flag, digest flag, retrying flag. ARGV: token, lease ms, raise the flag when taken (1/0), flag ms.
 // Taking the lease clears the wake flag: every delivery whose wake raised it was committed before, so the
 // claim this run makes next sees it. When the lease is taken, the caller may raise the flag in the same step,
 // so the holder, which reads it as it lets go, runs again: no delivery waits for the sweeper.
 const ACQUIRE = `
 if redis.call('SET', KEYS[1], ARGV[1], 'PX', tonumber(ARGV[2]), 'NX') then
   redis.call('DEL', KEYS[2])
-  return {1, redis.call('EXISTS', KEYS[3])}
+  return {1, redis.call('EXISTS', KEYS[3]), redis.call('EXISTS', KEYS[4])}
 end
 if ARGV[3] == '1' then redis.call('SET', KEYS[2], '1', 'PX', tonumber(ARGV[4])) end
-return {0, 0}`;
+return {0, 0, 0}`;
 const RENEW = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) else return 0 end`;
 // Releasing and reading the wake flag is one atomic step: a wake either lands before it (and is answered here)
 // or after it (and finds the lease free). Either way no new delivery waits for the sweeper. A run that lost
@@ -62,11 +66,21 @@ export function drainKeys(prefix: string, channelId: string): DrainKeys {
     lease: `${prefix}:notifier:lease:${channelId}`,
     woken: `${prefix}:notifier:woken:${channelId}`,
     digest: `${prefix}:notifier:digest:${channelId}`,
+    retrying: `${prefix}:notifier:retrying:${channelId}`,
   };
 }
 
 interface LeaseCommands {
-  hwDrainAcquire(lease: string, woken: string, digest: string, token: string, ttlMs: number, flag: 0 | 1, flagMs: number): Promise<[number, number]>;
+  hwDrainAcquire(
+    lease: string,
+    woken: string,
+    digest: string,
+    retrying: string,
+    token: string,
+    ttlMs: number,
+    flag: 0 | 1,
+    flagMs: number,
+  ): Promise<[number, number, number]>;
   hwDrainRenew(lease: string, token: string, ttlMs: number): Promise<number>;
   hwDrainRelease(lease: string, woken: string, token: string): Promise<number>;
 }
@@ -85,7 +99,7 @@ function commands(redis: Redis): Redis & LeaseCommands {
   const withCommands = redis as Redis & Partial<LeaseCommands>;
   if (typeof withCommands.hwDrainAcquire !== 'function') {
     // Defined scripts run by EVALSHA: the script text crosses the wire once per connection.
-    redis.defineCommand('hwDrainAcquire', { numberOfKeys: 3, lua: ACQUIRE });
+    redis.defineCommand('hwDrainAcquire', { numberOfKeys: 4, lua: ACQUIRE });
     redis.defineCommand('hwDrainRenew', { numberOfKeys: 1, lua: RENEW });
     redis.defineCommand('hwDrainRelease', { numberOfKeys: 2, lua: RELEASE });
   }
@@ -109,7 +123,16 @@ export async function acquireDrainLease(redis: Redis, keys: DrainKeys, ttlMs: nu
   const token = randomBytes(12).toString('base64url');
   // Hold times are measured from before the command that set the expiry was sent, on the monotonic clock.
   let renewSentAt = performance.now();
-  const [taken, digest] = await scripts.hwDrainAcquire(keys.lease, keys.woken, keys.digest, token, ttlMs, options.flagWhenTaken ? 1 : 0, WOKEN_FLAG_TTL_MS);
+  const [taken, digest, retrying] = await scripts.hwDrainAcquire(
+    keys.lease,
+    keys.woken,
+    keys.digest,
+    keys.retrying,
+    token,
+    ttlMs,
+    options.flagWhenTaken ? 1 : 0,
+    WOKEN_FLAG_TTL_MS,
+  );
   if (Number(taken) !== 1) return undefined;
   const leftSince = (sentAt: number) => ttlMs - (performance.now() - sentAt);
   let lost = false;
@@ -143,6 +166,7 @@ export async function acquireDrainLease(redis: Redis, keys: DrainKeys, ttlMs: nu
   const stopHeartbeat = () => clearInterval(heartbeat);
   return {
     digestMode: Number(digest) === 1,
+    retriesWaiting: Number(retrying) === 1,
     token,
     async keep(aheadMs = (2 * ttlMs) / 3) {
       keptAt = performance.now();

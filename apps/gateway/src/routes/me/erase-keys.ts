@@ -7,7 +7,7 @@ const ACCOUNT_LIMITS = ['apikey-regenerate', 'two-factor', 'notifications-test']
 /**
  * The Redis keys that hold an erased account's data, under QUEUE_PREFIX `prefix`. Each is named as its writer names
  * it: the per-key request counters (middleware/authenticate.ts, one per per-minute cap), the per-account limits
- * (middleware/tight-limit.ts), the notifier's lease, wake flag and digest of each channel
+ * (middleware/tight-limit.ts), the notifier's lease, wake flag, digest and retrying flag of each channel
  * (apps/notifier/src/delivery/drain-lease.ts) and the engagement poller's reply cursor of each erased post
  * (apps/engagement-poller/src/samples/reply-cursors.ts).
  */
@@ -15,7 +15,7 @@ export function erasedAccountKeys(prefix: string, erased: ErasedAccount): string
   return [
     ...erased.apiKeyIds.flatMap((keyId) => erased.rateLimits.map((points) => `${prefix}:rl:key:${points}:${keyId}`)),
     ...ACCOUNT_LIMITS.map((name) => `${prefix}:rl:${name}:${erased.accountId}`),
-    ...erased.channelIds.flatMap((channelId) => ['lease', 'woken', 'digest'].map((part) => `${prefix}:notifier:${part}:${channelId}`)),
+    ...erased.channelIds.flatMap((channelId) => ['lease', 'woken', 'digest', 'retrying'].map((part) => `${prefix}:notifier:${part}:${channelId}`)),
     ...erased.postIds.map((postId) => `${prefix}:engagement:reply-cursor:${postId}`),
   ];
 }

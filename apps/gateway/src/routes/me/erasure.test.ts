@@ -96,6 +96,7 @@ describe('erasure of an account and of its sources', () => {
     await redis.set(`${prefix}:engagement:reply-cursor:${SOLO_POST}`, ',5');
     await redis.set(`${prefix}:engagement:reply-cursor:${SHARED_POST}`, ',6');
     await redis.set(`${prefix}:notifier:digest:${channel}`, 'x');
+    await redis.set(`${prefix}:notifier:retrying:${channel}`, '1');
     await redis.set(`${prefix}:rl:two-factor:${a.accountId}`, '1');
 
     const needles = [a.accountId, SOLO_TAG, HANDLE, SOLO_POST, UNSTORED_POST, channel];
