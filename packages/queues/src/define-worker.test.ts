@@ -112,7 +112,7 @@ describe('defineWorker', () => {
     }
   });
 
-  it('hands the job of a worker that died mid-run to another within 10 s, and still after a second death', async () => {
+  it('hands the job of a worker that died mid-run to another within 10 s, and still after a second one', async () => {
     const queue = fixture.queues.byName['outbox-relay'];
     const starts: string[] = [];
     // A dying replica: its handler never ends, then it is closed by force, so its lock is never renewed or freed.
@@ -154,5 +154,6 @@ describe('defineWorker', () => {
     expect(starts).toEqual(['first', 'second', 'survivor']);
     expect(Date.now() - diedAt).toBeLessThan(STALL_DETECTION.lockDuration + STALL_DETECTION.stalledInterval + 2_000);
     expect(job.stalledCounter).toBe(2);
+    expect(fixture.logLines).toContainEqual(expect.objectContaining({ message: 'job stalled', queue: 'outbox-relay', jobId: 'relay-stalled' }));
   }, 40_000);
 });

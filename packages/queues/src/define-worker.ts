@@ -31,11 +31,14 @@ export interface DefinedWorker<Q extends QueueName> {
 /**
  * How soon the jobs of a killed replica run again elsewhere. BullMQ's defaults (a 30 s lock checked every 30 s)
  * left a SIGKILLed worker's jobs idle for up to a minute; a 5 s lock renewed every 2.5 s and checked every 3 s
- * hands them on within about 8 s. A live job loses its lock only when its event loop stalls for over 2.5 s; it
- * then runs twice, which every handler allows (their writes are idempotent). A job may stall 5 times (a replica
- * killed 5 times while running it) before it fails, where BullMQ's default of 1 made a second kill lose it.
+ * hands them on within about 8 s. A live job also loses its lock when its event loop stalls, or Redis cannot
+ * be reached, for longer than the renewals allow (2.5 to 5 s); it then runs twice, which every handler allows:
+ * their writes are idempotent, and a repeated scan tick finds its sources already pushed an interval ahead, so
+ * it spends no second search. A job may stall 3 times (a replica killed while running it, three times) before
+ * it fails, where BullMQ's default of 1 made a second kill lose it; a job that kills its process each time
+ * (out of memory) still ends after 4 replicas.
  */
-export const STALL_DETECTION = { lockDuration: 5_000, stalledInterval: 3_000, maxStalledCount: 5 } as const;
+export const STALL_DETECTION = { lockDuration: 5_000, stalledInterval: 3_000, maxStalledCount: 3 } as const;
 
 type AnyHandler = (payload: unknown, job: Job, log: Logger) => Promise<unknown>;
 
@@ -97,6 +100,8 @@ export function defineWorker<Q extends QueueName>(
   });
   // A Worker with no 'error' listener writes each Redis error to the console itself.
   worker.on('error', (error) => logger.warn('worker error', { queue: queueName, error }));
+  // A job taken back from a replica that died or lost its lock, to run again here or elsewhere.
+  worker.on('stalled', (jobId) => logger.warn('job stalled', { queue: queueName, jobId }));
 
   return {
     queueName,
