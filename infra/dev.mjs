@@ -698,6 +698,8 @@ async function commandStart() {
   for (const proc of procs.filter((p) => p.role.ready)) {
     const url = `http://127.0.0.1:${proc.port}${proc.role.ready}`;
     if (!(await waitUntil(async () => (await httpOk(url)) === 200, { timeoutMs: 60_000, proc }))) {
+      // An app's exit can be seen before its last line is read.
+      await new Promise((resolve) => setTimeout(resolve, 300));
       if (procs.some((p) => p.keyMismatch)) throw new DevError(keyMismatchHelp(databaseUrl));
       throw new DevError(`${proc.name} did not answer ${url} within 60 s (see its output above)`);
     }

@@ -79,10 +79,12 @@ describe.each(services)('$name for 5 s mid-burst', ({ scenario, make }) => {
     const posts = await burst;
 
     const check = await waitForDeliveries(running, posts, channels, 90_000);
-    const { resume_ms } = reportScenario(scenario, check, faultEnd, { down_ms: DOWN_MS, delivered_before_outage: deliveredBefore });
+    const { resume_ms, late_after_fault } = reportScenario(scenario, check, faultEnd, { down_ms: DOWN_MS, delivered_before_outage: deliveredBefore });
     // Every app rode the outage out: none exited (checked first: an app gone explains what follows).
     expect(running.apps.filter((app) => !app.isRunning()).map((app) => `${app.label}: ${app.logTail(5)}`)).toEqual([]);
     expect(deliveryViolations(check, { allowSameIdRedelivery: true })).toEqual([]);
+    // The outage held deliveries back (else resume_ms says nothing), and they resumed soon after it.
+    expect(late_after_fault).toBeGreaterThan(0);
     expect(resume_ms).toBeLessThan(RESUME_LIMIT_MS);
   });
 });

@@ -29,24 +29,25 @@ export async function createRunDatabase(serverUrl: string): Promise<RunDatabase>
     await admin.end();
   }
   const url = withDatabase(serverUrl, name);
+  const drop = async () => {
+    const client = new pg.Client({ connectionString: adminUrl });
+    await client.connect();
+    try {
+      await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    } finally {
+      await client.end();
+    }
+  };
   const pool = new pg.Pool({ connectionString: url, max: 1 });
   try {
     await migrate(pool);
     await seedPlans(pool);
-  } finally {
+  } catch (error) {
     await pool.end();
+    // The database is ours: it goes, not left on a shared server.
+    await drop().catch(() => undefined);
+    throw error;
   }
-  return {
-    name,
-    url,
-    async drop() {
-      const client = new pg.Client({ connectionString: adminUrl });
-      await client.connect();
-      try {
-        await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      } finally {
-        await client.end();
-      }
-    },
-  };
+  await pool.end();
+  return { name, url, drop };
 }

@@ -4,7 +4,12 @@ import type { DeliveryCheck } from './delivery-check';
  * Prints the scenario's one JSON line (for docs/BENCHMARKS.md): items, losses, duplicates and the time to
  * recover, from the fault's end to the last missing item's first arrival (0 when none was missing then).
  */
-export function reportScenario(scenario: string, check: DeliveryCheck, faultEndMs: number, extra: Record<string, unknown> = {}): { recovery_ms: number; resume_ms: number } {
+export function reportScenario(
+  scenario: string,
+  check: DeliveryCheck,
+  faultEndMs: number,
+  extra: Record<string, unknown> = {},
+): { recovery_ms: number; resume_ms: number; late_after_fault: number } {
   const recovery_ms = check.lastFirstArrivalMs > faultEndMs ? check.lastFirstArrivalMs - faultEndMs : 0;
   const late = check.channels.flatMap((channel) => channel.arrivals.filter((at) => at > faultEndMs));
   // A channel's json pace (10 a second) alone takes a while for a big backlog: `late` and `resume_ms` (the
@@ -23,5 +28,5 @@ export function reportScenario(scenario: string, check: DeliveryCheck, faultEndM
     ...extra,
   };
   process.stdout.write(`${JSON.stringify(line)}\n`);
-  return { recovery_ms, resume_ms };
+  return { recovery_ms, resume_ms, late_after_fault: late.length };
 }
