@@ -8,8 +8,8 @@ const SLOW = { scan: 4, engagement: 6 };
 const FAST = { scan: 1, engagement: 2 };
 const GAPS_MEASURED = 5;
 const SCAN_GAPS_MEASURED = 10;
-// How long a change may take to reach the workers: the outbox relay's tick (1 s) and a scheduler's upsert.
-const TRAVEL_MS = 2_000;
+// How long a change may take to reach the workers: the outbox relay's tick (1 s), a scheduler's upsert, a loaded machine.
+const TRAVEL_MS = 3_000;
 
 /** Arrival times (epoch ms) of the served requests to one X endpoint after `since`. */
 async function servedAfter(xsim: XSimClient, endpoint: string, since: number): Promise<number[]> {
