@@ -13,10 +13,18 @@ export const LOOKUP_BATCH = 100;
 // (next_poll_at and the rise indexes are indexed). A post that another batch (this replica's or another's)
 // refreshed and committed while this claim was scanning is not taken again: FOR UPDATE re-checks the WHERE
 // clause on the newest row version, whose next_poll_at has moved. The counts returned are the stored ones.
+//
+// A post is also taken when due within a twentieth of its interval (at most 2 s): a tick of another cadence (each
+// scheduler keeps its own grid) then refreshes it at most 5 % early, and reschedules it from its own slot, which
+// the post's own next tick still finds due. Taken only when due, such a tick refreshed a post a moment before its
+// grid's tick was due, moved it off that grid, and the next tick missed it: that refresh came at twice the
+// cadence. The first bound keeps the index range scan.
 export const CLAIM = `
 SELECT x_post_id, retweet_count, like_count, reply_count, counts_updated_at
   FROM engagement_states
- WHERE next_poll_at <= $1::timestamptz AND poll_until > $1::timestamptz
+ WHERE next_poll_at <= $1::timestamptz + interval '2 seconds'
+   AND next_poll_at <= $1::timestamptz + make_interval(secs => LEAST(interval_seconds * 0.05, 2))
+   AND poll_until > $1::timestamptz
  ORDER BY next_poll_at
  LIMIT $2
    FOR UPDATE SKIP LOCKED`;
