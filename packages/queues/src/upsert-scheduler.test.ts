@@ -61,10 +61,19 @@ describe('jobDueAt and tickLatenessMs', () => {
     expect(jobDueAt({ id: 'sample-77', timestamp: 1795631783044 })).toBe(1795631783044);
   });
 
-  it('measure how late a tick runs, and give 0 once it is a whole interval behind', () => {
+  it('measure how far a tick runs past the latest slot of its grid, also when it is intervals behind', () => {
     const job = { id: 'repeat:refresh-engagement-every-2s:1000000', timestamp: 999_000 };
     expect(tickLatenessMs(job, 2, 1_000_150)).toBe(150);
     expect(tickLatenessMs(job, 2, 1_002_000)).toBe(0);
+    // 2.1 s behind: it works as of the next slot (1_002_000), not as of now, so what it schedules stays on the grid.
+    expect(tickLatenessMs(job, 2, 1_002_100)).toBe(100);
+    expect(tickLatenessMs(job, 2, 1_005_900)).toBe(1_900);
     expect(tickLatenessMs(job, 2, 999_990)).toBe(0);
+  });
+
+  it('measure an ordinary job from when it was added, and give 0 once it is a whole interval behind', () => {
+    const job = { id: 'reconcile-1', timestamp: 1_000_000 };
+    expect(tickLatenessMs(job, 2, 1_000_150)).toBe(150);
+    expect(tickLatenessMs(job, 2, 1_002_100)).toBe(0);
   });
 });

@@ -75,21 +75,35 @@ export async function listSchedulers(queues: Queues, queueName: QueueName): Prom
 // updateJobScheduler); the slot is kept nowhere else once the job is promoted (its delay is reset to 0 then).
 const SCHEDULER_JOB_ID = /^repeat:.+:(\d+)$/;
 
+/** A scheduler iteration's slot on its grid (from its id), or undefined for any other job. */
+function schedulerSlot(job: Pick<Job, 'id'>): number | undefined {
+  const slot = SCHEDULER_JOB_ID.exec(job.id ?? '')?.[1];
+  return slot === undefined ? undefined : Number(slot);
+}
+
 /**
  * When a job was due: for a scheduler's iteration its slot on the scheduler's grid (BullMQ adds each iteration
  * `every` ms after the previous one's slot), for any other job the moment it was added.
  */
 export function jobDueAt(job: Pick<Job, 'id' | 'timestamp'>): number {
-  const slot = SCHEDULER_JOB_ID.exec(job.id ?? '')?.[1];
-  return slot === undefined ? job.timestamp : Number(slot);
+  return schedulerSlot(job) ?? job.timestamp;
 }
 
 /**
- * How late a scheduler's tick is running: now minus its slot, or 0 once it is `intervalSeconds` or more behind
- * (its slot is gone, the next one is already due). A tick that works as of its slot rather than as of the moment a
- * worker took it keeps what it schedules on the grid: the next tick finds it due however the pick-up jitters.
+ * How far a tick runs past the latest slot of its scheduler's grid, so it can work as of that slot: what it
+ * schedules (one interval on) stays on the grid, and the next tick finds it due however the pick-up jitters. A
+ * tick a whole interval or more behind (a busy worker) works as of the latest slot it has passed, not as of the
+ * moment it runs: working as of that moment put its sources a little past the grid, the next tick missed them,
+ * and they came at twice the cadence. Another job (not a scheduler's) is late from when it was added, until it is
+ * a whole interval behind.
  */
 export function tickLatenessMs(job: Pick<Job, 'id' | 'timestamp'>, intervalSeconds: number, now: number = Date.now()): number {
-  const late = now - jobDueAt(job);
-  return late > 0 && late < intervalSeconds * 1000 ? late : 0;
+  const intervalMs = intervalSeconds * 1000;
+  const slot = schedulerSlot(job);
+  if (slot === undefined) {
+    const late = now - job.timestamp;
+    return late > 0 && late < intervalMs ? late : 0;
+  }
+  const late = now - slot;
+  return late > 0 ? late % intervalMs : 0;
 }
