@@ -120,7 +120,7 @@ async function runDrain(deps: DrainDeps, channelId: string, lease: DrainLease, l
   let live: LiveChannel | undefined;
   const started = Date.now();
   let sends = 0;
-  // A retried message went through: the target is back, and the channel's other retries were made due (once a run).
+  // The target took a message after failing: its waiting retries were made due (at most once a run).
   let revived = false;
   // Deliveries of the messages sent since the last claim, recorded with the next claim.
   let delivered: DeliveredMark[] = [];
