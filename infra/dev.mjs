@@ -187,16 +187,24 @@ function readJson(file) {
 }
 
 /** Every workspace (apps/*, packages/*) with its package.json. */
+/** Every workspace the root package.json names (`apps/*`, `packages/*`, `e2e`), with its manifest's name and scripts. */
 function workspaces() {
   const found = [];
-  for (const parent of ['apps', 'packages']) {
-    const dir = path.join(ROOT, parent);
-    if (!existsSync(dir)) continue;
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      const manifest = path.join(dir, entry.name, 'package.json');
-      if (!entry.isDirectory() || !existsSync(manifest)) continue;
-      const pkg = readJson(manifest);
-      found.push({ dir: path.join(dir, entry.name), rel: `${parent}/${entry.name}`, folder: entry.name, name: pkg.name, scripts: pkg.scripts ?? {} });
+  const add = (rel) => {
+    const manifest = path.join(ROOT, rel, 'package.json');
+    if (!existsSync(manifest)) return;
+    const pkg = readJson(manifest);
+    found.push({ dir: path.join(ROOT, rel), rel, folder: path.basename(rel), name: pkg.name, scripts: pkg.scripts ?? {} });
+  };
+  for (const pattern of readJson(path.join(ROOT, 'package.json')).workspaces ?? []) {
+    if (!pattern.endsWith('/*')) {
+      add(pattern);
+      continue;
+    }
+    const parent = pattern.slice(0, -2);
+    if (!existsSync(path.join(ROOT, parent))) continue;
+    for (const entry of readdirSync(path.join(ROOT, parent), { withFileTypes: true })) {
+      if (entry.isDirectory()) add(`${parent}/${entry.name}`);
     }
   }
   return found.sort((a, b) => a.rel.localeCompare(b.rel));
