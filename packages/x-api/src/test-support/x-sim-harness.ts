@@ -10,7 +10,7 @@ import {
   type RunningSimulator,
   type Simulator,
   type SimulatorOptions,
-} from '../../../../apps/x-sim/src/index';
+} from '@hashwatch/x-sim';
 import { createXClient, type XClient, type XClientOptions } from '../x-client';
 
 export { DEFAULT_APP_TOKEN as APP_TOKEN, DEFAULT_USER_TOKEN as USER_TOKEN };
