@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { ConfigError, loadConfig } from './config';
+import { z } from 'zod';
+import { ConfigError, configSchema, loadConfig, requiredSecretsKey } from './config';
 
 describe('loadConfig', () => {
   it('applies the CONTRACT defaults when the environment is empty', () => {
-    const config = loadConfig({});
+    const config = loadConfig(configSchema, {});
     expect(config).toMatchObject({
       DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/hashwatch',
       REDIS_URL: 'redis://127.0.0.1:6379',
@@ -20,7 +21,7 @@ describe('loadConfig', () => {
 
   it('parses numbers and booleans from strings', () => {
     const key = randomBytes(32).toString('base64');
-    const config = loadConfig({ PORT: '8080', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', SECRETS_KEY: key });
+    const config = loadConfig(configSchema, { PORT: '8080', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', SECRETS_KEY: key });
     expect(config.PORT).toBe(8080);
     expect(config.WEBHOOK_ALLOW_PRIVATE_NETWORKS).toBe(true);
     expect(config.SECRETS_KEY).toBe(key);
@@ -28,19 +29,19 @@ describe('loadConfig', () => {
 
   it('takes SECRETS_KEY_PREVIOUS in the format of SECRETS_KEY and names it when it is malformed', () => {
     const previous = randomBytes(32).toString('base64');
-    expect(loadConfig({ SECRETS_KEY_PREVIOUS: previous }).SECRETS_KEY_PREVIOUS).toBe(previous);
-    expect(loadConfig({}).SECRETS_KEY_PREVIOUS).toBeUndefined();
-    expect(() => loadConfig({ SECRETS_KEY_PREVIOUS: 'c2hvcnQ=' })).toThrow(/^invalid environment: SECRETS_KEY_PREVIOUS must be 32 random bytes/);
+    expect(loadConfig(configSchema, { SECRETS_KEY_PREVIOUS: previous }).SECRETS_KEY_PREVIOUS).toBe(previous);
+    expect(loadConfig(configSchema, {}).SECRETS_KEY_PREVIOUS).toBeUndefined();
+    expect(() => loadConfig(configSchema, { SECRETS_KEY_PREVIOUS: 'c2hvcnQ=' })).toThrow(/^invalid environment: SECRETS_KEY_PREVIOUS must be 32 random bytes/);
   });
 
   it('treats an empty variable as unset', () => {
-    expect(loadConfig({ PORT: '' }).PORT).toBe(3000);
+    expect(loadConfig(configSchema, { PORT: '' }).PORT).toBe(3000);
   });
 
   it('names every bad variable in the error', () => {
     let thrown: unknown;
     try {
-      loadConfig({ PORT: 'eighty', SECRETS_KEY: 'short', REDIS_URL: 'http://x' });
+      loadConfig(configSchema, { PORT: 'eighty', SECRETS_KEY: 'short', REDIS_URL: 'http://x' });
     } catch (error) {
       thrown = error;
     }
@@ -52,6 +53,22 @@ describe('loadConfig', () => {
   });
 
   it('rejects a queue prefix with characters that would break Redis key patterns', () => {
-    expect(() => loadConfig({ QUEUE_PREFIX: 'a*b' })).toThrow(/QUEUE_PREFIX/);
+    expect(() => loadConfig(configSchema, { QUEUE_PREFIX: 'a*b' })).toThrow(/QUEUE_PREFIX/);
+  });
+
+  it('reads an app\'s own variables from the shared schema extended, with the same rules', () => {
+    const schema = configSchema.extend({ APP_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000) });
+    expect(loadConfig(schema, { APP_TIMEOUT_MS: '500', PORT: '8080' })).toMatchObject({ APP_TIMEOUT_MS: 500, PORT: 8080, QUEUE_PREFIX: 'hw' });
+    expect(loadConfig(schema, { APP_TIMEOUT_MS: '' }).APP_TIMEOUT_MS).toBe(10_000);
+    expect(() => loadConfig(schema, { APP_TIMEOUT_MS: '5', PORT: 'eighty' })).toThrow(/^invalid environment: APP_TIMEOUT_MS .*; PORT /);
+  });
+
+  it('names SECRETS_KEY as required when an app asks for it and it is unset or empty', () => {
+    const schema = configSchema.extend({ SECRETS_KEY: requiredSecretsKey });
+    expect(() => loadConfig(schema, {})).toThrow(/^invalid environment: SECRETS_KEY is required: 32 random bytes, base64/);
+    expect(() => loadConfig(schema, { SECRETS_KEY: '' })).toThrow(/SECRETS_KEY is required/);
+    expect(() => loadConfig(schema, { SECRETS_KEY: 'c2hvcnQ=' })).toThrow(/^invalid environment: SECRETS_KEY must be 32 random bytes/);
+    const key = randomBytes(32).toString('base64');
+    expect(loadConfig(schema, { SECRETS_KEY: key }).SECRETS_KEY).toBe(key);
   });
 });

@@ -8,7 +8,21 @@ const secretsKey = z
   .string()
   .refine((value) => Buffer.from(value, 'base64').length === 32, 'must be 32 random bytes, base64-encoded');
 
-/** Every environment variable the suite reads (CONTRACT section 2), parsed once at boot. */
+/** An environment boolean: `true`/`1` or `false`/`0`. */
+export const envFlag = booleanString;
+
+/** A TCP port from the environment (0 picks a free one). */
+export const envPort = z.coerce.number().int().min(0).max(65535);
+
+/**
+ * `SECRETS_KEY` as an app that holds sealed secrets needs it: required, so such an app stops at start-up
+ * naming it. Use as `configSchema.extend({ SECRETS_KEY: requiredSecretsKey })`.
+ */
+export const requiredSecretsKey = z
+  .string({ error: 'is required: 32 random bytes, base64 (it seals bot tokens, signing secrets and TOTP secrets)' })
+  .pipe(secretsKey);
+
+/** Every environment variable the suite shares, parsed once at boot. Apps extend it with their own. */
 export const configSchema = z.object({
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).default('postgresql://postgres@127.0.0.1:5432/hashwatch'),
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).default('redis://127.0.0.1:6379'),
@@ -16,8 +30,8 @@ export const configSchema = z.object({
     .string()
     .regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be 1-64 letters, digits, dots, dashes or underscores')
     .default('hw'),
-  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  HEALTH_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  PORT: envPort.default(3000),
+  HEALTH_PORT: envPort.optional(),
   X_API_BASE_URL: z.url().default('https://api.x.com'),
   X_BEARER_TOKEN: z.string().min(1).optional(),
   X_USER_TOKEN: z.string().min(1).optional(),
@@ -32,6 +46,9 @@ export const configSchema = z.object({
 
 export type Config = z.infer<typeof configSchema>;
 
+/** A schema an app reads its environment with: the shared one, extended (or tightened) by `configSchema.extend`. */
+export type AppConfigSchema = z.ZodObject<{ [Key in keyof typeof configSchema.shape]: z.ZodType } & z.ZodRawShape>;
+
 /** Thrown when the environment does not parse; the message names every bad variable. */
 export class ConfigError extends Error {
   constructor(readonly issues: { variable: string; message: string }[]) {
@@ -41,16 +58,21 @@ export class ConfigError extends Error {
 }
 
 /**
- * Parses the environment. Empty strings count as unset so `FOO=` in a .env file falls back to the default.
- * Throws {@link ConfigError} naming each bad variable.
+ * Parses the environment with `schema` (the shared {@link configSchema} unless an app extends it). Empty
+ * strings count as unset, so `FOO=` in a .env file falls back to the default. Throws {@link ConfigError}
+ * naming each bad variable.
  */
-export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+export function loadConfig<Schema extends AppConfigSchema = typeof configSchema>(
+  schema?: Schema,
+  env: Record<string, string | undefined> = process.env,
+): z.output<Schema> {
+  const effective = (schema ?? configSchema) as Schema;
   const present: Record<string, string> = {};
-  for (const key of Object.keys(configSchema.shape)) {
+  for (const key of Object.keys(effective.shape)) {
     const value = env[key];
     if (value !== undefined && value !== '') present[key] = value;
   }
-  const parsed = configSchema.safeParse(present);
+  const parsed = effective.safeParse(present);
   if (!parsed.success) {
     throw new ConfigError(
       parsed.error.issues.map((issue) => ({ variable: String(issue.path[0] ?? '?'), message: issue.message })),

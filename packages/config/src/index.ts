@@ -1,2 +1,2 @@
-export { loadConfig, configSchema, ConfigError } from './config';
-export type { Config } from './config';
+export { loadConfig, configSchema, ConfigError, envFlag, envPort, requiredSecretsKey } from './config';
+export type { AppConfigSchema, Config } from './config';
