@@ -1,6 +1,5 @@
 import type pg from 'pg';
-import type { EngagementKind, FeedItemType } from '@hashwatch/db';
-import { newIds } from '@hashwatch/secrets';
+import { newIds, type EngagementKind, type FeedItemType } from '@hashwatch/db';
 import { TAKE_FEED_CLOCK } from './feed-clock';
 
 /** A feed item to store for one account. Engagement counts and samples start empty; the poller fills them. */

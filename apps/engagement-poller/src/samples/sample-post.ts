@@ -1,9 +1,8 @@
 import type pg from 'pg';
-import { insertFeedItems, type NewFeedItem } from '@hashwatch/feed';
+import { insertFeedItems, lockAlertQuota, type NewFeedItem } from '@hashwatch/feed';
 import { writeOutbox } from '@hashwatch/outbox';
 import { routeAlertsJobs } from '@hashwatch/queues';
 import { XRateLimitedError, XUsageCappedError, type XClient } from '@hashwatch/x-api';
-import { lockAlertQuota } from '../quota/alert-quota';
 import { trackingItemsSql, type TrackingItemRow } from '../tracking/tracking-items';
 import { engagementItem, type Engager, type ParentItem } from './engagement-items';
 import { fetchEngagers, type FetchedEngagers } from './fetch-engagers';
@@ -136,7 +135,7 @@ export async function samplePost(deps: SampleDeps, kind: SampleKind, xPostId: st
     const list = mergeSample(fetched.engagers.map(handleOf), previous);
 
     // Lock order as in the scanner: usage rows before feed_items rows, the feed clock last.
-    const quota = fresh.length > 0 ? await lockAlertQuota(client, wanting.map((row) => row.user_id)) : null;
+    const quota = fresh.length > 0 ? (await lockAlertQuota(client, wanting.map((row) => row.user_id))).quota : null;
     const count = (await client.query<{ count: number }>(recordSample(kind), [xPostId, list, now])).rows[0]?.count ?? state.count;
     await client.query(projectSample(kind), [
       wanting.map((row) => row.id),
@@ -155,16 +154,13 @@ export async function samplePost(deps: SampleDeps, kind: SampleKind, xPostId: st
       const candidates: NewFeedItem[] = wanting.flatMap((row) => [...fresh].reverse().map((engager) => engagementItem(kind, parentOf(row), engager)));
       const already = await client.query<{ user_id: string; dedupe_key: string }>(STORED_KEYS, [candidates.map((c) => c.userId), candidates.map((c) => c.dedupeKey)]);
       const storedKeys = new Set(already.rows.map((row) => `${row.user_id} ${row.dedupe_key}`));
-      const left = new Map<string, number>();
       const items: NewFeedItem[] = [];
       for (const candidate of candidates) {
         if (storedKeys.has(`${candidate.userId} ${candidate.dedupeKey}`)) continue;
-        const remaining = left.get(candidate.userId) ?? quota.remaining(candidate.userId);
-        if (remaining <= 0) {
+        if (!quota.take(candidate.userId)) {
           droppedForQuota += 1;
           continue;
         }
-        left.set(candidate.userId, remaining - 1);
         items.push(candidate);
       }
       // The feed clock is held from here to COMMIT: only the writes that depend on what was inserted follow.

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { CREATE_USAGE, insertFeedItems, LOCK_USAGE, type FeedItemRow, type NewFeedItem, type UsageRow } from '@hashwatch/feed';
+import { insertFeedItems, lockAlertQuota, type AlertQuota, type FeedItemRow, type NewFeedItem } from '@hashwatch/feed';
 import { writeOutboxBatch, type OutboxEntry, type WrittenOutbox } from '@hashwatch/outbox';
 import { routeAlertsJobs } from '@hashwatch/queues';
 import type { XPost } from '@hashwatch/x-api';
@@ -103,23 +103,20 @@ UPDATE feed_items f
   FROM unnest($1::text[], $2::text[], $3::text[]) AS m(user_id, dedupe_key, added)
  WHERE f.user_id = m.user_id AND f.dedupe_key = m.dedupe_key`;
 
-// The usage lock and the x_posts upsert in one round trip: `locked` is read first (the first column), so
-// existing usage rows are locked before x_posts rows. A usage row missing at this point (an account's first
-// batch of a period) is created and locked afterwards, out of that order (see lockUsage). Every matched post
-// goes into x_posts (detected, whether or not a quota let it be stored): a post the insert did not create was
-// seen before, and only those can have items already.
-// LOCK_USAGE's one parameter ($1, the user ids) is also $1 here.
-const LOCK_USAGE_AND_RECORD_POSTS = `
-WITH locked AS MATERIALIZED (${LOCK_USAGE}
-), created AS (
+// Recorded with the usage lock, in one round trip (the lock is taken first, so existing usage rows are locked
+// before x_posts rows). Every matched post goes into x_posts (detected, whether or not a quota let it be
+// stored): a post the insert did not create was seen before, and only those can have items already.
+const RECORD_POSTS = {
+  ctes: `created AS (
   INSERT INTO x_posts (id, author_id, author_username, author_name, text, lang, conversation_id, is_retweet, is_reply, posted_at)
   SELECT * FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::boolean[],
                        $10::boolean[], $11::timestamptz[])
    ORDER BY 1
   ON CONFLICT (id) DO NOTHING
   RETURNING id
-)
-SELECT (SELECT COALESCE(json_agg(l), '[]'::json) FROM locked l) AS usage, ARRAY(SELECT id FROM created) AS created`;
+)`,
+  select: 'ARRAY(SELECT id FROM created) AS created',
+};
 
 // The subscriptions still there, read after the usage rows are locked: a track, account track or account deleted
 // since the query loaded them is gone by now, or its deletion waits behind this transaction's usage lock (the
@@ -131,12 +128,6 @@ SELECT a.id FROM account_tracks a WHERE a.id = ANY($2::text[]) AND a.status = 'a
 
 // Posts this transaction recorded for matches whose source is gone: no feed may ever hold them.
 const UNRECORD_POSTS = `DELETE FROM x_posts WHERE id = ANY($1::text[])`;
-
-const ADD_USAGE = `
-UPDATE usage_periods p
-   SET alerts_used = p.alerts_used + v.alerts, upstream_posts_read = p.upstream_posts_read + v.reads, updated_at = now()
-  FROM unnest($1::text[], $2::timestamptz[], $3::int[], $4::numeric[]) AS v(user_id, period_start, alerts, reads)
- WHERE p.user_id = v.user_id AND p.period_start = v.period_start`;
 
 interface SubscriptionRow {
   source_key: string;
@@ -185,41 +176,30 @@ export async function loadSubscriptions(db: Pick<pg.Pool, 'query'>, sources: rea
 const itemKey = (userId: string, dedupeKey: string) => `${userId}\u0000${dedupeKey}`;
 
 /**
- * Locks the current usage_periods row of each account (creating missing ones), in account order. With
- * `posts`, records them in x_posts in the same statement and returns the ids it created.
+ * Locks the alert quota of each account, in account order. With `posts`, records them in x_posts in the same
+ * round trip and returns the ids it created.
  */
-async function lockUsage(client: pg.PoolClient, userIds: readonly string[], posts: readonly Candidate[] = []): Promise<{ usage: Map<string, UsageRow>; created: Set<string> }> {
-  let rows: UsageRow[];
-  let created = new Set<string>();
-  if (posts.length === 0) {
-    ({ rows } = await client.query<UsageRow>(LOCK_USAGE, [userIds]));
-  } else {
-    const { rows: answer } = await client.query<{ usage: UsageRow[]; created: string[] }>(LOCK_USAGE_AND_RECORD_POSTS, [
-      userIds,
-      column(posts, (c) => c.post.id),
-      column(posts, (c) => c.post.authorId ?? ''),
-      column(posts, (c) => c.post.author?.username ?? ''),
-      column(posts, (c) => c.post.author?.name ?? ''),
-      column(posts, (c) => c.post.text),
-      column(posts, (c) => c.post.lang),
-      column(posts, (c) => c.post.conversationId),
-      column(posts, (c) => c.post.isRetweet),
-      column(posts, (c) => c.post.isReply),
-      column(posts, (c) => c.postedAt.toISOString()),
-    ]);
-    rows = answer[0]?.usage ?? [];
-    created = new Set(answer[0]?.created ?? []);
-  }
-  const usage = new Map(rows.map((row) => [row.user_id, row]));
-  const missing = userIds.filter((id) => !usage.has(id));
-  if (missing.length > 0) {
-    // Once per account and period. These rows are locked after the others, out of order: the rare
-    // deadlock that allows is retried by the caller.
-    await client.query(CREATE_USAGE, [missing]);
-    const { rows: made } = await client.query<UsageRow>(LOCK_USAGE, [missing]);
-    for (const row of made) usage.set(row.user_id, row);
-  }
-  return { usage, created };
+async function lockUsage(client: pg.PoolClient, userIds: readonly string[], posts: readonly Candidate[]): Promise<{ quota: AlertQuota; created: Set<string> }> {
+  const recordPosts =
+    posts.length === 0
+      ? undefined
+      : {
+          ...RECORD_POSTS,
+          values: [
+            column(posts, (c) => c.post.id),
+            column(posts, (c) => c.post.authorId ?? ''),
+            column(posts, (c) => c.post.author?.username ?? ''),
+            column(posts, (c) => c.post.author?.name ?? ''),
+            column(posts, (c) => c.post.text),
+            column(posts, (c) => c.post.lang),
+            column(posts, (c) => c.post.conversationId),
+            column(posts, (c) => c.post.isRetweet),
+            column(posts, (c) => c.post.isReply),
+            column(posts, (c) => c.postedAt.toISOString()),
+          ],
+        };
+  const { quota, alongside } = await lockAlertQuota<{ created: string[] }>(client, userIds, recordPosts);
+  return { quota, created: new Set(alongside?.created ?? []) };
 }
 
 /**
@@ -303,7 +283,7 @@ export async function storePack(client: pg.PoolClient, input: StorePackInput): P
 
   // One x_posts row per matched post, recorded with the usage lock.
   const posts = [...new Map(candidates.map((c) => [c.post.id, c])).values()];
-  const { usage, created } = await lockUsage(client, served, posts);
+  const { quota, created } = await lockUsage(client, served, posts);
   if (candidates.length > 0) candidates = await keepLiveMatches(client, candidates, created);
   const existing = new Map<string, string[]>();
   // Fresh posts, the usual case, skip the per-item lookup.
@@ -318,7 +298,6 @@ export async function storePack(client: pg.PoolClient, input: StorePackInput): P
 
   const merges: { userId: string; dedupeKey: string; added: string[] }[] = [];
   const fresh: NewFeedItem[] = [];
-  const remaining = new Map([...usage.values()].map((row) => [row.user_id, Math.max(0, row.alerts_limit - row.alerts_used)]));
   const deferred = new Set<string>();
   // Candidates come oldest post first, so the quota goes to the oldest posts.
   for (const candidate of candidates) {
@@ -331,16 +310,14 @@ export async function storePack(client: pg.PoolClient, input: StorePackInput): P
       }
       continue;
     }
-    const left = remaining.get(candidate.userId) ?? 0;
-    if (left < (input.deferBelowQuota ?? 0)) {
+    if (quota.remaining(candidate.userId) < (input.deferBelowQuota ?? 0)) {
       deferred.add(candidate.post.id);
       continue;
     }
-    if (left <= 0) {
+    if (!quota.take(candidate.userId)) {
       result.droppedForQuota += 1;
       continue;
     }
-    remaining.set(candidate.userId, left - 1);
     fresh.push(toFeedItem(candidate));
   }
 
@@ -354,21 +331,12 @@ export async function storePack(client: pg.PoolClient, input: StorePackInput): P
 
   const alerts = new Map<string, number>();
   for (const row of inserted) alerts.set(row.userId, (alerts.get(row.userId) ?? 0) + 1);
-  const share = input.postsRead / served.length;
-  const accounted = [...usage.values()].filter((row) => share > 0 || alerts.has(row.user_id));
+  const usage = quota.recordStatement(alerts, input.postsRead / served.length);
   const jobs: OutboxEntry[] = routeAlertsJobs(inserted.map((row) => ({ feedItemId: row.id, userId: row.userId })));
-  if (accounted.length > 0 || jobs.length > 0) {
+  if (usage || jobs.length > 0) {
     // Quota units, posts read and the alert jobs (one outbox row for the whole batch) in one round trip: the
     // usage update runs alongside the outbox insert. Either part may be empty.
-    result.outbox = await writeOutboxBatch(client, jobs, {
-      text: ADD_USAGE,
-      values: [
-        column(accounted, (row) => row.user_id),
-        column(accounted, (row) => row.period_start),
-        column(accounted, (row) => alerts.get(row.user_id) ?? 0),
-        column(accounted, () => share.toFixed(6)),
-      ],
-    });
+    result.outbox = await writeOutboxBatch(client, jobs, usage);
   }
   result.deferredPostIds = [...deferred];
   return result;

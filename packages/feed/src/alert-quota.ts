@@ -1,0 +1,138 @@
+import type pg from 'pg';
+
+/**
+ * The alert quota, as every feed writer (scanner, engagement poller) takes it: the current period's
+ * `usage_periods` row of each account, locked in account order for the writer's transaction, so concurrent
+ * writers of one account's feed take its quota one after the other and never overspend it. One lock text for
+ * all writers keeps their lock order the same, so they cannot deadlock each other over it.
+ */
+
+/** Locks and returns the usage rows of the accounts `$1` (text[]) that have one for the current period. */
+const LOCK_USAGE = `
+SELECT u.id AS user_id, u.alerts_limit, p.period_start::text AS period_start, p.alerts_used
+  FROM users u JOIN usage_periods p ON p.user_id = u.id AND p.period_start = u.current_period_start
+ WHERE u.id = ANY($1::text[])
+ ORDER BY u.id
+   FOR UPDATE OF p`;
+
+/** Creates the current period's usage row of each account `$1` (text[]) that has none; lock them next. */
+const CREATE_USAGE = `
+INSERT INTO usage_periods (user_id, period_start, period_end)
+SELECT u.id, u.current_period_start, u.current_period_end FROM users u WHERE u.id = ANY($1::text[]) ORDER BY u.id
+ON CONFLICT (user_id, period_start) DO NOTHING`;
+
+/** Adds alerts stored and upstream posts read to locked usage rows. */
+const ADD_USAGE = `
+UPDATE usage_periods p
+   SET alerts_used = p.alerts_used + v.alerts, upstream_posts_read = p.upstream_posts_read + v.reads, updated_at = now()
+  FROM unnest($1::text[], $2::timestamptz[], $3::int[], $4::numeric[]) AS v(user_id, period_start, alerts, reads)
+ WHERE p.user_id = v.user_id AND p.period_start = v.period_start`;
+
+interface UsageRow {
+  user_id: string;
+  alerts_limit: number;
+  /** As text: microseconds survive the round trip back into the writer's update of the row. */
+  period_start: string;
+  alerts_used: number;
+}
+
+/**
+ * A statement sent in the same round trip as the lock, to spare the writer one: `ctes` are more common table
+ * expressions after the lock's (whose one parameter is `$1`, so theirs start at `$2`), `select` the columns
+ * it answers beside the locked rows.
+ */
+export interface AlongsideLock {
+  ctes: string;
+  select: string;
+  values: unknown[];
+}
+
+/** One statement for the caller to send, as pg's query config takes it. */
+export interface UsageStatement {
+  text: string;
+  values: unknown[];
+}
+
+/** The alert quota of some accounts, locked until the writer's transaction ends. */
+export interface AlertQuota {
+  /** The accounts the lock holds a usage row of. */
+  readonly accounts: readonly string[];
+  /** Alerts the account may still store this period, less those {@link take}n so far. */
+  remaining(userId: string): number;
+  /** Takes one alert of the account's quota for an item about to be stored; false when none is left. */
+  take(userId: string): boolean;
+  /**
+   * The update that counts what was actually stored (one unit per stored feed item, `stored` per account) and,
+   * when given, the upstream posts read on behalf of each locked account; undefined when there is nothing to add.
+   */
+  recordStatement(stored: ReadonlyMap<string, number>, postsReadEach?: number): UsageStatement | undefined;
+  /** Runs {@link recordStatement} in the writer's transaction. */
+  record(client: pg.PoolClient, stored: ReadonlyMap<string, number>, postsReadEach?: number): Promise<void>;
+}
+
+/**
+ * Locks the current usage row of each account (in account order, creating missing ones) for the caller's
+ * transaction. With `alongside`, runs that statement in the same round trip and answers its first row.
+ */
+export async function lockAlertQuota<Alongside extends Record<string, unknown> = Record<string, never>>(
+  client: pg.PoolClient,
+  userIds: readonly string[],
+  alongside?: AlongsideLock,
+): Promise<{ quota: AlertQuota; alongside: Alongside | undefined }> {
+  const sorted = [...new Set(userIds)].sort();
+  let rows: UsageRow[];
+  let answer: Alongside | undefined;
+  if (alongside) {
+    const text = `WITH locked AS MATERIALIZED (${LOCK_USAGE}\n), ${alongside.ctes}\nSELECT (SELECT COALESCE(json_agg(l), '[]'::json) FROM locked l) AS usage, ${alongside.select}`;
+    const { rows: result } = await client.query<Alongside & { usage: UsageRow[] }>(text, [sorted, ...alongside.values]);
+    const { usage, ...rest } = result[0] ?? { usage: [] };
+    rows = usage;
+    answer = rest as unknown as Alongside;
+  } else {
+    rows = sorted.length > 0 ? (await client.query<UsageRow>(LOCK_USAGE, [sorted])).rows : [];
+  }
+  const usage = new Map(rows.map((row) => [row.user_id, row]));
+  const missing = sorted.filter((id) => !usage.has(id));
+  if (missing.length > 0) {
+    // Once per account and period. These rows are locked after the others, out of order: the rare deadlock
+    // that allows is retried by the writer.
+    await client.query(CREATE_USAGE, [missing]);
+    for (const row of (await client.query<UsageRow>(LOCK_USAGE, [missing])).rows) usage.set(row.user_id, row);
+  }
+  return { quota: alertQuota(usage), alongside: answer };
+}
+
+function alertQuota(usage: ReadonlyMap<string, UsageRow>): AlertQuota {
+  const taken = new Map<string, number>();
+  const remaining = (userId: string) => {
+    const row = usage.get(userId);
+    return row ? Math.max(0, row.alerts_limit - row.alerts_used - (taken.get(userId) ?? 0)) : 0;
+  };
+  const recordStatement = (stored: ReadonlyMap<string, number>, postsReadEach = 0): UsageStatement | undefined => {
+    const rows = [...usage.values()].filter((row) => postsReadEach > 0 || (stored.get(row.user_id) ?? 0) > 0);
+    if (rows.length === 0) return undefined;
+    return {
+      text: ADD_USAGE,
+      values: [
+        rows.map((row) => row.user_id),
+        rows.map((row) => row.period_start),
+        rows.map((row) => stored.get(row.user_id) ?? 0),
+        rows.map(() => postsReadEach.toFixed(6)),
+      ],
+    };
+  };
+  return {
+    accounts: [...usage.keys()],
+    remaining,
+    take(userId) {
+      if (remaining(userId) <= 0) return false;
+      taken.set(userId, (taken.get(userId) ?? 0) + 1);
+      return true;
+    },
+    recordStatement,
+    async record(client, stored, postsReadEach) {
+      const statement = recordStatement(stored, postsReadEach);
+      if (statement) await client.query(statement);
+    },
+  };
+}
