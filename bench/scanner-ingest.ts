@@ -9,9 +9,8 @@
 // posts with one tag each, so one packed query brings 2 pages and 5,000 feed items per round.
 // Goal: the scanner's store at >= 60% of the raw insert's items/s.
 import type pg from 'pg';
-import { transaction } from '@hashwatch/db';
+import { newId, transaction } from '@hashwatch/db';
 import { insertFeedItems, type NewFeedItem } from '@hashwatch/feed';
-import { newId } from '@hashwatch/secrets';
 import type { XPost } from '@hashwatch/x-api';
 import { fetchPack, packSinceId } from '../apps/scanner/src/fetching/fetch-pack';
 import { matchPosts, toFeedItem, type Subscription } from '../apps/scanner/src/matching/match-posts';

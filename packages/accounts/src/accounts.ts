@@ -1,7 +1,7 @@
 import { AppError } from '@hashwatch/errors';
-import { Prisma, type PrismaClient } from '@hashwatch/db';
+import { newId, Prisma, type PrismaClient } from '@hashwatch/db';
 import { snapshotOf, type PlanId } from '@hashwatch/plans';
-import { generateApiKey, hashApiKey, newId } from '@hashwatch/secrets';
+import { generateApiKey, hashApiKey } from '@hashwatch/secrets';
 
 const DAY_MS = 86_400_000;
 

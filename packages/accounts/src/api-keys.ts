@@ -1,5 +1,5 @@
-import type { Prisma, PrismaClient } from '@hashwatch/db';
-import { generateApiKey, hashApiKey, newId } from '@hashwatch/secrets';
+import { newId, type Prisma, type PrismaClient } from '@hashwatch/db';
+import { generateApiKey, hashApiKey } from '@hashwatch/secrets';
 
 export interface AuthenticatedKey {
   keyId: string;

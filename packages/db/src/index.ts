@@ -5,3 +5,5 @@ export type { MigrationResult } from './migrate';
 export { PrismaClient, Prisma } from './generated/prisma/client';
 export type * from './generated/prisma/client';
 export { transaction, isPgError, PgErrorCode } from './transaction';
+export { newId, newIds } from './ids';
+export type { IdPrefix } from './ids';

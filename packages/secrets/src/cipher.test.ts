@@ -1,5 +1,5 @@
 import { createCipher, generateSecretsKey, SecretsError } from './cipher';
-import { generateApiKey, hashApiKey, newId, newIds } from './tokens';
+import { generateApiKey, hashApiKey } from './tokens';
 
 describe('createCipher', () => {
   const cipher = createCipher(generateSecretsKey());
@@ -36,19 +36,6 @@ describe('createCipher', () => {
 });
 
 describe('tokens', () => {
-  it('makes prefixed URL-safe ids', () => {
-    expect(newId('trk')).toMatch(/^trk_[A-Za-z0-9_-]{16}$/);
-    expect(newId('post')).not.toBe(newId('post'));
-  });
-
-  it('makes a batch of distinct ids shaped as newId makes them', () => {
-    const ids = newIds('post', 1000);
-    expect(ids).toHaveLength(1000);
-    for (const id of ids) expect(id).toMatch(/^post_[A-Za-z0-9_-]{16}$/);
-    expect(new Set(ids).size).toBe(1000);
-    expect(newIds('dlv', 0)).toEqual([]);
-  });
-
   it('hashes API keys with SHA-256', () => {
     const key = generateApiKey();
     expect(key).toMatch(/^hw_live_[A-Za-z0-9_-]{43}$/);

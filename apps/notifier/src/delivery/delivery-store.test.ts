@@ -1,5 +1,5 @@
 import { useTestEnvironment } from '@hashwatch/testing';
-import { newId } from '@hashwatch/secrets';
+import { newId } from '@hashwatch/db';
 import { resolveNotifierOptions } from '../notifier-options';
 import { addWebhook, deliveriesOf, newAccount, post, sleep, storeFeedItems } from '../test-support/notifier-fixture';
 import { claimNext, createDeliveredWriter, markDelivered, markFailed, markRetry, messageIdFor, releaseClaim } from './delivery-store';

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { Logger } from '@hashwatch/logger';
-import { newId } from '@hashwatch/secrets';
+import { newId } from '@hashwatch/db';
 import { routingChannel, type ChannelRow } from '../delivery/channel-store';
 import { messageIdFor } from '../delivery/delivery-store';
 import type { DrainScheduler } from '../delivery/drain-scheduler';

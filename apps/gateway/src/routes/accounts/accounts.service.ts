@@ -1,8 +1,7 @@
 import type pg from 'pg';
 import { eraseSource } from '@hashwatch/accounts';
-import { transaction } from '@hashwatch/db';
+import { newId, transaction } from '@hashwatch/db';
 import { AppError } from '@hashwatch/errors';
-import { newId } from '@hashwatch/secrets';
 import { iso } from '../../http/time';
 import { assertEngagementRoom, lockAccountLimits } from '../sources/source-limits';
 import type { EngagementFlagsPatch } from '../sources/engagement-flags.schema';

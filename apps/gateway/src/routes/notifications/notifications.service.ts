@@ -1,8 +1,8 @@
 import type pg from 'pg';
 import { generateSigningSecret } from '@hashwatch/channels';
-import { transaction } from '@hashwatch/db';
+import { newId, transaction } from '@hashwatch/db';
 import { AppError } from '@hashwatch/errors';
-import { newId, SecretsError, type Cipher } from '@hashwatch/secrets';
+import { SecretsError, type Cipher } from '@hashwatch/secrets';
 import type {
   BotChannelBody,
   BotInput,
