@@ -1,9 +1,10 @@
-import { loadConfig } from '@hashwatch/config';
+import { z } from 'zod';
+import { configSchema, loadConfig } from '@hashwatch/config';
 import { createDatabase } from '@hashwatch/db';
-import { createShutdown, startHealthServer } from '@hashwatch/lifecycle';
+import { createShutdown, runMain, startHealthServer } from '@hashwatch/lifecycle';
 import { createLogger } from '@hashwatch/logger';
 import { relayOutbox } from '@hashwatch/outbox';
-import { createQueues, createRedisConnection } from '@hashwatch/queues';
+import { connectWorkerQueues } from '@hashwatch/queues';
 import { createXClient } from '@hashwatch/x-api';
 import { createEngagementPoller } from './engagement-poller';
 import { startPollerWorker } from './poller-workers';
@@ -11,14 +12,14 @@ import { reconcileRefreshSchedulers } from './scheduling/refresh-schedulers';
 
 const DEFAULT_HEALTH_PORT = 4002;
 
+const pollerConfig = configSchema.extend({
+  X_BEARER_TOKEN: z.string({ error: 'is required: the app-only bearer token for X API v2' }).min(1),
+});
+
 /** Composition root of the engagement poller: configuration, clients, the worker, health, and an ordered shutdown. */
 async function main(): Promise<void> {
-  const config = loadConfig();
+  const config = loadConfig(pollerConfig);
   const logger = createLogger('engagement-poller', { level: config.LOG_LEVEL });
-  if (!config.X_BEARER_TOKEN) {
-    logger.error('X_BEARER_TOKEN is required: the app-only bearer token for X API v2');
-    process.exit(1);
-  }
   if (!config.X_USER_TOKEN) {
     logger.warn('X_USER_TOKEN is not set: like counts stay real, but likers are not sampled and no like alerts are sent');
   }
@@ -27,14 +28,13 @@ async function main(): Promise<void> {
 
   // Lookup batches and samples each hold one connection through their X call, plus discovery and relay.
   const db = createDatabase(config.DATABASE_URL, { max: 12, applicationName: 'hashwatch-engagement-poller' });
-  const workerConnection = createRedisConnection(config.REDIS_URL, { role: 'worker', connectionName: 'hashwatch-engagement-worker', logger });
-  const producerConnection = createRedisConnection(config.REDIS_URL, { role: 'producer', connectionName: 'hashwatch-engagement-producer', logger });
-  const queues = createQueues({ connection: producerConnection, prefix: config.QUEUE_PREFIX, logger });
+  const redis = connectWorkerQueues(config.REDIS_URL, { app: 'engagement', prefix: config.QUEUE_PREFIX, logger });
+  const { queues } = redis;
   const x = createXClient({
     baseUrl: config.X_API_BASE_URL,
     bearerToken: config.X_BEARER_TOKEN,
     ...(config.X_USER_TOKEN ? { userToken: config.X_USER_TOKEN } : {}),
-    redis: producerConnection,
+    redis: redis.producer,
     keyPrefix: config.QUEUE_PREFIX,
     maxQueryLength: config.X_QUERY_MAX_LENGTH,
     logger,
@@ -42,7 +42,7 @@ async function main(): Promise<void> {
   const poller = createEngagementPoller({
     pool: db.pool,
     x,
-    redis: producerConnection,
+    redis: redis.producer,
     keyPrefix: config.QUEUE_PREFIX,
     logger,
     now: () => new Date(),
@@ -55,32 +55,18 @@ async function main(): Promise<void> {
     port: config.HEALTH_PORT ?? DEFAULT_HEALTH_PORT,
     logger,
     isShuttingDown: shutdown.isShuttingDown,
-    checks: {
-      postgres: async () => {
-        await db.pool.query('SELECT 1');
-      },
-      redis: async () => {
-        await producerConnection.ping();
-      },
-    },
+    checks: { postgres: () => db.pool.query('SELECT 1'), redis: () => redis.producer.ping() },
     metrics: () => poller.metrics.render(),
   });
   shutdown.onShutdown('health server', () => health.close());
   shutdown.onShutdown('database', () => db.close());
-  shutdown.onShutdown('redis', () => {
-    producerConnection.disconnect();
-    workerConnection.disconnect();
-  });
-  shutdown.onShutdown('queues', () => queues.close());
+  shutdown.onShutdown('redis', () => redis.close());
 
   await reconcileRefreshSchedulers(db.pool, queues);
-  const worker = startPollerWorker({ pool: db.pool, queues, poller, connection: workerConnection, prefix: config.QUEUE_PREFIX, logger });
+  const worker = startPollerWorker({ pool: db.pool, queues, poller, connection: redis.worker, prefix: config.QUEUE_PREFIX, logger });
   // Last registered, first closed: a running cycle finishes before the database and Redis go away.
   shutdown.onShutdown('worker', () => worker.close());
   logger.info('engagement poller started', { healthPort: health.port, prefix: config.QUEUE_PREFIX, likesSampled: config.X_USER_TOKEN !== undefined });
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`${(error as Error).message}\n`);
-  process.exit(1);
-});
+runMain(main);

@@ -8,7 +8,7 @@ export interface HealthServerOptions {
   /** Defaults to every interface, so a container's probes can reach it. */
   host?: string;
   /** Readiness checks by name (redis, database...): each resolves when its dependency answers. */
-  checks: Record<string, () => Promise<void>>;
+  checks: Record<string, () => Promise<unknown>>;
   /** Prometheus text exposition for GET /metrics; without it /metrics answers 404. */
   metrics?: () => string | Promise<string>;
   logger: Logger;
@@ -47,7 +47,7 @@ function shortMessage(error: unknown): string {
   return text.length > MAX_MESSAGE_LENGTH ? `${text.slice(0, MAX_MESSAGE_LENGTH - 1)}…` : text;
 }
 
-async function runCheck(check: () => Promise<void>, timeoutMs: number): Promise<CheckResult> {
+async function runCheck(check: () => Promise<unknown>, timeoutMs: number): Promise<CheckResult> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new CheckTimeoutError(timeoutMs)), timeoutMs);
@@ -95,7 +95,7 @@ export async function startHealthServer(options: HealthServerOptions): Promise<H
   const readiness = async (): Promise<{ ready: boolean; body: unknown }> => {
     if (stopping()) return { ready: false, body: { status: 'shutting_down' } };
     const names = Object.keys(checks);
-    const results = await Promise.all(names.map((name) => runCheck(checks[name] as () => Promise<void>, checkTimeoutMs)));
+    const results = await Promise.all(names.map((name) => runCheck(checks[name] as () => Promise<unknown>, checkTimeoutMs)));
     const byName: Record<string, CheckResult> = {};
     const failing: string[] = [];
     names.forEach((name, index) => {

@@ -2,3 +2,4 @@ export { startHealthServer } from './health-server';
 export type { HealthServer, HealthServerOptions, CheckResult } from './health-server';
 export { createShutdown } from './shutdown';
 export type { Shutdown, ShutdownOptions } from './shutdown';
+export { runMain } from './run-main';

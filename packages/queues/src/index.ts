@@ -14,3 +14,5 @@ export { parseJobPayload, JobPayloadError, UnknownJobError } from './job-payload
 export { jobId, assertJobId, routeAlertJobId, routeAlertsJobId, deliverAlertJobId, cadenceSchedulerId, JobIdError } from './job-id';
 export { routeAlertsJobs, routeAlertItems } from './route-alert-batches';
 export type { RouteAlertItem, RouteAlertsJob } from './route-alert-batches';
+export { connectWorkerQueues } from './worker-connections';
+export type { WorkerConnections } from './worker-connections';

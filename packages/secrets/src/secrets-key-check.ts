@@ -1,4 +1,4 @@
-import { SecretsError, type Cipher } from './cipher';
+import { createCipher, SecretsError, type Cipher } from './cipher';
 
 /**
  * Runs one SQL statement with positional parameters and answers its rows. The caller adapts its client (a pg
@@ -127,4 +127,17 @@ export async function resealSecrets(query: SqlQuery, cipher: Cipher): Promise<nu
     [CHECK_ID, cipher.encrypt(CHECK_PLAINTEXT)],
   );
   return resealed;
+}
+
+/**
+ * The cipher of an app that opens sealed secrets, checked against the database before the app serves (see
+ * {@link verifySecretsKey}): a key that cannot open what is stored stops the app at start-up instead of
+ * failing request after request or delivery after delivery.
+ */
+export async function openVerifiedCipher(
+  keys: { SECRETS_KEY: string; SECRETS_KEY_PREVIOUS?: string | undefined },
+  query: SqlQuery,
+): Promise<{ cipher: Cipher; outcome: 'verified' | 'recorded' }> {
+  const cipher = createCipher(keys.SECRETS_KEY, keys.SECRETS_KEY_PREVIOUS);
+  return { cipher, outcome: await verifySecretsKey(query, cipher) };
 }

@@ -1,0 +1,38 @@
+import type { Redis } from 'ioredis';
+import type { Logger } from '@hashwatch/logger';
+import { createQueues, type Queues } from './create-queues';
+import { createRedisConnection } from './redis-connection';
+
+/** The Redis side of a worker app: one connection for its Workers, one for producing, and the queues on it. */
+export interface WorkerConnections {
+  /** For BullMQ Workers: waits through reconnects. */
+  readonly worker: Redis;
+  /** For producing, rate budgets and leases: fails at once while Redis is away. */
+  readonly producer: Redis;
+  readonly queues: Queues;
+  /** Resolves once the producer connection is ready (it refuses commands before). */
+  ready(): Promise<void>;
+  /** Closes the queues, then both connections. Register it after the workers start, so it runs after they stop. */
+  close(): Promise<void>;
+}
+
+/** Connects a worker app (`app` names its connections in `CLIENT LIST`) to Redis, as BullMQ's production guide asks. */
+export function connectWorkerQueues(url: string, options: { app: string; prefix: string; logger: Logger }): WorkerConnections {
+  const { app, prefix, logger } = options;
+  const worker = createRedisConnection(url, { role: 'worker', connectionName: `hashwatch-${app}-worker`, logger });
+  const producer = createRedisConnection(url, { role: 'producer', connectionName: `hashwatch-${app}-producer`, logger });
+  const queues = createQueues({ connection: producer, prefix, logger });
+  return {
+    worker,
+    producer,
+    queues,
+    async ready() {
+      if (producer.status !== 'ready') await new Promise<void>((resolve) => producer.once('ready', () => resolve()));
+    },
+    async close() {
+      await queues.close();
+      producer.disconnect();
+      worker.disconnect();
+    },
+  };
+}
