@@ -1,13 +1,12 @@
 import { execFile } from 'node:child_process';
-import path from 'node:path';
-import { REPO_ROOT } from './app-process';
+import { entryPoint, REPO_ROOT } from './app-process';
 
 /**
  * Runs the built admin CLI (`node apps/admin/dist/main.js <args>`, what `npm run admin --` runs) against one
  * database and answers its JSON stdout; rejects with its stderr when it exits non-zero.
  */
 export function runAdmin(databaseUrl: string, args: string[]): Promise<unknown> {
-  const entry = path.join(REPO_ROOT, 'apps', 'admin', 'dist', 'main.js');
+  const entry = entryPoint('admin');
   return new Promise((resolve, reject) => {
     execFile(
       process.execPath,

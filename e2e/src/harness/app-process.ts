@@ -40,8 +40,19 @@ export interface StartAppOptions {
   readyTimeoutMs?: number;
 }
 
-function entryPoint(app: AppName): string {
-  const file = path.join(REPO_ROOT, 'apps', app, 'dist', 'main.js');
+/** Each app's package.json, found by package name like any other dependency of this workspace. */
+const MANIFESTS: Record<AppName | 'admin', string> = {
+  gateway: require.resolve('@hashwatch/gateway/package.json'),
+  scanner: require.resolve('@hashwatch/scanner/package.json'),
+  'engagement-poller': require.resolve('@hashwatch/engagement-poller/package.json'),
+  notifier: require.resolve('@hashwatch/notifier/package.json'),
+  'x-sim': require.resolve('@hashwatch/x-sim/package.json'),
+  admin: require.resolve('@hashwatch/admin/package.json'),
+};
+
+/** The built entry of an app: what `npm run start -w @hashwatch/<app>` runs. */
+export function entryPoint(app: AppName | 'admin'): string {
+  const file = path.join(path.dirname(MANIFESTS[app]), 'dist', 'main.js');
   if (!existsSync(file)) throw new Error(`${file} is missing: build the apps first (npx turbo run build --filter='./apps/*')`);
   return file;
 }

@@ -1,5 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+// Jest loads its global set-up without the moduleNameMapper that points workspace imports at their sources, so
+// by package name this would need @hashwatch/db built first; the source path keeps `npm test` build-free.
+// eslint-disable-next-line hashwatch/workspace-boundaries
 import { createDatabase, migrate, seedPlans } from '../../db/src/index';
 import { adminUrl, databaseUrlFor } from './database-urls';
 
