@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { redact, type Logger } from '@hashwatch/logger';
 
@@ -81,37 +81,53 @@ function sendError(response: ServerResponse, status: number, code: string, messa
 }
 
 /**
+ * Runs every readiness check with its timeout. Probes run every few seconds, so a check is logged only when its
+ * outcome changes (`lastStatus` carries the outcomes between calls).
+ */
+async function runChecks(options: HealthServerOptions, lastStatus: Map<string, CheckResult['status']>): Promise<{ ready: boolean; body: unknown }> {
+  const { checks, logger } = options;
+  const names = Object.keys(checks);
+  const results = await Promise.all(names.map((name) => runCheck(checks[name] as () => Promise<unknown>, options.checkTimeoutMs ?? 2_000)));
+  const byName: Record<string, CheckResult> = {};
+  const failing: string[] = [];
+  names.forEach((name, index) => {
+    const result = results[index] as CheckResult;
+    byName[name] = result;
+    if (result.status === 'failed') failing.push(name);
+    if (lastStatus.get(name) !== result.status) {
+      if (result.status === 'failed') logger.warn('readiness check failed', { check: name, reason: result.message });
+      else if (lastStatus.has(name)) logger.info('readiness check recovered', { check: name });
+      lastStatus.set(name, result.status);
+    }
+  });
+  return failing.length === 0
+    ? { ready: true, body: { status: 'ready', checks: byName } }
+    : { ready: false, body: { status: 'not_ready', checks: byName, failing } };
+}
+
+/** Listens and answers the port chosen (0 picks a free one). */
+async function listen(server: Server, port: number, host: string | undefined): Promise<number> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  return (server.address() as AddressInfo).port;
+}
+
+/**
  * Starts the small HTTP server a worker exposes on HEALTH_PORT: GET /healthz (liveness), GET /readyz
  * (runs every check with a timeout) and GET /metrics (Prometheus text). Resolves once listening.
  */
 export async function startHealthServer(options: HealthServerOptions): Promise<HealthServer> {
-  const { checks, metrics, logger } = options;
-  const checkTimeoutMs = options.checkTimeoutMs ?? 2_000;
+  const { metrics, logger } = options;
   let closing: Promise<void> | undefined;
   const stopping = () => closing !== undefined || (options.isShuttingDown?.() ?? false);
-  // Probes run every few seconds: log a check only when its outcome changes, not on every probe.
   const lastStatus = new Map<string, CheckResult['status']>();
-
-  const readiness = async (): Promise<{ ready: boolean; body: unknown }> => {
-    if (stopping()) return { ready: false, body: { status: 'shutting_down' } };
-    const names = Object.keys(checks);
-    const results = await Promise.all(names.map((name) => runCheck(checks[name] as () => Promise<unknown>, checkTimeoutMs)));
-    const byName: Record<string, CheckResult> = {};
-    const failing: string[] = [];
-    names.forEach((name, index) => {
-      const result = results[index] as CheckResult;
-      byName[name] = result;
-      if (result.status === 'failed') failing.push(name);
-      if (lastStatus.get(name) !== result.status) {
-        if (result.status === 'failed') logger.warn('readiness check failed', { check: name, reason: result.message });
-        else if (lastStatus.has(name)) logger.info('readiness check recovered', { check: name });
-        lastStatus.set(name, result.status);
-      }
-    });
-    return failing.length === 0
-      ? { ready: true, body: { status: 'ready', checks: byName } }
-      : { ready: false, body: { status: 'not_ready', checks: byName, failing } };
-  };
+  const readiness = async (): Promise<{ ready: boolean; body: unknown }> =>
+    stopping() ? { ready: false, body: { status: 'shutting_down' } } : runChecks(options, lastStatus);
 
   const routes: Record<string, (response: ServerResponse) => Promise<void>> = {
     '/healthz': async (response) => {
@@ -156,15 +172,8 @@ export async function startHealthServer(options: HealthServerOptions): Promise<H
   server.headersTimeout = 5_000;
   server.requestTimeout = 10_000;
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  const port = await listen(server, options.port, options.host);
   server.on('error', (error) => logger.error('health server error', { error }));
-  const { port } = server.address() as AddressInfo;
 
   return {
     port,
