@@ -86,32 +86,66 @@ function lowerAll(sources: readonly string[]): string[] {
  * item without `parentId` and `kind` throws before anything is written.
  */
 export async function insertFeedItems(client: pg.PoolClient, items: readonly NewFeedItem[]): Promise<{ inserted: FeedItemRow[] }> {
-  // The parameter arrays are built in one pass over the items, without an intermediate row object per item:
-  // on a batch of thousands this loop is most of the JavaScript a feed writer runs.
-  const n = items.length;
-  const kept: NewFeedItem[] = [];
-  const userIds: string[] = [];
-  const dedupeKeys: string[] = [];
-  const types: string[] = [];
-  const hashtags: (string | null)[] = [];
-  const accounts: (string | null)[] = [];
-  const sources: string[][] = [];
-  const sourcesJson: string[] = [];
-  const xPostIds: string[] = [];
-  const authorIds: (string | null)[] = [];
-  const authors: string[] = [];
-  const authorNames: string[] = [];
-  const texts: string[] = [];
-  const urls: string[] = [];
-  const postedAts: (string | null)[] = [];
-  const parentIds: (string | null)[] = [];
-  const kinds: (string | null)[] = [];
-  const engagementTracked: boolean[] = [];
-  const trackLikes: boolean[] = [];
-  const trackReposts: boolean[] = [];
-  const trackComments: boolean[] = [];
+  const columns = toColumns(items);
+  const { kept } = columns;
+  if (kept.length === 0) return { inserted: [] };
+
+  const ids = newIds('post', kept.length);
+  const { rows } = await client.query<{ detected_at: Date; ids: string[] }>(INSERT_FEED_ITEMS, [
+    ids, columns.userIds, columns.dedupeKeys, columns.types, columns.hashtags, columns.accounts, columns.sourcesJson,
+    columns.xPostIds, columns.authorIds, columns.authors, columns.authorNames, columns.texts, columns.urls,
+    columns.postedAts, columns.parentIds, columns.kinds, columns.engagementTracked, columns.trackLikes,
+    columns.trackReposts, columns.trackComments,
+  ]);
+  const answer = rows[0];
+  if (!answer) throw new Error('the feed insert returned no row');
+  // Usually every row is new; otherwise keep input order and drop the ones the conflict skipped.
+  const storedIds = answer.ids.length === kept.length ? null : new Set(answer.ids);
+  const inserted: FeedItemRow[] = [];
+  for (let i = 0; i < kept.length; i += 1) {
+    const id = ids[i] as string;
+    if (storedIds === null || storedIds.has(id)) inserted.push(toRow(columns, i, id, answer.detected_at));
+  }
+  return { inserted };
+}
+
+/** The insert's parameter arrays, and the items they hold (the batch less repeats), in input order. */
+interface FeedColumns {
+  kept: NewFeedItem[];
+  userIds: string[];
+  dedupeKeys: string[];
+  types: string[];
+  hashtags: (string | null)[];
+  accounts: (string | null)[];
+  sources: string[][];
+  sourcesJson: string[];
+  xPostIds: string[];
+  authorIds: (string | null)[];
+  authors: string[];
+  authorNames: string[];
+  texts: string[];
+  urls: string[];
+  postedAts: (string | null)[];
+  parentIds: (string | null)[];
+  kinds: (string | null)[];
+  engagementTracked: boolean[];
+  trackLikes: boolean[];
+  trackReposts: boolean[];
+  trackComments: boolean[];
+}
+
+/**
+ * The parameter arrays, built in one pass over the items without an intermediate row object per item: on a
+ * batch of thousands this loop is most of the JavaScript a feed writer runs.
+ */
+function toColumns(items: readonly NewFeedItem[]): FeedColumns {
+  const c: FeedColumns = {
+    kept: [], userIds: [], dedupeKeys: [], types: [], hashtags: [], accounts: [], sources: [], sourcesJson: [], xPostIds: [],
+    authorIds: [], authors: [], authorNames: [], texts: [], urls: [], postedAts: [], parentIds: [], kinds: [],
+    engagementTracked: [], trackLikes: [], trackReposts: [], trackComments: [],
+  };
   const seen = new Set<string>();
-  for (let i = 0; i < n; i += 1) {
+  for (let i = 0; i < items.length; i += 1) {
     const item = items[i] as NewFeedItem;
     const key = `${item.userId}\u0000${item.dedupeKey}`;
     if (seen.has(key)) continue;
@@ -119,69 +153,56 @@ export async function insertFeedItems(client: pg.PoolClient, items: readonly New
       throw new Error(`feed item ${item.dedupeKey}: an engagement item needs parentId and kind`);
     }
     seen.add(key);
-    kept.push(item);
-    userIds.push(item.userId);
-    dedupeKeys.push(item.dedupeKey);
-    types.push(item.type);
-    hashtags.push(item.hashtag);
-    accounts.push(item.account);
+    c.kept.push(item);
+    c.userIds.push(item.userId);
+    c.dedupeKeys.push(item.dedupeKey);
+    c.types.push(item.type);
+    c.hashtags.push(item.hashtag);
+    c.accounts.push(item.account);
     const lowered = lowerAll(item.sources);
-    sources.push(lowered);
-    sourcesJson.push(JSON.stringify(lowered));
-    xPostIds.push(item.xPostId);
-    authorIds.push(item.authorId);
-    authors.push(withAt(item.author));
-    authorNames.push(item.authorName);
-    texts.push(item.text);
-    urls.push(item.url);
-    postedAts.push(item.postedAt === null ? null : item.postedAt.toISOString());
-    parentIds.push(item.parentId ?? null);
-    kinds.push(item.kind ?? null);
-    engagementTracked.push(item.engagementTracked ?? false);
-    trackLikes.push(item.trackLikes ?? true);
-    trackReposts.push(item.trackReposts ?? true);
-    trackComments.push(item.trackComments ?? true);
+    c.sources.push(lowered);
+    c.sourcesJson.push(JSON.stringify(lowered));
+    c.xPostIds.push(item.xPostId);
+    c.authorIds.push(item.authorId);
+    c.authors.push(withAt(item.author));
+    c.authorNames.push(item.authorName);
+    c.texts.push(item.text);
+    c.urls.push(item.url);
+    c.postedAts.push(item.postedAt === null ? null : item.postedAt.toISOString());
+    c.parentIds.push(item.parentId ?? null);
+    c.kinds.push(item.kind ?? null);
+    c.engagementTracked.push(item.engagementTracked ?? false);
+    c.trackLikes.push(item.trackLikes ?? true);
+    c.trackReposts.push(item.trackReposts ?? true);
+    c.trackComments.push(item.trackComments ?? true);
   }
-  if (kept.length === 0) return { inserted: [] };
+  return c;
+}
 
-  const ids = newIds('post', kept.length);
-  const { rows } = await client.query<{ detected_at: Date; ids: string[] }>(INSERT_FEED_ITEMS, [
-    ids, userIds, dedupeKeys, types, hashtags, accounts, sourcesJson, xPostIds, authorIds, authors, authorNames, texts, urls,
-    postedAts, parentIds, kinds, engagementTracked, trackLikes, trackReposts, trackComments,
-  ]);
-  const answer = rows[0];
-  if (!answer) throw new Error('the feed insert returned no row');
-  const detectedAt = answer.detected_at;
-  // Usually every row is new; otherwise keep input order and drop the ones the conflict skipped.
-  const storedIds = answer.ids.length === kept.length ? null : new Set(answer.ids);
-  const inserted: FeedItemRow[] = [];
-  for (let i = 0; i < kept.length; i += 1) {
-    const id = ids[i] as string;
-    if (storedIds !== null && !storedIds.has(id)) continue;
-    const item = kept[i] as NewFeedItem;
-    inserted.push({
-      id,
-      userId: item.userId,
-      dedupeKey: item.dedupeKey,
-      type: item.type,
-      hashtag: item.hashtag,
-      account: item.account,
-      sources: sources[i] as string[],
-      xPostId: item.xPostId,
-      authorId: item.authorId,
-      author: authors[i] as string,
-      authorName: item.authorName,
-      text: item.text,
-      url: item.url,
-      postedAt: item.postedAt,
-      parentId: parentIds[i] ?? null,
-      kind: (kinds[i] ?? null) as FeedItemRow['kind'],
-      engagementTracked: engagementTracked[i] as boolean,
-      trackLikes: trackLikes[i] as boolean,
-      trackReposts: trackReposts[i] as boolean,
-      trackComments: trackComments[i] as boolean,
-      detectedAt,
-    });
-  }
-  return { inserted };
+/** The stored row of the `i`th kept item. */
+function toRow(c: FeedColumns, i: number, id: string, detectedAt: Date): FeedItemRow {
+  const item = c.kept[i] as NewFeedItem;
+  return {
+    id,
+    userId: item.userId,
+    dedupeKey: item.dedupeKey,
+    type: item.type,
+    hashtag: item.hashtag,
+    account: item.account,
+    sources: c.sources[i] as string[],
+    xPostId: item.xPostId,
+    authorId: item.authorId,
+    author: c.authors[i] as string,
+    authorName: item.authorName,
+    text: item.text,
+    url: item.url,
+    postedAt: item.postedAt,
+    parentId: c.parentIds[i] ?? null,
+    kind: (c.kinds[i] ?? null) as FeedItemRow['kind'],
+    engagementTracked: c.engagementTracked[i] as boolean,
+    trackLikes: c.trackLikes[i] as boolean,
+    trackReposts: c.trackReposts[i] as boolean,
+    trackComments: c.trackComments[i] as boolean,
+    detectedAt,
+  };
 }
