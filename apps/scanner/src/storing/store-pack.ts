@@ -227,6 +227,63 @@ function column<T, V>(rows: readonly T[], pick: (row: T) => V): V[] {
   return rows.map(pick);
 }
 
+/** Advances the pack's cursors and marks its served tracks and account tracks scanned, in one statement. */
+async function completePack(client: pg.PoolClient, input: StorePackInput, newestId: string | null, subscriptions: readonly Subscription[], lastPostAt: ReadonlyMap<string, Date>): Promise<void> {
+  const keys = input.sources.map((source) => source.key).sort();
+  const trackRows = subscriptions.filter((s) => s.kind === 'hashtag').sort((a, b) => (a.id < b.id ? -1 : 1));
+  const accountRows = subscriptions.filter((s) => s.kind === 'account').sort((a, b) => (a.id < b.id ? -1 : 1));
+  await client.query(COMPLETE_PACK, [
+    keys,
+    newestId,
+    input.claimId,
+    column(trackRows, (s) => s.id),
+    column(trackRows, (s) => lastPostAt.get(s.id)?.toISOString() ?? null),
+    column(accountRows, (s) => s.id),
+    column(accountRows, (s) => lastPostAt.get(s.id)?.toISOString() ?? null),
+  ]);
+}
+
+/** The sources of items already stored for candidates of posts seen before (by account and dedupe key). */
+async function storedSources(client: pg.PoolClient, candidates: readonly Candidate[], created: ReadonlySet<string>): Promise<Map<string, string[]>> {
+  const existing = new Map<string, string[]>();
+  // Fresh posts, the usual case, skip the per-item lookup.
+  const maybeStored = candidates.filter((c) => !created.has(c.post.id));
+  if (maybeStored.length === 0) return existing;
+  const { rows: found } = await client.query<{ user_id: string; dedupe_key: string; sources: string[] | null }>(EXISTING_ITEMS, [
+    column(maybeStored, (c) => c.userId),
+    column(maybeStored, (c) => `x:${c.post.id}`),
+  ]);
+  for (const row of found) existing.set(itemKey(row.user_id, row.dedupe_key), row.sources ?? []);
+  return existing;
+}
+
+/**
+ * What becomes of each candidate: new sources merged into an item already stored, a new item within the
+ * account's quota, kept back for the completing batch (below `deferBelow` units left), or dropped (none left).
+ * Candidates come oldest post first, so the quota goes to the oldest posts.
+ */
+function sortCandidates(candidates: readonly Candidate[], existing: ReadonlyMap<string, string[]>, quota: AlertQuota, deferBelow: number) {
+  const merges: { userId: string; dedupeKey: string; added: string[] }[] = [];
+  const fresh: NewFeedItem[] = [];
+  const deferred = new Set<string>();
+  let dropped = 0;
+  for (const candidate of candidates) {
+    const dedupeKey = `x:${candidate.post.id}`;
+    const stored = existing.get(itemKey(candidate.userId, dedupeKey));
+    if (stored) {
+      const added = candidateSources(candidate).filter((label) => !stored.includes(label));
+      if (added.length > 0) merges.push({ userId: candidate.userId, dedupeKey, added });
+    } else if (quota.remaining(candidate.userId) < deferBelow) {
+      deferred.add(candidate.post.id);
+    } else if (quota.take(candidate.userId)) {
+      fresh.push(toFeedItem(candidate));
+    } else {
+      dropped += 1;
+    }
+  }
+  return { merges, fresh, deferred, dropped };
+}
+
 /**
  * Stores what one page (or the whole) of a packed query found, inside the caller's transaction, so that
  * items, quota, alert hand-off and (on the completing batch) cursors commit together or not at all:
@@ -251,8 +308,6 @@ function column<T, V>(rows: readonly T[], pick: (row: T) => V): V[] {
  */
 export async function storePack(client: pg.PoolClient, input: StorePackInput): Promise<StorePackResult> {
   const result: StorePackResult = { inserted: [], merged: 0, droppedForQuota: 0, servedAccounts: 0, deferredPostIds: [], lastPostAt: new Map(), outbox: { rowIds: [], entries: [], weight: 0 } };
-  const keys = input.sources.map((source) => source.key).sort();
-
   const subscriptions = input.subscriptions ?? (await loadSubscriptions(client, input.sources));
   const matched = matchPosts(input.posts, input.sources, subscriptions);
   const { lastPostAt } = matched;
@@ -263,19 +318,7 @@ export async function storePack(client: pg.PoolClient, input: StorePackInput): P
     if (!current || current.getTime() < at.getTime()) lastPostAt.set(id, at);
   }
 
-  if (input.complete) {
-    const trackRows = subscriptions.filter((s) => s.kind === 'hashtag').sort((a, b) => (a.id < b.id ? -1 : 1));
-    const accountRows = subscriptions.filter((s) => s.kind === 'account').sort((a, b) => (a.id < b.id ? -1 : 1));
-    await client.query(COMPLETE_PACK, [
-      keys,
-      input.complete.newestId,
-      input.claimId,
-      column(trackRows, (s) => s.id),
-      column(trackRows, (s) => lastPostAt.get(s.id)?.toISOString() ?? null),
-      column(accountRows, (s) => s.id),
-      column(accountRows, (s) => lastPostAt.get(s.id)?.toISOString() ?? null),
-    ]);
-  }
+  if (input.complete) await completePack(client, input, input.complete.newestId, subscriptions, lastPostAt);
 
   const served = [...new Set(subscriptions.map((s) => s.userId))].sort();
   result.servedAccounts = served.length;
@@ -285,41 +328,9 @@ export async function storePack(client: pg.PoolClient, input: StorePackInput): P
   const posts = [...new Map(candidates.map((c) => [c.post.id, c])).values()];
   const { quota, created } = await lockUsage(client, served, posts);
   if (candidates.length > 0) candidates = await keepLiveMatches(client, candidates, created);
-  const existing = new Map<string, string[]>();
-  // Fresh posts, the usual case, skip the per-item lookup.
-  const maybeStored = candidates.filter((c) => !created.has(c.post.id));
-  if (maybeStored.length > 0) {
-    const { rows: found } = await client.query<{ user_id: string; dedupe_key: string; sources: string[] | null }>(EXISTING_ITEMS, [
-      column(maybeStored, (c) => c.userId),
-      column(maybeStored, (c) => `x:${c.post.id}`),
-    ]);
-    for (const row of found) existing.set(itemKey(row.user_id, row.dedupe_key), row.sources ?? []);
-  }
-
-  const merges: { userId: string; dedupeKey: string; added: string[] }[] = [];
-  const fresh: NewFeedItem[] = [];
-  const deferred = new Set<string>();
-  // Candidates come oldest post first, so the quota goes to the oldest posts.
-  for (const candidate of candidates) {
-    const dedupeKey = `x:${candidate.post.id}`;
-    const stored = existing.get(itemKey(candidate.userId, dedupeKey));
-    if (stored) {
-      const added = candidateSources(candidate).filter((label) => !stored.includes(label));
-      if (added.length > 0) {
-        merges.push({ userId: candidate.userId, dedupeKey, added });
-      }
-      continue;
-    }
-    if (quota.remaining(candidate.userId) < (input.deferBelowQuota ?? 0)) {
-      deferred.add(candidate.post.id);
-      continue;
-    }
-    if (!quota.take(candidate.userId)) {
-      result.droppedForQuota += 1;
-      continue;
-    }
-    fresh.push(toFeedItem(candidate));
-  }
+  const existing = await storedSources(client, candidates, created);
+  const { merges, fresh, deferred, dropped } = sortCandidates(candidates, existing, quota, input.deferBelowQuota ?? 0);
+  result.droppedForQuota = dropped;
 
   if (merges.length > 0) {
     await client.query(MERGE_SOURCES, [column(merges, (m) => m.userId), column(merges, (m) => m.dedupeKey), column(merges, (m) => JSON.stringify(m.added))]);
