@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { engagementFlagFields, sourceHealthFields } from '../sources/engagement-flags.schema';
+import { engagementFlagFields, engagementFlagInputFields, sourceHealthFields } from '../sources/engagement-flags.schema';
 
 // CONTRACT section 4: 1-15 of A-Za-z0-9_, without the leading @ (X's own handle rule).
 const username = z
@@ -11,10 +11,7 @@ export const createAccountTrackSchema = z
   .strictObject({
     username,
     exclude_replies: z.boolean().optional().meta({ description: 'Default true.' }),
-    track_engagement: z.boolean().optional().meta({ description: 'Default false.' }),
-    track_likes: z.boolean().optional().meta({ description: 'Default true.' }),
-    track_reposts: z.boolean().optional().meta({ description: 'Default true.' }),
-    track_comments: z.boolean().optional().meta({ description: 'Default true.' }),
+    ...engagementFlagInputFields,
   })
   .meta({ id: 'CreateAccountTrack' });
 

@@ -1,11 +1,9 @@
 import type pg from 'pg';
 import { eraseSource } from '@hashwatch/accounts';
-import { newId, transaction } from '@hashwatch/db';
 import { AppError } from '@hashwatch/errors';
 import { iso } from '../../http/time';
-import { assertEngagementRoom, lockAccountLimits } from '../sources/source-limits';
 import type { EngagementFlagsPatch } from '../sources/engagement-flags.schema';
-import { updateSourceFlags, type SourceTable } from '../sources/source-table';
+import { createSource, updateSourceFlags, type CreatableSourceTable } from '../sources/source-table';
 import type { AccountTrackBody, CreateAccountTrack } from './accounts.schema';
 
 interface AccountTrackRow {
@@ -26,7 +24,13 @@ interface AccountTrackRow {
 const COLUMNS = `id, username, exclude_replies, track_engagement, track_likes, track_reposts, track_comments,
   status, created_at, last_scanned_at, last_post_at, scan_error`;
 
-const SOURCE: SourceTable = { table: 'account_tracks', columns: COLUMNS, noun: 'account' };
+const SOURCE: CreatableSourceTable = {
+  table: 'account_tracks',
+  columns: COLUMNS,
+  noun: 'account',
+  idPrefix: 'acc',
+  limit: { of: (limits) => limits.accountsLimit, plural: 'accounts' },
+};
 
 function toBody(row: AccountTrackRow): AccountTrackBody {
   return { ...row, created_at: iso(row.created_at), last_scanned_at: iso(row.last_scanned_at), last_post_at: iso(row.last_post_at) };
@@ -38,26 +42,15 @@ export async function listAccountTracks(pool: pg.Pool, userId: string): Promise<
 }
 
 export async function createAccountTrack(pool: pg.Pool, userId: string, input: CreateAccountTrack, now: Date): Promise<AccountTrackBody> {
-  return transaction(pool, async (client) => {
-    const limits = await lockAccountLimits(client, userId);
-    const norm = input.username.toLowerCase();
-    const duplicate = await client.query('SELECT 1 FROM account_tracks WHERE user_id = $1 AND username_norm = $2', [userId, norm]);
-    if (duplicate.rowCount) throw new AppError('already_exists', `@${input.username} is already tracked`);
-    const { rows: counted } = await client.query<{ n: number }>('SELECT count(*)::int AS n FROM account_tracks WHERE user_id = $1', [userId]);
-    const used = counted[0]?.n ?? 0;
-    if (used >= limits.accountsLimit) {
-      throw new AppError('plan_limit_reached', `the plan allows ${limits.accountsLimit} accounts and ${used} are tracked`);
-    }
-    if (input.track_engagement) await assertEngagementRoom(client, userId, limits);
-    const { rows } = await client.query<AccountTrackRow>(
-      `INSERT INTO account_tracks (id, user_id, username, username_norm, exclude_replies, track_engagement, track_likes,
-                                   track_reposts, track_comments, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING ${COLUMNS}`,
-      [newId('acc'), userId, input.username, norm, input.exclude_replies ?? true, input.track_engagement ?? false,
-        input.track_likes ?? true, input.track_reposts ?? true, input.track_comments ?? true, now],
-    );
-    return toBody(rows[0] as AccountTrackRow);
-  });
+  const norm = input.username.toLowerCase();
+  const row = await createSource<AccountTrackRow>(pool, SOURCE, userId, {
+    columns: { username: input.username, username_norm: norm, exclude_replies: input.exclude_replies ?? true },
+    duplicateWhere: 'username_norm = $2',
+    duplicateValues: [norm],
+    label: `@${input.username}`,
+    flags: input,
+  }, now);
+  return toBody(row);
 }
 
 export async function updateAccountTrackFlags(pool: pg.Pool, userId: string, id: string, patch: EngagementFlagsPatch): Promise<AccountTrackBody> {

@@ -25,6 +25,14 @@ export const engagementFlagFields = {
   track_comments: z.boolean(),
 };
 
+/** The engagement booleans as a create body takes them: each optional, with its default. */
+export const engagementFlagInputFields = {
+  track_engagement: z.boolean().optional().meta({ description: 'Default false.' }),
+  track_likes: z.boolean().optional().meta({ description: 'Default true.' }),
+  track_reposts: z.boolean().optional().meta({ description: 'Default true.' }),
+  track_comments: z.boolean().optional().meta({ description: 'Default true.' }),
+};
+
 export const deletedSchema = z.object({ id: z.string(), deleted: z.literal(true) }).meta({ id: 'Deleted' });
 
 /** Columns to SET for a PATCH, in a fixed order, and their values. */

@@ -1,7 +1,7 @@
 import type pg from 'pg';
-import { transaction } from '@hashwatch/db';
+import { newId, transaction, type IdPrefix } from '@hashwatch/db';
 import { AppError } from '@hashwatch/errors';
-import { assertEngagementRoom, lockAccountLimits } from './source-limits';
+import { assertEngagementRoom, lockAccountLimits, type SourceLimits } from './source-limits';
 import { flagAssignments, type EngagementFlagsPatch } from './engagement-flags.schema';
 
 /** A table of sources (tracks or account tracks): what PATCH and DELETE need to know of it. */
@@ -11,6 +11,57 @@ export interface SourceTable {
   columns: string;
   /** How a not_found message names the resource ("track", "account"). */
   noun: string;
+}
+
+/** A new source: its own columns and values, how a duplicate is found, and the engagement flags asked for. */
+export interface NewSource {
+  /** The row's own columns beyond id, user_id, the engagement flags and created_at, with their values. */
+  columns: Record<string, unknown>;
+  /** A condition on `$2`, `$3`… (after the user id, `$1`) that an existing row of the same source meets. */
+  duplicateWhere: string;
+  duplicateValues: unknown[];
+  /** How an already_exists message names the source ("#btc (lang en)", "@alice"). */
+  label: string;
+  flags: { track_engagement?: boolean | undefined; track_likes?: boolean | undefined; track_reposts?: boolean | undefined; track_comments?: boolean | undefined };
+}
+
+/** What creating a source of a table needs beyond {@link SourceTable}: its id prefix and its limit. */
+export interface CreatableSourceTable extends SourceTable {
+  idPrefix: IdPrefix;
+  limit: { of: (limits: SourceLimits) => number; plural: string };
+}
+
+/**
+ * Creates a source of the account under the account row lock, so concurrent creates are counted one after
+ * another: never past the plan's limit of its kind nor, with engagement on, the engagement limit; never twice.
+ */
+export async function createSource<Row>(pool: pg.Pool, source: CreatableSourceTable, userId: string, input: NewSource, now: Date): Promise<Row> {
+  return transaction(pool, async (client) => {
+    const limits = await lockAccountLimits(client, userId);
+    const duplicate = await client.query(`SELECT 1 FROM ${source.table} WHERE user_id = $1 AND ${input.duplicateWhere}`, [userId, ...input.duplicateValues]);
+    if (duplicate.rowCount) throw new AppError('already_exists', `${input.label} is already tracked`);
+    const { rows: counted } = await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${source.table} WHERE user_id = $1`, [userId]);
+    const used = counted[0]?.n ?? 0;
+    const limit = source.limit.of(limits);
+    if (used >= limit) throw new AppError('plan_limit_reached', `the plan allows ${limit} ${source.limit.plural} and ${used} are tracked`);
+    if (input.flags.track_engagement) await assertEngagementRoom(client, userId, limits);
+    const columns = {
+      id: newId(source.idPrefix),
+      user_id: userId,
+      ...input.columns,
+      track_engagement: input.flags.track_engagement ?? false,
+      track_likes: input.flags.track_likes ?? true,
+      track_reposts: input.flags.track_reposts ?? true,
+      track_comments: input.flags.track_comments ?? true,
+      created_at: now,
+    };
+    const names = Object.keys(columns);
+    const { rows } = await client.query<Row & object>(
+      `INSERT INTO ${source.table} (${names.join(', ')}) VALUES (${names.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING ${source.columns}`,
+      Object.values(columns),
+    );
+    return rows[0] as Row;
+  });
 }
 
 /**

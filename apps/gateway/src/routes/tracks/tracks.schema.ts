@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { engagementFlagFields, sourceHealthFields } from '../sources/engagement-flags.schema';
+import { engagementFlagFields, engagementFlagInputFields, sourceHealthFields } from '../sources/engagement-flags.schema';
 
 // CONTRACT section 4: 1-100 letters (any script), digits or _, without the leading #.
 const hashtag = z
@@ -17,10 +17,7 @@ export const createTrackSchema = z
     hashtag,
     lang: lang.optional(),
     exclude_retweets: z.boolean().optional().meta({ description: 'Default true.' }),
-    track_engagement: z.boolean().optional().meta({ description: 'Default false.' }),
-    track_likes: z.boolean().optional().meta({ description: 'Default true.' }),
-    track_reposts: z.boolean().optional().meta({ description: 'Default true.' }),
-    track_comments: z.boolean().optional().meta({ description: 'Default true.' }),
+    ...engagementFlagInputFields,
   })
   .meta({ id: 'CreateTrack' });
 

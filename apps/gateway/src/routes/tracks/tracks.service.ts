@@ -1,11 +1,9 @@
 import type pg from 'pg';
 import { eraseSource } from '@hashwatch/accounts';
-import { newId, transaction } from '@hashwatch/db';
 import { AppError } from '@hashwatch/errors';
 import { iso } from '../../http/time';
-import { assertEngagementRoom, lockAccountLimits } from '../sources/source-limits';
 import type { EngagementFlagsPatch } from '../sources/engagement-flags.schema';
-import { updateSourceFlags, type SourceTable } from '../sources/source-table';
+import { createSource, updateSourceFlags, type CreatableSourceTable } from '../sources/source-table';
 import type { CreateTrack, TrackBody } from './tracks.schema';
 
 interface TrackRow {
@@ -27,7 +25,13 @@ interface TrackRow {
 const COLUMNS = `id, hashtag, lang, exclude_retweets, track_engagement, track_likes, track_reposts, track_comments,
   status, created_at, last_scanned_at, last_post_at, scan_error`;
 
-const SOURCE: SourceTable = { table: 'tracks', columns: COLUMNS, noun: 'track' };
+const SOURCE: CreatableSourceTable = {
+  table: 'tracks',
+  columns: COLUMNS,
+  noun: 'track',
+  idPrefix: 'trk',
+  limit: { of: (limits) => limits.hashtagsLimit, plural: 'hashtags' },
+};
 
 function toBody(row: TrackRow): TrackBody {
   return { ...row, created_at: iso(row.created_at), last_scanned_at: iso(row.last_scanned_at), last_post_at: iso(row.last_post_at) };
@@ -43,27 +47,16 @@ export async function listTracks(pool: pg.Pool, userId: string): Promise<TrackBo
 }
 
 export async function createTrack(pool: pg.Pool, userId: string, input: CreateTrack, now: Date): Promise<TrackBody> {
-  return transaction(pool, async (client) => {
-    const limits = await lockAccountLimits(client, userId);
-    const norm = input.hashtag.toLowerCase();
-    const lang = input.lang ?? null;
-    const duplicate = await client.query('SELECT 1 FROM tracks WHERE user_id = $1 AND hashtag_norm = $2 AND COALESCE(lang, \'\') = COALESCE($3, \'\')', [userId, norm, lang]);
-    if (duplicate.rowCount) throw new AppError('already_exists', `${describe(input.hashtag, lang)} is already tracked`);
-    const { rows: counted } = await client.query<{ n: number }>('SELECT count(*)::int AS n FROM tracks WHERE user_id = $1', [userId]);
-    const used = counted[0]?.n ?? 0;
-    if (used >= limits.hashtagsLimit) {
-      throw new AppError('plan_limit_reached', `the plan allows ${limits.hashtagsLimit} hashtags and ${used} are tracked`);
-    }
-    if (input.track_engagement) await assertEngagementRoom(client, userId, limits);
-    const { rows } = await client.query<TrackRow>(
-      `INSERT INTO tracks (id, user_id, hashtag, hashtag_norm, lang, exclude_retweets, track_engagement, track_likes,
-                           track_reposts, track_comments, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING ${COLUMNS}`,
-      [newId('trk'), userId, input.hashtag, norm, lang, input.exclude_retweets ?? true, input.track_engagement ?? false,
-        input.track_likes ?? true, input.track_reposts ?? true, input.track_comments ?? true, now],
-    );
-    return toBody(rows[0] as TrackRow);
-  });
+  const norm = input.hashtag.toLowerCase();
+  const lang = input.lang ?? null;
+  const row = await createSource<TrackRow>(pool, SOURCE, userId, {
+    columns: { hashtag: input.hashtag, hashtag_norm: norm, lang, exclude_retweets: input.exclude_retweets ?? true },
+    duplicateWhere: "hashtag_norm = $2 AND COALESCE(lang, '') = COALESCE($3, '')",
+    duplicateValues: [norm, lang],
+    label: describe(input.hashtag, lang),
+    flags: input,
+  }, now);
+  return toBody(row);
 }
 
 export async function updateTrackFlags(pool: pg.Pool, userId: string, id: string, patch: EngagementFlagsPatch): Promise<TrackBody> {
