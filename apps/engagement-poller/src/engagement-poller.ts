@@ -128,192 +128,220 @@ async function inParallel(concurrency: number, worker: () => Promise<void>): Pro
   if (failure) throw failure.reason;
 }
 
+/** The poller's clients and resolved options, shared by its steps. */
+interface PollerContext {
+  pool: EngagementPollerDeps['pool'];
+  x: EngagementPollerDeps['x'];
+  redis: EngagementPollerDeps['redis'];
+  keyPrefix: string;
+  logger: EngagementPollerDeps['logger'];
+  now: () => Date;
+  relay: EngagementPollerDeps['relay'];
+  options: PollerOptions;
+  budget: SampleBudget;
+  replyCursors: ReplyCursors;
+  metrics: PollerMetrics;
+  kinds: SampleKind[];
+}
+
 /**
  * The engagement poller. Safe with any number of replicas: posts are claimed with row locks (SKIP LOCKED),
  * the sample budget and the discovery watermark are shared in Redis, and every write that could repeat is
  * idempotent (upserts, dedupe keys, deterministic job ids).
  */
 export function createEngagementPoller(deps: EngagementPollerDeps): EngagementPoller {
-  const { pool, x, redis, keyPrefix, logger } = deps;
   const options: PollerOptions = { ...DEFAULT_POLLER_OPTIONS, ...deps.options };
-  const budget = new SampleBudget(redis, keyPrefix, options.allowances);
-  const replyCursors = new ReplyCursors(redis, keyPrefix);
-  const metrics = new PollerMetrics();
-  const kinds = SAMPLE_KINDS.filter((kind) => kind !== 'like' || options.likesSampled);
-
-  async function refreshCounts(now: Date): Promise<CountsReport> {
-    const report: CountsReport = { batches: 0, refreshed: 0, changed: 0, full: 0, gone: 0, itemsWritten: 0, failedPosts: 0, heldBack: false };
-    let failuresInARow = 0;
-    let stop = false;
-    await inParallel(options.lookupConcurrency, async () => {
-      while (!stop) {
-        let outcome: BatchOutcome;
-        try {
-          outcome = await refreshCountsBatch(pool, x, now, { likesSampled: options.likesSampled, fullRefreshSeconds: options.fullRefreshSeconds });
-        } catch (error) {
-          stop = true;
-          throw error;
-        }
-        if (outcome.kind === 'empty') return;
-        if (outcome.kind === 'held_back') {
-          stop = true;
-          report.heldBack = true;
-          metrics.inc('hashwatch_engagement_held_back_total', { endpoint: 'posts_lookup' });
-          logger.warn('engagement lookups held back', { error: outcome.error.message });
-          return;
-        }
-        report.batches += 1;
-        metrics.inc('hashwatch_engagement_upstream_calls_total', { endpoint: 'posts_lookup' });
-        if (outcome.kind === 'failed') {
-          report.failedPosts += outcome.posts;
-          failuresInARow += 1;
-          logger.warn('engagement lookup failed', { posts: outcome.posts, failuresInARow, error: outcome.error.message });
-          if (failuresInARow >= options.maxLookupFailures) stop = true;
-          continue;
-        }
-        failuresInARow = 0;
-        report.refreshed += outcome.refreshed;
-        report.changed += outcome.changed;
-        report.full += outcome.full;
-        report.gone += outcome.gone;
-        report.itemsWritten += outcome.itemsWritten;
-      }
-    });
-    metrics.inc('hashwatch_engagement_posts_refreshed_total', undefined, report.refreshed);
-    metrics.inc('hashwatch_engagement_posts_changed_total', undefined, report.changed);
-    metrics.inc('hashwatch_engagement_posts_recomputed_total', undefined, report.full);
-    return report;
-  }
-
-  /** Counts one sample's outcome; true when a call went out to X. */
-  function account(kind: SampleKind, outcome: SampleOutcome, report: KindReport): boolean {
-    const endpoint = ENDPOINT_OF[kind];
-    if (outcome.kind === 'skipped') return false;
-    if (outcome.kind === 'held_back') {
-      report.heldBack = true;
-      metrics.inc('hashwatch_engagement_held_back_total', { endpoint });
-      logger.warn('engagement samples held back', { kind, error: outcome.error.message });
-      return (outcome.error as { upstream?: boolean }).upstream === true;
-    }
-    metrics.inc('hashwatch_engagement_upstream_calls_total', { endpoint });
-    report.calls += 1;
-    if (outcome.kind === 'failed') {
-      logger.warn('engagement sample failed', { kind, error: outcome.error.message });
-      return true;
-    }
-    report.sampled += 1;
-    report.newEngagers += outcome.newEngagers;
-    report.stored += outcome.stored;
-    report.droppedForQuota += outcome.droppedForQuota;
-    metrics.inc('hashwatch_engagement_new_engagers_total', { kind }, outcome.newEngagers);
-    metrics.inc('hashwatch_engagement_items_total', { kind }, outcome.stored);
-    metrics.inc('hashwatch_engagement_dropped_for_quota_total', undefined, outcome.droppedForQuota);
-    return true;
-  }
-
-  async function takeBudget(kind: SampleKind, want: number, now: Date): Promise<number> {
-    try {
-      return await budget.take(kind, want, now);
-    } catch (error) {
-      // Sample calls cost money and scarce rate limit: without the shared budget, make none.
-      logger.warn('engagement sample budget unavailable', { kind, error: (error as Error).message });
-      return 0;
-    }
-  }
-
-  /** Spends this category's budget on the posts whose count rose most since their last sample. */
-  async function sampleKind(kind: SampleKind, now: Date): Promise<KindReport> {
-    const report: KindReport = { candidates: 0, granted: 0, calls: 0, sampled: 0, newEngagers: 0, stored: 0, droppedForQuota: 0, heldBack: false };
-    const { rows } = await pool.query<{ x_post_id: string }>(candidatesSql(kind), [now, options.maxSamplesPerCycle]);
-    report.candidates = rows.length;
-    if (rows.length === 0) return report;
-    let tokens = await takeBudget(kind, rows.length, now);
-    report.granted = tokens;
-    let next = 0;
-    await inParallel(Math.min(options.sampleConcurrency, tokens), async () => {
-      while (tokens > 0 && !report.heldBack && next < rows.length) {
-        const postId = (rows[next++] as { x_post_id: string }).x_post_id;
-        tokens -= 1;
-        const outcome = await samplePost({ pool, x, replyCursors }, kind, postId, now);
-        // A post held by another replica or no longer wanted costs nothing: its call goes to the next one.
-        if (!account(kind, outcome, report)) tokens += 1;
-      }
-    });
-    await budget.giveBack(kind, tokens).catch(() => undefined);
-    return report;
-  }
-
-  async function relayAll(): Promise<number> {
-    if (!deps.relay) return 0;
-    let relayed = 0;
-    for (let round = 0; round < 20; round += 1) {
-      const moved = await deps.relay();
-      relayed += moved;
-      if (moved === 0) break;
-    }
-    return relayed;
-  }
-
+  const ctx: PollerContext = {
+    pool: deps.pool,
+    x: deps.x,
+    redis: deps.redis,
+    keyPrefix: deps.keyPrefix,
+    logger: deps.logger,
+    now: deps.now,
+    relay: deps.relay,
+    options,
+    budget: new SampleBudget(deps.redis, deps.keyPrefix, options.allowances),
+    replyCursors: new ReplyCursors(deps.redis, deps.keyPrefix),
+    metrics: new PollerMetrics(),
+    kinds: SAMPLE_KINDS.filter((kind) => kind !== 'like' || options.likesSampled),
+  };
   return {
-    metrics,
+    metrics: ctx.metrics,
+    runCycle: (cycle = {}) => runCycle(ctx, cycle),
+    sampleNow: (xPostId) => sampleNow(ctx, xPostId),
+  };
+}
 
-    async runCycle(cycle = {}) {
-      const started = Date.now();
-      const now = new Date(deps.now().getTime() - Math.max(0, cycle.lateByMs ?? 0));
-      let mark = started;
-      const lap = () => {
-        const elapsed = Date.now() - mark;
-        mark = Date.now();
-        return elapsed;
-      };
+async function refreshCounts(ctx: PollerContext, now: Date): Promise<CountsReport> {
+  const report: CountsReport = { batches: 0, refreshed: 0, changed: 0, full: 0, gone: 0, itemsWritten: 0, failedPosts: 0, heldBack: false };
+  let failuresInARow = 0;
+  let stop = false;
+  await inParallel(ctx.options.lookupConcurrency, async () => {
+    while (!stop) {
+      let outcome: BatchOutcome;
       try {
-        const discovered = await discoverTrackedPosts(pool, redis, keyPrefix, now);
-        const changedAccounts = await markChangedAccounts(pool, redis, keyPrefix, now);
-        const discoveryMs = lap();
-        const counts = await refreshCounts(now);
-        const countsMs = lap();
-        const samples: CycleReport['samples'] = {};
-        for (const kind of kinds) samples[kind] = await sampleKind(kind, now);
-        const samplesMs = lap();
-        // Committed alerts reach BullMQ even when relaying fails here: the rows stay for the next relay.
-        const relayed = await relayAll().catch((error: Error) => {
-          logger.warn('outbox relay failed', { error: error.message });
-          return 0;
-        });
-        const relayMs = lap();
-        const retention = new Date(now.getTime() - options.finishedStateRetentionHours * 3_600_000);
-        const finishedStatesRemoved = (await pool.query(REMOVE_FINISHED, [retention])).rowCount ?? 0;
-        const report: CycleReport = {
-          discovered,
-          changedAccounts,
-          counts,
-          samples,
-          relayed,
-          finishedStatesRemoved,
-          durationMs: Date.now() - started,
-          phases: { discoveryMs, countsMs, samplesMs, relayMs },
-        };
-        metrics.inc('hashwatch_engagement_cycles_total', { result: 'ok' });
-        metrics.set('hashwatch_engagement_cycle_seconds', report.durationMs / 1000);
-        return report;
+        outcome = await refreshCountsBatch(ctx.pool, ctx.x, now, { likesSampled: ctx.options.likesSampled, fullRefreshSeconds: ctx.options.fullRefreshSeconds });
       } catch (error) {
-        metrics.inc('hashwatch_engagement_cycles_total', { result: 'error' });
+        stop = true;
         throw error;
       }
-    },
-
-    async sampleNow(xPostId) {
-      const now = deps.now();
-      const outcomes: Partial<Record<SampleKind, SampleOutcome['kind']>> = {};
-      for (const kind of kinds) {
-        if ((await takeBudget(kind, 1, now)) === 0) continue;
-        const report: KindReport = { candidates: 1, granted: 1, calls: 0, sampled: 0, newEngagers: 0, stored: 0, droppedForQuota: 0, heldBack: false };
-        const outcome = await samplePost({ pool, x, replyCursors }, kind, xPostId, now);
-        if (!account(kind, outcome, report)) await budget.giveBack(kind, 1).catch(() => undefined);
-        outcomes[kind] = outcome.kind;
+      if (outcome.kind === 'empty') return;
+      if (outcome.kind === 'held_back') {
+        stop = true;
+        report.heldBack = true;
+        ctx.metrics.inc('hashwatch_engagement_held_back_total', { endpoint: 'posts_lookup' });
+        ctx.logger.warn('engagement lookups held back', { error: outcome.error.message });
+        return;
       }
-      await relayAll();
-      return outcomes;
-    },
+      report.batches += 1;
+      ctx.metrics.inc('hashwatch_engagement_upstream_calls_total', { endpoint: 'posts_lookup' });
+      if (outcome.kind === 'failed') {
+        report.failedPosts += outcome.posts;
+        failuresInARow += 1;
+        ctx.logger.warn('engagement lookup failed', { posts: outcome.posts, failuresInARow, error: outcome.error.message });
+        if (failuresInARow >= ctx.options.maxLookupFailures) stop = true;
+        continue;
+      }
+      failuresInARow = 0;
+      report.refreshed += outcome.refreshed;
+      report.changed += outcome.changed;
+      report.full += outcome.full;
+      report.gone += outcome.gone;
+      report.itemsWritten += outcome.itemsWritten;
+    }
+  });
+  ctx.metrics.inc('hashwatch_engagement_posts_refreshed_total', undefined, report.refreshed);
+  ctx.metrics.inc('hashwatch_engagement_posts_changed_total', undefined, report.changed);
+  ctx.metrics.inc('hashwatch_engagement_posts_recomputed_total', undefined, report.full);
+  return report;
+}
+
+/** Counts one sample's outcome; true when a call went out to X. */
+function account(ctx: PollerContext, kind: SampleKind, outcome: SampleOutcome, report: KindReport): boolean {
+  const endpoint = ENDPOINT_OF[kind];
+  if (outcome.kind === 'skipped') return false;
+  if (outcome.kind === 'held_back') {
+    report.heldBack = true;
+    ctx.metrics.inc('hashwatch_engagement_held_back_total', { endpoint });
+    ctx.logger.warn('engagement samples held back', { kind, error: outcome.error.message });
+    return (outcome.error as { upstream?: boolean }).upstream === true;
+  }
+  ctx.metrics.inc('hashwatch_engagement_upstream_calls_total', { endpoint });
+  report.calls += 1;
+  if (outcome.kind === 'failed') {
+    ctx.logger.warn('engagement sample failed', { kind, error: outcome.error.message });
+    return true;
+  }
+  report.sampled += 1;
+  report.newEngagers += outcome.newEngagers;
+  report.stored += outcome.stored;
+  report.droppedForQuota += outcome.droppedForQuota;
+  ctx.metrics.inc('hashwatch_engagement_new_engagers_total', { kind }, outcome.newEngagers);
+  ctx.metrics.inc('hashwatch_engagement_items_total', { kind }, outcome.stored);
+  ctx.metrics.inc('hashwatch_engagement_dropped_for_quota_total', undefined, outcome.droppedForQuota);
+  return true;
+}
+
+async function takeBudget(ctx: PollerContext, kind: SampleKind, want: number, now: Date): Promise<number> {
+  try {
+    return await ctx.budget.take(kind, want, now);
+  } catch (error) {
+    // Sample calls cost money and scarce rate limit: without the shared budget, make none.
+    ctx.logger.warn('engagement sample budget unavailable', { kind, error: (error as Error).message });
+    return 0;
+  }
+}
+
+/** Spends this category's budget on the posts whose count rose most since their last sample. */
+async function sampleKind(ctx: PollerContext, kind: SampleKind, now: Date): Promise<KindReport> {
+  const report: KindReport = { candidates: 0, granted: 0, calls: 0, sampled: 0, newEngagers: 0, stored: 0, droppedForQuota: 0, heldBack: false };
+  const { rows } = await ctx.pool.query<{ x_post_id: string }>(candidatesSql(kind), [now, ctx.options.maxSamplesPerCycle]);
+  report.candidates = rows.length;
+  if (rows.length === 0) return report;
+  let tokens = await takeBudget(ctx, kind, rows.length, now);
+  report.granted = tokens;
+  let next = 0;
+  await inParallel(Math.min(ctx.options.sampleConcurrency, tokens), async () => {
+    while (tokens > 0 && !report.heldBack && next < rows.length) {
+      const postId = (rows[next++] as { x_post_id: string }).x_post_id;
+      tokens -= 1;
+      const outcome = await samplePost(ctx, kind, postId, now);
+      // A post held by another replica or no longer wanted costs nothing: its call goes to the next one.
+      if (!account(ctx, kind, outcome, report)) tokens += 1;
+    }
+  });
+  await ctx.budget.giveBack(kind, tokens).catch(() => undefined);
+  return report;
+}
+
+async function relayAll(ctx: PollerContext): Promise<number> {
+  if (!ctx.relay) return 0;
+  let relayed = 0;
+  for (let round = 0; round < 20; round += 1) {
+    const moved = await ctx.relay();
+    relayed += moved;
+    if (moved === 0) break;
+  }
+  return relayed;
+}
+
+/** One cycle: discovery, counts, samples, relay and clean-up (see {@link EngagementPoller.runCycle}). */
+async function runCycle(ctx: PollerContext, cycle: { lateByMs?: number }): Promise<CycleReport> {
+  const started = Date.now();
+  const now = new Date(ctx.now().getTime() - Math.max(0, cycle.lateByMs ?? 0));
+  let mark = started;
+  const lap = () => {
+    const elapsed = Date.now() - mark;
+    mark = Date.now();
+    return elapsed;
   };
+  try {
+    const discovered = await discoverTrackedPosts(ctx.pool, ctx.redis, ctx.keyPrefix, now);
+    const changedAccounts = await markChangedAccounts(ctx.pool, ctx.redis, ctx.keyPrefix, now);
+    const discoveryMs = lap();
+    const counts = await refreshCounts(ctx, now);
+    const countsMs = lap();
+    const samples: CycleReport['samples'] = {};
+    for (const kind of ctx.kinds) samples[kind] = await sampleKind(ctx, kind, now);
+    const samplesMs = lap();
+    // Committed alerts reach BullMQ even when relaying fails here: the rows stay for the next relay.
+    const relayed = await relayAll(ctx).catch((error: Error) => {
+      ctx.logger.warn('outbox relay failed', { error: error.message });
+      return 0;
+    });
+    const relayMs = lap();
+    const retention = new Date(now.getTime() - ctx.options.finishedStateRetentionHours * 3_600_000);
+    const finishedStatesRemoved = (await ctx.pool.query(REMOVE_FINISHED, [retention])).rowCount ?? 0;
+    const report: CycleReport = {
+      discovered,
+      changedAccounts,
+      counts,
+      samples,
+      relayed,
+      finishedStatesRemoved,
+      durationMs: Date.now() - started,
+      phases: { discoveryMs, countsMs, samplesMs, relayMs },
+    };
+    ctx.metrics.inc('hashwatch_engagement_cycles_total', { result: 'ok' });
+    ctx.metrics.set('hashwatch_engagement_cycle_seconds', report.durationMs / 1000);
+    return report;
+  } catch (error) {
+    ctx.metrics.inc('hashwatch_engagement_cycles_total', { result: 'error' });
+    throw error;
+  }
+}
+
+/** Samples one post now: the `sample-engagement` job (see {@link EngagementPoller.sampleNow}). */
+async function sampleNow(ctx: PollerContext, xPostId: string): Promise<Partial<Record<SampleKind, SampleOutcome['kind']>>> {
+  const now = ctx.now();
+  const outcomes: Partial<Record<SampleKind, SampleOutcome['kind']>> = {};
+  for (const kind of ctx.kinds) {
+    if ((await takeBudget(ctx, kind, 1, now)) === 0) continue;
+    const report: KindReport = { candidates: 1, granted: 1, calls: 0, sampled: 0, newEngagers: 0, stored: 0, droppedForQuota: 0, heldBack: false };
+    const outcome = await samplePost(ctx, kind, xPostId, now);
+    if (!account(ctx, kind, outcome, report)) await ctx.budget.giveBack(kind, 1).catch(() => undefined);
+    outcomes[kind] = outcome.kind;
+  }
+  await relayAll(ctx);
+  return outcomes;
 }

@@ -16,3 +16,5 @@ export { routeAlertsJobs, routeAlertItems } from './route-alert-batches';
 export type { RouteAlertItem, RouteAlertsJob } from './route-alert-batches';
 export { connectWorkerQueues } from './worker-connections';
 export type { WorkerConnections } from './worker-connections';
+export { reconcileCadenceSchedulers } from './cadence-schedulers';
+export type { CadenceJob, SchedulerChanges } from './cadence-schedulers';
