@@ -1,5 +1,5 @@
 import { startHealthServer, type HealthServer, type HealthServerOptions } from './health-server';
-import { captureLogger } from './test-support/capture-logger';
+import { captureLogger } from '@hashwatch/testing';
 
 describe('startHealthServer', () => {
   const servers: HealthServer[] = [];

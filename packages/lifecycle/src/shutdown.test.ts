@@ -1,5 +1,5 @@
 import { createShutdown } from './shutdown';
-import { captureLogger } from './test-support/capture-logger';
+import { captureLogger } from '@hashwatch/testing';
 
 function setup(timeoutMs = 1_000) {
   const { logger, lines } = captureLogger();

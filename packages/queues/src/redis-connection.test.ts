@@ -1,7 +1,8 @@
 import { createQueues } from './create-queues';
 import { enqueue } from './enqueue';
 import { createRedisConnection } from './redis-connection';
-import { captureLogger, redisUrl, untilReady } from './test-support/use-queue-fixture';
+import { captureLogger } from '@hashwatch/testing';
+import { redisUrl, untilReady } from './test-support/use-queue-fixture';
 import { createQueuePrefix, deletePrefixKeys } from '@hashwatch/testing';
 
 describe('createRedisConnection', () => {

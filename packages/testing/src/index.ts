@@ -5,3 +5,4 @@ export { createQueuePrefix, deletePrefixKeys } from './queue-prefix';
 export { useTestEnvironment } from './test-environment';
 export type { TestEnvironment } from './test-environment';
 export { waitFor } from './wait-for';
+export { captureLogger } from './capture-logger';

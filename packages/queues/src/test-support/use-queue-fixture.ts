@@ -1,39 +1,13 @@
-import { Writable } from 'node:stream';
 import type { Job, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { createLogger, type Logger } from '@hashwatch/logger';
-import { createQueuePrefix, deletePrefixKeys } from '@hashwatch/testing';
+import { captureLogger, createQueuePrefix, deletePrefixKeys } from '@hashwatch/testing';
+import type { Logger } from '@hashwatch/logger';
 import { createQueues, type Queues } from '../create-queues';
 import { defineWorker, type DefinedWorker, type JobHandlers } from '../define-worker';
 import type { QueueName } from '../queue-catalog';
 import { createRedisConnection } from '../redis-connection';
 
 export const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-
-type Transports = NonNullable<NonNullable<Parameters<typeof createLogger>[1]>['transports']>;
-
-/** Collects log entries. winston takes any object-mode Writable with a two-argument `log` as a transport. */
-class CaptureTransport extends Writable {
-  constructor(private readonly lines: Record<string, unknown>[]) {
-    super({ objectMode: true });
-  }
-
-  log(entry: Record<string, unknown>, callback: () => void): void {
-    this.lines.push({ ...entry });
-    callback();
-  }
-
-  override _write(entry: Record<string, unknown>, _encoding: BufferEncoding, callback: () => void): void {
-    this.log(entry, callback);
-  }
-}
-
-/** A logger whose entries land in `lines`, so tests can read what a worker logged. */
-export function captureLogger(): { logger: Logger; lines: Record<string, unknown>[] } {
-  const lines: Record<string, unknown>[] = [];
-  const transports = [new CaptureTransport(lines)] as unknown as Transports;
-  return { logger: createLogger('queues-test', { level: 'debug', transports }), lines };
-}
 
 export interface QueueFixture {
   readonly prefix: string;
@@ -50,7 +24,7 @@ export interface QueueFixture {
  * afterwards every worker, queue and connection is closed and only this prefix's keys are deleted.
  */
 export function useQueueFixture(prefix = createQueuePrefix()): QueueFixture {
-  const { logger, lines } = captureLogger();
+  const { logger, lines } = captureLogger('queues-test');
   const workers: DefinedWorker<QueueName>[] = [];
   let producer: Redis | undefined;
   let workerConnection: Redis | undefined;

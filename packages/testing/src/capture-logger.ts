@@ -20,8 +20,8 @@ class CaptureTransport extends Writable {
 }
 
 /** A logger whose entries land in `lines`, so tests can read what was logged. */
-export function captureLogger(): { logger: Logger; lines: Record<string, unknown>[] } {
+export function captureLogger(service = 'test'): { logger: Logger; lines: Record<string, unknown>[] } {
   const lines: Record<string, unknown>[] = [];
   const transports = [new CaptureTransport(lines)] as unknown as Transports;
-  return { logger: createLogger('lifecycle-test', { level: 'debug', transports }), lines };
+  return { logger: createLogger(service, { level: 'debug', transports }), lines };
 }
