@@ -1,4 +1,5 @@
 import type { Express } from 'express';
+import speakeasy from 'speakeasy';
 import request from 'supertest';
 import winston from 'winston';
 import { createAccount } from '@hashwatch/accounts';
@@ -19,7 +20,15 @@ export interface GatewayHarness {
   account(plan?: PlanId): Promise<{ accountId: string; apiKey: string; auth: { Authorization: string } }>;
   /** Sets the clock the gateway reads; null returns to real time. */
   setNow(date: Date | null): void;
+  /**
+   * Turns 2FA on for the account (set-up, then confirmation) with the clock set to `t0`, 5 s into a TOTP step,
+   * and answers the secret and `t0`: a test moves on to `t0 + 30 s` for a code not yet used.
+   */
+  enableTwoFactor(auth: { Authorization: string }): Promise<{ secret: string; t0: Date }>;
 }
+
+/** The TOTP code of `secret` at `date`, as an authenticator app shows it. */
+export const codeAt = (secret: string, date: Date): string => speakeasy.totp({ secret, encoding: 'base32', time: date.getTime() / 1000 });
 
 /** A gateway on the file's own database and queue prefix, with every response checked against its schema. */
 export function useGateway(): GatewayHarness {
@@ -71,6 +80,15 @@ export function useGateway(): GatewayHarness {
     },
     setNow(date) {
       fixedNow = date;
+    },
+    async enableTwoFactor(auth) {
+      if (!app) throw new Error('the gateway exists only inside tests and hooks');
+      const t0 = new Date(Math.floor(Date.now() / 30_000) * 30_000 + 5_000);
+      fixedNow = t0;
+      const setup = await request(app).post('/v1/2fa/enable').set(auth).send({}).expect(200);
+      const secret = setup.body.secret as string;
+      await request(app).post('/v1/2fa/enable').set(auth).send({ code: codeAt(secret, t0) }).expect(200);
+      return { secret, t0 };
     },
   };
 }

@@ -1,7 +1,5 @@
-import speakeasy from 'speakeasy';
-import { request, useGateway } from '../../test-support/gateway-harness';
+import { codeAt, request, useGateway } from '../../test-support/gateway-harness';
 
-const codeAt = (secret: string, date: Date) => speakeasy.totp({ secret, encoding: 'base32', time: date.getTime() / 1000 });
 const bearer = (apiKey: string) => ({ Authorization: `Bearer ${apiKey}` });
 
 describe('POST /apikey/regenerate', () => {
@@ -42,11 +40,7 @@ describe('POST /apikey/regenerate', () => {
 
   it('does not count a regeneration refused for a missing or wrong TOTP code against the 15-minute limit', async () => {
     const { auth } = await gw.account();
-    const t0 = new Date(Math.floor(Date.now() / 30_000) * 30_000 + 5_000);
-    gw.setNow(t0);
-    const setup = await request(gw.app).post('/v1/2fa/enable').set(auth).send({}).expect(200);
-    const secret = setup.body.secret as string;
-    await request(gw.app).post('/v1/2fa/enable').set(auth).send({ code: codeAt(secret, t0) }).expect(200);
+    const { secret, t0 } = await gw.enableTwoFactor(auth);
 
     const t1 = new Date(t0.getTime() + 30_000);
     gw.setNow(t1);

@@ -1,10 +1,8 @@
-import speakeasy from 'speakeasy';
 import { setSubscription } from '@hashwatch/accounts';
 import { switchPlan, updatePlan } from '@hashwatch/plans';
-import { request, useGateway } from '../../test-support/gateway-harness';
+import { codeAt, request, useGateway } from '../../test-support/gateway-harness';
 
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
-const codeAt = (secret: string, date: Date) => speakeasy.totp({ secret, encoding: 'base32', time: date.getTime() / 1000 });
 
 describe('/me', () => {
   const gw = useGateway();
@@ -181,11 +179,7 @@ describe('/me', () => {
 
     it('needs X-TOTP-Code while 2FA is on: missing 403, malformed 400, wrong 403, right deletes', async () => {
       const { accountId, auth } = await gw.account();
-      const t0 = new Date(Math.floor(Date.now() / 30_000) * 30_000 + 5_000);
-      gw.setNow(t0);
-      const setup = await request(gw.app).post('/v1/2fa/enable').set(auth).send({}).expect(200);
-      const secret = setup.body.secret as string;
-      await request(gw.app).post('/v1/2fa/enable').set(auth).send({ code: codeAt(secret, t0) }).expect(200);
+      const { secret, t0 } = await gw.enableTwoFactor(auth);
 
       const t1 = new Date(t0.getTime() + 30_000);
       gw.setNow(t1);
