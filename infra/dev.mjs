@@ -17,7 +17,11 @@ import net from 'node:net';
 import path from 'node:path';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { DevError, ensureServices, freePort, probePostgres, redactUrl, DEFAULT_DATABASE_URL } from './services.mjs';
+import { DevError, Interrupted } from './errors.mjs';
+import { paint, redactUrl, say, warn } from './output.mjs';
+import { freePort } from './ports.mjs';
+import { probePostgres } from './service-probes.mjs';
+import { DEFAULT_DATABASE_URL, ensureServices } from './services.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DATA_DIR = path.join(ROOT, '.data');
@@ -70,14 +74,6 @@ const DEMO_ENV = {
 };
 
 // ---------------------------------------------------------------------------------------------------
-// Output
-
-const color = process.stdout.isTTY && !process.env.NO_COLOR;
-const paint = (code, text) => (color ? `\u001b[${code}m${text}\u001b[0m` : text);
-const say = (line) => process.stdout.write(`${paint('2', 'dev')} ${line}\n`);
-const warn = (line) => process.stderr.write(`${paint('33', 'dev')} ${line}\n`);
-
-// ---------------------------------------------------------------------------------------------------
 // Children, signals and cleanup
 
 /** Async functions run in reverse order on the way out: stop apps, then the services they use. */
@@ -88,10 +84,6 @@ let interrupted;
 let signals = 0;
 let lastSignalAt = 0;
 let wakeOnSignal = () => undefined;
-
-class Interrupted extends Error {
-  name = 'Interrupted';
-}
 
 function killGroup(child, signal) {
   try {
