@@ -7,10 +7,11 @@
 import { startWithDocker } from './docker-services.mjs';
 import { DevError } from './errors.mjs';
 import { localTools } from './local-tools.mjs';
-import { redactUrl } from './output.mjs';
+import { redactUrl, say } from './output.mjs';
 import { startPrivatePostgres } from './private-postgres.mjs';
 import { startPrivateRedis } from './private-redis.mjs';
 import { probePostgres, probeRedis } from './service-probes.mjs';
+import { DATA_DIR, ROOT } from './workspaces.mjs';
 
 export const DEFAULT_DATABASE_URL = 'postgresql://postgres@127.0.0.1:5432/hashwatch';
 const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
@@ -103,4 +104,13 @@ export async function ensureServices({ root, dataDir, env = process.env, log, to
     await stop();
     throw error;
   }
+}
+
+/** ensureServices for a command of this repository: its stop runs with the supervisor's cleanups. */
+export async function startServices(supervisor) {
+  supervisor.checkInterrupted();
+  const result = await ensureServices({ root: ROOT, dataDir: DATA_DIR, env: process.env, log: say });
+  supervisor.onCleanup(result.stop);
+  supervisor.checkInterrupted();
+  return result;
 }
