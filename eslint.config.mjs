@@ -17,4 +17,21 @@ export default tseslint.config(
     files: ['**/*.test.ts', '**/test-support/**', 'bench/**', 'infra/**', '**/cli/**'],
     rules: { 'no-console': 'off', '@typescript-eslint/no-require-imports': 'off' },
   },
+  {
+    // infra/ is plain Node ESM (the script behind npm start / npm test), linted from the root: `eslint infra`.
+    files: ['infra/**'],
+    languageOptions: {
+      globals: Object.fromEntries(
+        [
+          'process', 'Buffer', 'console', 'URL', 'URLSearchParams', 'fetch', 'AbortController', 'AbortSignal',
+          'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'setImmediate', 'clearImmediate',
+          'queueMicrotask', 'structuredClone', 'TextEncoder', 'TextDecoder',
+        ].map((name) => [name, 'readonly']),
+      ),
+    },
+    rules: {
+      'max-lines': ['error', { max: 400, skipBlankLines: false, skipComments: false }],
+      'max-lines-per-function': ['error', { max: 80 }],
+    },
+  },
 );
