@@ -37,4 +37,17 @@ export default tseslint.config(
     files: ['**/*.test.ts'],
     rules: { 'max-lines-per-function': 'off' },
   },
+  {
+    // infra/ is plain Node ESM (the script behind npm start / npm test), linted from the root: `eslint infra`.
+    files: ['infra/**'],
+    languageOptions: {
+      globals: Object.fromEntries(
+        [
+          'process', 'Buffer', 'console', 'URL', 'URLSearchParams', 'fetch', 'AbortController', 'AbortSignal',
+          'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'setImmediate', 'clearImmediate',
+          'queueMicrotask', 'structuredClone', 'TextEncoder', 'TextDecoder',
+        ].map((name) => [name, 'readonly']),
+      ),
+    },
+  },
 );

@@ -5,17 +5,13 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import {
-  DevError,
-  ensureServices,
-  findPostgresBinaries,
-  freePort,
-  isAlive,
-  localTools,
-  probePostgres,
-  probeRedis,
-  redactUrl,
-} from './services.mjs';
+import { DevError } from './errors.mjs';
+import { findPostgresBinaries, localTools } from './local-tools.mjs';
+import { redactUrl } from './output.mjs';
+import { freePort } from './ports.mjs';
+import { isAlive } from './private-instances.mjs';
+import { probePostgres, probeRedis } from './service-probes.mjs';
+import { ensureServices } from './services.mjs';
 
 /** A TCP server that answers every connection with `reply(firstChunk)`; resolves with its port. */
 async function fakeServer(reply) {

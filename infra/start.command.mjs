@@ -1,0 +1,108 @@
+// `npm start`: install, services, Prisma client, build, migrations, the demo account, then every app until
+// Ctrl-C. It prints the demo API key and a curl line that works, or, when the database holds secrets
+// sealed with another SECRETS_KEY, how to recover.
+import { assignPorts, launchApps, plannedApps } from './app-processes.mjs';
+import { migrateDatabase } from './database.mjs';
+import { DEMO_EMAIL, demoAccount, prepareDemo, regenerateDemoKey } from './demo-account.mjs';
+import { DevError } from './errors.mjs';
+import { ensureInstall } from './install.mjs';
+import { say, warn } from './output.mjs';
+import { generatePrismaClient } from './prisma-client.mjs';
+import { keyMismatchHelp, secretsKey } from './secrets-key.mjs';
+import { startServices } from './services.mjs';
+
+/** Demo defaults for every started process; the environment wins. */
+const DEMO_ENV = {
+  QUEUE_PREFIX: 'hw',
+  // x-sim accepts whatever tokens the suite is given.
+  X_BEARER_TOKEN: 'demo',
+  X_USER_TOKEN: 'demo-user',
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+};
+
+async function build(supervisor) {
+  // The build runs with the caller's environment: turbo hashes DATABASE_URL / REDIS_URL (globalEnv), and a
+  // private instance's URL must not invalidate the build cache.
+  say('building every workspace');
+  const code = await supervisor.runForeground('npx', ['--no-install', 'turbo', 'run', 'build', '--ui=stream', '--output-logs=errors-only'], {
+    env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1' },
+  });
+  if (code !== 0) throw new DevError(`the build failed (exit ${code})`);
+}
+
+const httpStatus = async (url, headers = {}) => {
+  try {
+    const response = await fetch(url, { headers, signal: AbortSignal.timeout(2000) });
+    return response.status;
+  } catch {
+    return 0;
+  }
+};
+
+/** Waits for every app with a `ready` path to answer 200 on it; names the key mismatch when that stopped one. */
+async function waitUntilReady(supervisor, apps, databaseUrl) {
+  for (const app of apps.filter((candidate) => candidate.role.ready)) {
+    const url = `http://127.0.0.1:${app.port}${app.role.ready}`;
+    const ready = await supervisor.waitUntil(async () => (await httpStatus(url)) === 200, { timeoutMs: 60_000, handle: app.handle });
+    if (ready) continue;
+    // An app's exit can be seen before its last line is read.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    if (apps.some((candidate) => candidate.keyMismatch)) throw new DevError(keyMismatchHelp(databaseUrl));
+    throw new DevError(`${app.name} did not answer ${url} within 60 s (see its output above)`);
+  }
+}
+
+/** The demo key that works: the saved one, or a new one when the gateway refuses it (a database reset). */
+async function workingApiKey(gateway, demo, env) {
+  const status = await httpStatus(`http://127.0.0.1:${gateway.port}/v1/me`, { authorization: `Bearer ${demo.api_key}` });
+  if (status === 401) return regenerateDemoKey(demo.account_id, env).api_key;
+  if (status !== 200) warn(`GET /v1/me with the demo key answered ${status || 'nothing'}`);
+  return demo.api_key;
+}
+
+function printRunning(apps, gateway, apiKey) {
+  process.stdout.write('\n');
+  say('Hashwatch is running. Press Ctrl-C to stop everything.');
+  for (const app of apps.filter((candidate) => candidate.role.tier === 'outside' && candidate.port)) {
+    say(`  ${app.name}: http://127.0.0.1:${app.port}`);
+  }
+  say(`  API: http://localhost:${gateway.port}/v1   docs: http://localhost:${gateway.port}/docs`);
+  say(`  demo account ${DEMO_EMAIL}, API key: ${apiKey}`);
+  say(`  curl -H "Authorization: Bearer ${apiKey}" http://localhost:${gateway.port}/v1/me`);
+  process.stdout.write('\n');
+}
+
+/** Starts the apps; on the way out the suite stops before the outside world it talks to. */
+async function runApps(supervisor, apps, env) {
+  await assignPorts(apps, env);
+  const handles = (inTier) => apps.filter((app) => app.handle && inTier(app.role.tier)).map((app) => app.handle);
+  supervisor.onCleanup(() => supervisor.stop(handles((tier) => tier === 'outside')));
+  supervisor.onCleanup(() => supervisor.stop(handles((tier) => tier !== 'outside')));
+  await launchApps(supervisor, apps, env);
+}
+
+export async function startCommand(supervisor) {
+  await ensureInstall(supervisor);
+  const { databaseUrl, redisUrl } = await startServices(supervisor);
+  await generatePrismaClient(supervisor);
+  await build(supervisor);
+  await migrateDatabase(supervisor, databaseUrl);
+  supervisor.checkInterrupted();
+
+  const env = { ...DEMO_ENV, ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, SECRETS_KEY: secretsKey() };
+  delete env.HEALTH_PORT;
+  const demo = demoAccount(env);
+
+  const apps = plannedApps();
+  // The gateway is the one app with a health check (`ready`) to wait for.
+  const gateway = apps.find((app) => app.name === 'gateway');
+  if (!gateway) throw new DevError('no app with a health check to wait for (is apps/gateway built?)');
+  await runApps(supervisor, apps, env);
+  await waitUntilReady(supervisor, apps, databaseUrl);
+
+  const apiKey = await workingApiKey(gateway, demo, env);
+  const inbox = apps.find((app) => app.name === 'alert-inbox');
+  await prepareDemo(`http://127.0.0.1:${gateway.port}/v1`, apiKey, inbox?.port);
+  printRunning(apps, gateway, apiKey);
+  await supervisor.untilInterrupted();
+}
