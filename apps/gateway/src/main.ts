@@ -20,7 +20,7 @@ async function main(): Promise<void> {
   const db = createDatabase(config.DATABASE_URL, { max: 10, applicationName: 'hashwatch-gateway' });
   const cipher = createCipher(config.SECRETS_KEY, config.SECRETS_KEY_PREVIOUS);
   // Before the port opens: a key that cannot open the stored secrets stops the gateway here, with one line
-  // naming SECRETS_KEY, instead of failing request after request (CONTRACT 2).
+  // naming SECRETS_KEY, instead of failing request after request.
   try {
     const outcome = await verifySecretsKey(async (sql, values) => (await db.pool.query(sql, values)).rows, cipher);
     logger.info('secrets key verified', { outcome });
