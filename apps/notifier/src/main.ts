@@ -10,7 +10,7 @@ import { startNotifier } from './start-notifier';
 
 const DEFAULT_HEALTH_PORT = 4003;
 
-/** The notifier's own tuning variables, beside CONTRACT section 2's; all optional. */
+/** The notifier's own tuning variables, beside the suite's shared ones (README.md, Configuration); all optional. */
 const tuningSchema = z.object({
   NOTIFIER_SEND_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
   NOTIFIER_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(50),
@@ -30,7 +30,7 @@ async function main(): Promise<void> {
   const db = createDatabase(config.DATABASE_URL, { max: 20, applicationName: 'hashwatch-notifier' });
   const cipher = createCipher(config.SECRETS_KEY, config.SECRETS_KEY_PREVIOUS);
   // Before any worker starts: a key that cannot open the stored secrets stops the notifier here, with one line
-  // naming SECRETS_KEY, instead of failing every delivery of every channel (CONTRACT 2).
+  // naming SECRETS_KEY, instead of failing every delivery of every channel.
   try {
     const outcome = await verifySecretsKey(async (sql, values) => (await db.pool.query(sql, values)).rows, cipher);
     logger.info('secrets key verified', { outcome });
