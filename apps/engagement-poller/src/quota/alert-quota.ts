@@ -11,7 +11,7 @@ UPDATE usage_periods p
 export interface AlertQuota {
   /** Alerts the account may still store this period. */
   remaining(userId: string): number;
-  /** Counts what was actually stored (CONTRACT section 4: one unit per stored feed item). */
+  /** Counts what was actually stored: one alert unit per stored feed item, of any type. */
   record(client: pg.PoolClient, storedPerUser: ReadonlyMap<string, number>): Promise<void>;
 }
 
