@@ -1,5 +1,6 @@
--- Default plans (SPEC 8.1 and 8.3, CONTRACT section 3). Existing rows are left alone, so a plan an
--- operator changed with `plan:set` keeps its values across re-runs of `npm run db:migrate`.
+-- The three default plans: resource limits, alerts per month, scan and engagement refresh intervals (seconds) and
+-- requests per minute. Existing rows are left alone, so a plan an operator changed with `plan:set` keeps its
+-- values across re-runs of `npm run db:migrate`.
 INSERT INTO "plans" ("id", "name", "hashtags_limit", "accounts_limit", "engagement_limit", "webhooks_limit",
                      "alerts_limit", "scan_interval_seconds", "engagement_refresh_seconds", "rate_limit_per_minute")
 VALUES

@@ -22,8 +22,8 @@ function gaps(times: number[]): number[] {
 
 /**
  * (f) Under running workers, `plan:set` makes the business plan's cadences faster and the account takes a fresh
- * snapshot (`POST /me/resync-limits`, CONTRACT 3). Scans and engagement refreshes must follow within one period
- * of the new cadence (CONTRACT 5), and keep it: the gaps between X calls stay within 10 % of it.
+ * snapshot (`POST /me/resync-limits`). Scans and engagement refreshes must follow within one period of the new
+ * cadence, and keep it: the gaps between X calls stay within 10 % of it.
  */
 describe('a cadence change under running workers', () => {
   let suite: Suite | undefined;

@@ -11,8 +11,8 @@ const RECOVERY_LIMIT_MS = 10_000;
 
 /**
  * (c) X's search answers 503 three times, then 429 with a reset 3 s away while the window resets in 15 minutes.
- * The scanner must call again at that 429's own reset (CONTRACT 5), not at the remembered window's, and every
- * post published meanwhile is stored once and delivered.
+ * The scanner must call again at that 429's own reset (X's answer is the authority), not at the remembered
+ * window's, and every post published meanwhile is stored once and delivered.
  */
 describe('X search unavailable, then rate-limited with its own early reset', () => {
   let suite: Suite | undefined;

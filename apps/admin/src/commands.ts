@@ -8,7 +8,7 @@ import { planList } from './commands/plan-list';
 import { planSet } from './commands/plan-set';
 import { secretsReseal } from './commands/secrets-reseal';
 
-/** Every command of the admin CLI by name (CONTRACT section 3, plus the two `npm start` uses). */
+/** Every command of the admin CLI by name; README.md, "Admin CLI", shows each with an example. */
 export const commands = {
   'account:create': accountCreate,
   'account:find': accountFind,

@@ -12,7 +12,7 @@ import { healthRouter } from './routes/health/health.router';
 import { postsInOneRoundTrip } from './routes/posts/posts.router';
 import { registerRoutes } from './routes';
 
-/** CONTRACT section 4: bodies over 64 KiB answer 413. */
+/** Bodies over 64 KiB answer 413 payload_too_large. */
 const BODY_LIMIT_BYTES = 64 * 1024;
 
 /** Builds the gateway without listening, so tests drive it with supertest. */

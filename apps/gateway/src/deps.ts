@@ -8,7 +8,7 @@ export interface GatewayDeps {
   db: Database;
   redis: Redis;
   logger: Logger;
-  /** Seals TOTP secrets and (later) channel secrets at rest. */
+  /** Seals and opens the secrets kept at rest: TOTP secrets, webhook signing secrets and bot tokens. */
   cipher: Cipher;
   /** Derives the key that signs feed cursors. */
   secretsKey: string;

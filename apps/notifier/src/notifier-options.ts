@@ -17,10 +17,11 @@ export interface PaceRules {
 }
 
 /**
- * PLATFORMS.md e–g. Discord: about 5 per 2 s per webhook (staff comment) and 30 messages a minute per channel.
- * Slack: about 1 per second per webhook URL. Telegram: 1 per second per chat, 20 a minute per group, about
- * 30 per second per bot. Generic JSON webhooks have no published limit: 10 per second per URL is gentle on
- * a small receiver and still far above what a person reads.
+ * The platforms' published rate guidance. Discord: about 5 per 2 s per webhook (a Discord staff comment; the
+ * documented rule is to read the rate-limit headers) and 30 messages a minute per channel. Slack: about 1 per
+ * second per webhook URL. Telegram (Bot FAQ): 1 per second per chat, 20 a minute per group, about 30 per second
+ * per bot. Generic JSON webhooks have no published limit: 10 per second per URL is gentle on a small receiver
+ * and still far above what a person reads.
  */
 export const DEFAULT_PACE: PaceRules = {
   discord: [
@@ -43,7 +44,7 @@ export interface NotifierOptions {
   /** First retry delay after a transient failure; doubles per attempt up to `maxBackoffMs`, with jitter. */
   backoffBaseMs: number;
   maxBackoffMs: number;
-  /** A delivery keeps being retried until this long after it was created, then it fails. CONTRACT 5: ≥ 24 h. */
+  /** A delivery keeps being retried until this long after it was created, then it fails. At least 24 h. */
   retryWindowMs: number;
   /** After a transient failure the channel rests at most this long before its next due delivery is tried. */
   failurePauseMs: number;

@@ -116,7 +116,7 @@ export async function startNotifier(deps: NotifierDeps): Promise<RunningNotifier
         return { woken: rows.length };
       },
       // Queued by older releases, which chose a digest's deliveries up front: only wakes the channel, whose drain
-      // decides afresh (a json channel gets those deliveries one message per item, CONTRACT 5).
+      // decides afresh (a json channel gets those deliveries one message per item, never a digest).
       'deliver-digest': async (payload) => {
         await drains.wake(payload.channelId);
       },

@@ -6,7 +6,7 @@ import { useScannerFixture } from './test-support/scanner-fixture';
 const publishedAt = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString();
 
 // Each test uses its own tags and handles, so sources of earlier tests never interfere.
-describe('scanner matching (CONTRACT 5) against the X simulator', () => {
+describe('scanner matching rules against the X simulator', () => {
   const fx = useScannerFixture({ searchIncludesRetweets: true });
 
   const queriesSince = (count: number) =>

@@ -57,7 +57,8 @@ function matches(post: ExpectedPost, webhook: Webhook): boolean {
 
 /**
  * Compares what the database stored and each receiver got with the posts the scenario put into X. A channel
- * with engagement alerts on also expects the engagement items of the posts in its scope (CONTRACT 4).
+ * with engagement alerts on also expects the engagement items of the posts in its scope (they ignore the source
+ * filter, not the scope).
  */
 export async function checkDeliveries(suite: Suite, posts: ExpectedPost[], channels: WatchedChannel[]): Promise<DeliveryCheck> {
   const items = await suite.feedItems();

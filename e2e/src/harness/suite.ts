@@ -13,7 +13,7 @@ import { GatewayClient } from './gateway-client';
 import { createRunDatabase, type RunDatabase } from './run-database';
 import { XSimClient } from './x-sim-client';
 
-// The servers `npm test` made sure answer (CONTRACT 1): DATABASE_URL's server and REDIS_URL, else the defaults.
+// The servers `npm test` made sure answer: DATABASE_URL's server and REDIS_URL, else the defaults.
 const SHARED_POSTGRES = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const SHARED_REDIS = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const APP_TOKEN = 'e2e-app-token';
@@ -125,7 +125,7 @@ export class Suite {
       for (let i = 0; i < replicas[worker]; i += 1) starts.push(this.startWorker(worker));
     }
     await Promise.all(starts);
-    // CONTRACT 3: plan:set changes the plan, resync takes the account's fresh snapshot.
+    // plan:set changes the plan, not the accounts' snapshots of it; resync takes this account's fresh snapshot.
     const me = await this.gateway.resyncLimits();
     if (me.scan_interval_seconds !== scan) throw new Error(`resync-limits left scan_interval_seconds at ${me.scan_interval_seconds}, not ${scan}`);
   }

@@ -163,10 +163,11 @@ async function eraseOutbox(client: pg.PoolClient, userId: string, channelIds: re
 }
 
 /**
- * Erases the account and, in the same transaction, every row that holds its data or that only it needed
- * (CONTRACT 5): its own rows go with the account row (foreign keys); then the scan cursors of its sources that
- * no other track needs, the stored posts and engagement states no other account's feed holds, and its jobs still
- * in the outbox. Returns what to clear outside PostgreSQL (see eraseAccountKeys), or null for an unknown account.
+ * Erases the account and, in the same transaction, every row that holds its data or that only it needed, so
+ * nothing of it is left once `DELETE /me` answers: its own rows go with the account row (foreign keys); then the
+ * scan cursors of its sources that no other track needs, the stored posts and engagement states no other
+ * account's feed holds, and its jobs still in the outbox. Returns what to clear outside PostgreSQL (see
+ * eraseAccountKeys), or null for an unknown account.
  */
 export async function eraseAccount(pool: pg.Pool, accountId: string): Promise<ErasedAccount | null> {
   return withDeadlockRetry(() =>

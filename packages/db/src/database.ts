@@ -2,7 +2,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaClient } from './generated/prisma/client';
 
-// Keep BIGINT (outbox ids, TOTP steps) and NUMERIC exact as strings when read through the raw pool.
+// BIGINT (outbox ids, TOTP steps) is read through the raw pool as an exact string, never a rounded number.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => value);
 
 export interface Database {

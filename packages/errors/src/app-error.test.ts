@@ -1,7 +1,7 @@
 import { AppError, errorStatus, isAppError } from './app-error';
 
 describe('AppError', () => {
-  it('maps each code to the status CONTRACT section 4 gives it', () => {
+  it('maps each code to its HTTP status', () => {
     expect(new AppError('invalid_request', 'x').status).toBe(400);
     expect(new AppError('unauthorized', 'x').status).toBe(401);
     expect(new AppError('subscription_inactive', 'x').status).toBe(402);

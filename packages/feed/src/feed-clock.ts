@@ -6,7 +6,7 @@
  * Why: the UPDATE takes the row lock and keeps it until the caller commits or rolls back, so feed writers
  * commit one after the other in detected_at order and no two transactions share a value. A reader's
  * snapshot then always holds a prefix of the feed ordered by detected_at, which is what makes
- * `GET /v1/posts?since=<newest detected_at seen>` lose nothing (CONTRACT section 4). Millisecond
+ * `GET /v1/posts?since=<newest detected_at seen>` lose nothing: every item exactly once. Millisecond
  * resolution matches the API's timestamps, so a `since` taken from a response is exact.
  *
  * `insertFeedItems` runs it as a CTE of its insert, so the clock is taken as late as possible (it serialises

@@ -4,8 +4,8 @@ const ISO_WITH_ZONE =
   /^(\d{4})-?(\d{2})-?(\d{2})[Tt](\d{2}):?(\d{2})(?::?(\d{2})(?:[.,](\d{1,9}))?)?(?:([Zz])|([+-])(\d{2})(?::?(\d{2}))?)$/;
 
 /**
- * The instant an ISO 8601 date-time with a zone names (CONTRACT section 4: "In: any ISO 8601 with a
- * zone"), truncated to milliseconds; null when the text is not one or names an impossible date.
+ * The instant an ISO 8601 date-time with a zone names (the API takes any ISO 8601 with a zone, and refuses
+ * one without), truncated to milliseconds; null when the text is not one or names an impossible date.
  * `Date.parse` is not enough: it accepts text without a zone (as local time) and rejects `+02` or `+0200`.
  */
 export function isoInstant(text: string): Date | null {

@@ -21,7 +21,7 @@ describe('plans', () => {
     });
   }
 
-  it('seeds the SPEC 8.1 / 8.3 and CONTRACT section 3 defaults', async () => {
+  it('seeds the default limits, scan and engagement intervals and rate limits of Starter, Pro and Business', async () => {
     const plans = await listPlans(prisma());
     expect(plans.map((plan) => [plan.id, plan.hashtagsLimit, plan.accountsLimit, plan.engagementLimit, plan.webhooksLimit, plan.alertsLimit, plan.scanIntervalSeconds, plan.engagementRefreshSeconds, plan.rateLimitPerMinute])).toEqual([
       ['starter', 3, 2, 3, 1, 1000, 60, 300, 60],

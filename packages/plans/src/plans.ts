@@ -6,7 +6,7 @@ export const planIdSchema = z.enum(PLAN_IDS);
 export type PlanId = z.infer<typeof planIdSchema>;
 
 const limit = z.number().int().min(0).max(1_000_000_000);
-// CONTRACT section 3: intervals down to 1 s are accepted (private deployments, tests).
+// Intervals down to 1 s are accepted: private deployments may pay for faster scans, and tests need them.
 const interval = z.number().int().min(1).max(86_400);
 
 /** The plan values an operator may change with `plan:set`. */
@@ -57,7 +57,7 @@ export async function listPlans(prisma: PrismaClient): Promise<Plan[]> {
 // plans and the accounts' snapshots. A change of cadence writes a `reconcile-schedulers` job for each queue to the
 // outbox, in the change's own transaction, so both learn of it at the next relay (the notifier relays every
 // second) rather than after the next tick of an existing cadence, which may be far slower than the new one
-// (CONTRACT 5: a cadence change takes effect within one period of the new cadence). The job id takes the outbox
+// (a cadence change must take effect within one period of the new cadence). The job id takes the outbox
 // row's sequence number: every change is a new job, since BullMQ keeps finished jobs and drops a reused id.
 const SIGNAL_CADENCE_CHANGE = `
 INSERT INTO outbox_jobs (id, queue, name, job_id, payload)

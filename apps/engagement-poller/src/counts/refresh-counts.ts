@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { XRateLimitedError, XUsageCappedError, type XClient, type XPostMetrics } from '@hashwatch/x-api';
 import { trackingItemsSql } from '../tracking/tracking-items';
 
-/** X's posts lookup takes up to 100 ids per call (PLATFORMS.md a, "Other lookups"). */
+/** X's posts lookup (`GET /2/tweets?ids=`) takes up to 100 ids per call. */
 export const LOOKUP_BATCH = 100;
 
 // Claims due posts, oldest due first, by locking them: SKIP LOCKED, so replicas (and this replica's parallel
@@ -47,9 +47,10 @@ SELECT x_post_id, retweet_count, like_count, reply_count, counts_updated_at
 //   engagement last changed.
 //
 // The claimed posts that need none of this (`$8`, counts unchanged) are only rescheduled, in the same
-// statement: one narrow row per post is the whole cost of a refresh that finds nothing new (98% of them in
-// benchmark 1's workload, docs/BENCHMARKS.md, Engagement). `switches_written` counts the items whose category switches this statement changed:
-// the notifier routes engagement alerts by them, so such a batch commits synchronously (see COMMIT_ASYNC).
+// statement: one narrow row per post is the whole cost of a refresh that finds nothing new (nearly every one in
+// a steady state: docs/BENCHMARKS.md, Engagement). `switches_written` counts the items whose category switches
+// this statement changed: the notifier routes engagement alerts by them, so such a batch commits synchronously
+// (see COMMIT_ASYNC).
 export const WRITE_COUNTS = `
 WITH rescheduled AS (
   UPDATE engagement_states s

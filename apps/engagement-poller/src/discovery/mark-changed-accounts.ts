@@ -18,8 +18,8 @@ SELECT u.id AS user_id,
 
 // The posts these accounts track now need a full refresh (a null counts_updated_at asks for one). A post whose
 // served account now has a faster cadence is due one new interval after its last poll (next_poll_at less its
-// interval), at once when that has passed: otherwise it would wait out the slower interval first (CONTRACT 5, a
-// cadence change takes effect within one period of the new cadence). LEAST ignores the null of no served account.
+// interval), at once when that has passed: otherwise it would wait out the slower interval first (a cadence
+// change must take effect within one period of the new cadence). LEAST ignores the null of no served account.
 const MARK = `
 UPDATE engagement_states s
    SET counts_updated_at = NULL,

@@ -22,8 +22,8 @@ export interface ParentItem {
 }
 
 /**
- * SPEC 2.3: "for retweet and like events, a fixed note instead of post content". Replies carry their own
- * text. Kept short and in the third person, so a template like `{author}: {text}` reads as a sentence.
+ * Retweet and like events carry a fixed note instead of post content; replies carry their own text. Kept short
+ * and in the third person, so a template like `{author}: {text}` reads as a sentence.
  */
 export const ENGAGEMENT_NOTES = { like: 'liked this post', retweet: 'reposted this post' } as const;
 
@@ -38,9 +38,10 @@ export function postUrl(username: string, postId: string): string {
 }
 
 /**
- * The `engagement` feed item telling one account that `engager` engaged with the post of `parent`
- * (CONTRACT section 4): author is the engaging account, `url` the engaged post for likes and retweets and the
- * reply itself for replies, `posted_at` the reply's time (null for likes and retweets: X does not say when).
+ * The `engagement` feed item telling one account that `engager` engaged with the post of `parent` (the feed
+ * shows them as `parent_id` and `kind`): author is the engaging account, `url` the engaged post for likes and
+ * retweets and the reply itself for replies, `posted_at` the reply's time (null for likes and retweets: X does
+ * not say when).
  * Source fields are the parent's, so a channel's scope applies to the event as to its post.
  */
 export function engagementItem(kind: SampleKind, parent: ParentItem, engager: Engager): NewFeedItem {

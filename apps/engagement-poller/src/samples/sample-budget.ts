@@ -11,7 +11,7 @@ export interface SampleAllowance {
 }
 
 /**
- * X's published limits (PLATFORMS.md b): liking_users and retweeted_by allow 75 calls per 15 minutes. Replies
+ * X's published rate limits: liking_users and retweeted_by allow 75 calls per 15 minutes. Replies
  * go through recent search, whose 450 per 15 minutes the scanner needs for detection: a third is ours.
  * A burst of a fifth lets the first cycles after a quiet spell catch up, and the trickle keeps every later
  * minute supplied for the posts that changed most then, instead of spending the window in its first minute.

@@ -24,5 +24,5 @@ export const KIND_COLUMNS = {
   reply: { count: 'reply_count', sampled: 'sampled_replies', list: 'repliers', flag: 'comments' },
 } as const satisfies Record<SampleKind, KindColumns>;
 
-/** SPEC 2.4: samples are capped lists; CONTRACT section 5: at 100 handles per category. */
+/** Sample lists are capped, not exhaustive: at most 100 handles per category. */
 export const SAMPLE_CAP = 100;

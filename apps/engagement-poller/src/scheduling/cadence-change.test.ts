@@ -9,7 +9,8 @@ import { startPollerWorker } from '../poller-workers';
 import { OPEN_ALLOWANCES, usePollerFixture } from '../test-support/poller-fixture';
 import { reconcileRefreshSchedulers } from './refresh-schedulers';
 
-// The new cadence, and how far from it a refresh may come (CONTRACT 5: one period; the measured gaps within 10 %).
+// The new cadence, and how far from it a refresh may come: the change takes effect within one period, and the
+// gaps between refreshes stay within 10 % of it.
 const NEW_SECONDS = 2;
 const SLACK_MS = 400;
 

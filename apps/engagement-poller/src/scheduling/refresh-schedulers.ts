@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { reconcileCadenceSchedulers, type Queues, type SchedulerChanges } from '@hashwatch/queues';
 
 
-// Every engagement cadence an account or a plan has (SPEC 8.2: 60 s, 180 s, 300 s by default; CONTRACT 3
+// Every engagement cadence an account or a plan has (60 s, 180 s, 300 s in the default plans; `plan:set`
 // accepts down to 1 s). The plans' keep the defaults ticking before the first account exists.
 const WANTED_INTERVALS = `
 SELECT engagement_refresh_seconds AS seconds FROM users

@@ -4,7 +4,7 @@
  * - a detected post (`hashtag` / `account` item, never an `engagement` event) stored with
  *   `engagement_tracked` (its source tracked engagement when it was detected: switching it on later applies
  *   only to posts detected afterwards);
- * - inside its own window: detected less than 48 hours before `now` (SPEC 3), whatever other accounts do;
+ * - inside its own window: detected less than 48 hours before `now`, whatever other accounts do;
  * - `served`: its account has an active, unexpired subscription (the scanner's rule); items of other accounts
  *   are neither refreshed nor alerted, but still keep the post's polling window open;
  * - `likes` / `reposts` / `comments`: the category switches of the item's source as they are now, so a PATCH

@@ -9,5 +9,5 @@ export function errorBodyWithCodes(codes: readonly [string, ...string[]]) {
         message: z.string().meta({ description: 'What went wrong, for people; the field is named for invalid input.' }),
       }),
     })
-    .meta({ description: 'Every error answer has this shape (SPEC section 7).' });
+    .meta({ description: 'Every error answer has this shape.' });
 }

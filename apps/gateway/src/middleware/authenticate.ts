@@ -36,7 +36,7 @@ export function keyLookupSql(hashParam: string): string {
 }
 
 const BEARER = /^Bearer ([A-Za-z0-9._~+/=-]{1,200})$/;
-// CONTRACT section 4: 60 failed authentications a minute per client IP, then 429.
+// 60 failed authentications a minute per client IP, then 429; a valid key from the same IP is not affected.
 const AUTH_FAILURES_PER_MINUTE = 60;
 
 /**

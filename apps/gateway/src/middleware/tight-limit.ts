@@ -16,7 +16,8 @@ export interface TightLimit {
 }
 
 /**
- * A limit tighter than the per-minute cap on one endpoint (SPEC 8.3), per account, shared by replicas.
+ * A limit tighter than the per-minute cap on one sensitive endpoint (2FA, key regeneration), per account, shared
+ * by replicas.
  * On a 429 the X-RateLimit-* headers describe this limit, so a client that waits until
  * X-RateLimit-Reset waits long enough.
  */

@@ -7,7 +7,7 @@ function bare(source: string): string {
 
 /**
  * The alert for one claimed delivery. `source` is the source this channel was routed for (its scope may pick
- * `@alice` out of `["#btc", "@alice"]`); `hashtag` / `account` follow it, bare as CONTRACT section 4 says.
+ * `@alice` out of `["#btc", "@alice"]`); `hashtag` / `account` follow it, bare (`alice`) as the feed has them.
  */
 export function alertFor(delivery: ClaimedDelivery, source: string | undefined): AlertPost {
   const label = source ?? delivery.sources[0] ?? (delivery.hashtag ? `#${delivery.hashtag}` : `@${delivery.account ?? ''}`);

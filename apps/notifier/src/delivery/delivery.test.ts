@@ -103,7 +103,7 @@ describe('delivery', () => {
 
     const [flooded, first, second] = telegram.received;
     expect(first!.at - flooded!.at).toBeGreaterThanOrEqual(1_000);
-    // One message per second per chat (PLATFORMS e).
+    // Telegram asks bots for no more than one message per second to one chat (its Bot FAQ).
     // The pace spaces sends by 1 s; arrival can drift by the time between reserving and sending (a claim query).
     expect(second!.at - first!.at).toBeGreaterThanOrEqual(800);
     await waitFor(async () => (await deliveriesOf(pool(), bot)).every((d) => d.status === 'delivered'), 20_000, 'the deliveries delivered');
@@ -112,7 +112,7 @@ describe('delivery', () => {
   it('follows a group that became a supergroup (migrate_to_chat_id): updates the chat id and resends there once', async () => {
     const user = await newAccount(env.database);
     const bot = await addBot(pool(), user, { token, chatId: '-4242' });
-    // Telegram's answer to a message for a group that was upgraded (PLATFORMS e).
+    // Telegram's answer to a message for a group that was upgraded to a supergroup: the new id in parameters.
     telegram.script(
       jsonReply(400, {
         ok: false,

@@ -17,7 +17,7 @@ describe('destination pace', () => {
   });
   afterAll(() => redis.disconnect());
 
-  it('applies each platform’s published limits per destination (PLATFORMS e–g)', () => {
+  it('applies the published limits of Discord, Slack and Telegram per destination', () => {
     expect(rulesOf(webhook('discord', 'https://discord.com/api/webhooks/1/a'))).toEqual([
       { limit: 5, windowMs: 2_000 },
       { limit: 30, windowMs: 60_000 },

@@ -217,7 +217,8 @@ async function runDrain(deps: DrainDeps, channelId: string, lease: DrainLease, l
       const chat = takesDigests(live.config.kind);
       if (!chat && digestMode) {
         // Left by an older release, which folded json bursts too: json channels get one message per item
-        // (CONTRACT 5), so the flag is dropped and this claim is sent item by item below.
+        // (receivers process and dedupe per item), so the flag is dropped and this claim is sent item by item
+        // below.
         digestMode = false;
         await deps.redis.del(digestKey);
         log.info('digest mode dropped: json channels get one message per item', { channelId });
@@ -290,7 +291,7 @@ async function runDrain(deps: DrainDeps, channelId: string, lease: DrainLease, l
           const rateLimited = status === 429;
           const attempts = Math.max(...deliveries.map((delivery) => delivery.attempts));
           const backoff = retryDelayMs(attempts, { baseMs: options.backoffBaseMs, maxMs: options.maxBackoffMs }, deps.random);
-          // The target said when: never sooner (CONTRACT 5). Otherwise backoff, and a Retry-After on a 5xx extends it.
+          // A 429 said when: never sooner. Otherwise backoff, and a Retry-After on a 5xx extends it.
           const delayMs = rateLimited && outcome.afterMs !== undefined ? outcome.afterMs : Math.max(backoff, outcome.afterMs ?? 0);
           const { gaveUp } = await markRetry(pool, ids, claimToken, { status, reason: outcome.reason, delayMs, retryWindowMs: options.retryWindowMs });
           // Read with the next lease: the first message this target takes again makes these due at once.
@@ -306,8 +307,8 @@ async function runDrain(deps: DrainDeps, channelId: string, lease: DrainLease, l
         }
 
         if (outcome.outcome === 'permanent' && outcome.migrateToChatId && live.row.chat_id && outcome.migrateToChatId !== live.row.chat_id) {
-          // Telegram: the group moved to a supergroup. Follow it and resend at once (PLATFORMS e); the next claim
-          // reads the row with its new chat id.
+          // Telegram: the group moved to a supergroup (migrate_to_chat_id). Follow it and resend at once; the next
+          // claim reads the row with its new chat id.
           await migrateChat(pool, channelId, live.row.chat_id, outcome.migrateToChatId);
           await giveBack(index);
           log.info('telegram chat migrated', { channelId });

@@ -18,7 +18,7 @@ import { messageIdFor } from './delivery-store';
 import { drainKeys } from './drain-lease';
 
 /**
- * What a per-item json consumer checks of every message (CONTRACT 5): exactly `{type, post, text}` for one feed
+ * What a per-item json consumer checks of every message: exactly `{type, post, text}` for one feed
  * item, and a webhook-id that is that item's delivery id, never a digest's. Answers the post id it carries.
  */
 function singleItem(request: Received, byMessageId: Map<string, DeliveryRow>): string {

@@ -19,7 +19,7 @@ import { startJsonReceiver, type Received, type Receiver } from '../test-support
 // tsx reads this workspace's tsconfig paths, so @hashwatch/* resolve to sources and no build is needed.
 const WORKSPACE = path.resolve(__dirname, '../..');
 
-/** The post a json message carries: always exactly one, never a digest (CONTRACT 5). */
+/** The post a json message carries: always exactly one, never a digest (json channels get one message per item). */
 function postId(request: Received): string {
   const body = request.json as { type: string; post: { id: string } };
   expect(body.type).toBe('post');

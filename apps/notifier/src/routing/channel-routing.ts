@@ -31,7 +31,7 @@ type Source = { kind: 'hashtag' | 'account'; name: string; label: string };
 function parseSource(label: string): Source | undefined {
   const name = label.slice(1).toLowerCase();
   if (name === '') return undefined;
-  // A track matches both `#tag` and `$tag` (SPEC 1.2), so both are hashtag sources.
+  // A track matches both `#tag` and `$tag`, so both are hashtag sources.
   if (label.startsWith('#') || label.startsWith('$')) return { kind: 'hashtag', name, label };
   if (label.startsWith('@')) return { kind: 'account', name, label };
   return undefined;
@@ -63,7 +63,7 @@ function categoryOn(kind: RoutingItem['kind'], categories: EngagementCategories)
 
 /**
  * The source this channel alerts the item for (`#btc`, `@alice`), or undefined when the channel does not get
- * it. CONTRACT section 4: the scope comes first (empty hashtags and accounts mean every source), then the
+ * it. The scope comes first (empty hashtags and accounts mean every source), then the
  * source filter. Engagement items need the channel's opt-in and the category switched on for the source;
  * they ignore the source filter, not the scope.
  */

@@ -109,8 +109,9 @@ export async function startReceiver(respond: (request: Received) => Reply): Prom
 }
 
 /**
- * Standard Webhooks receiver (PLATFORMS h): accepts with 204 a request signed with one of `secrets()` (one
- * per channel pointing here), refuses anything else with 401.
+ * Standard Webhooks receiver (webhook-id, webhook-timestamp, webhook-signature `v1,<base64 HMAC-SHA256>`):
+ * accepts with 204 a request signed with one of `secrets()` (one per channel pointing here), refuses anything
+ * else with 401.
  */
 export function startJsonReceiver(secrets: () => string | string[]): Promise<Receiver> {
   return startReceiver((request) => {
@@ -120,7 +121,10 @@ export function startJsonReceiver(secrets: () => string | string[]): Promise<Rec
   });
 }
 
-/** Discord's execute-webhook endpoint (PLATFORMS f): one live webhook; any other path is 404 Unknown Webhook. */
+/**
+ * Discord's execute-webhook endpoint (`/api/webhooks/{id}/{token}`): one live webhook; any other path is 404
+ * Unknown Webhook.
+ */
 export async function startDiscordReceiver(): Promise<Receiver & { webhookUrl: string; deletedWebhookUrl: string }> {
   const live = '/api/webhooks/111/live-token';
   const receiver = await startReceiver((request) => {
@@ -137,7 +141,7 @@ export function discordRateLimit(retryAfterSeconds: number): Reply {
   return json(429, { message: 'You are being rate limited.', retry_after: retryAfterSeconds, global: false }, { 'retry-after': String(Math.ceil(retryAfterSeconds)) });
 }
 
-/** Telegram's sendMessage (PLATFORMS e): {ok, result} or {ok:false, error_code, description, parameters}. */
+/** Telegram Bot API's sendMessage: {ok, result} or {ok:false, error_code, description, parameters}. */
 export async function startTelegramReceiver(token: string): Promise<Receiver> {
   return startReceiver((request) => {
     if (request.path !== `/bot${token}/sendMessage`) return json(401, { ok: false, error_code: 401, description: 'Unauthorized' });

@@ -86,7 +86,7 @@ function passes(subscription: Subscription, post: XPost, publishedMs: number): b
 const byCreation = (a: Subscription, b: Subscription) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 /**
- * Matches the posts one query returned against the subscriptions of the sources it served (CONTRACT 5):
+ * Matches the posts one query returned against the subscriptions of the sources it served:
  * a tag source is hit by a post whose hashtag or cashtag entities hold the tag (case-insensitive; a bare word
  * in the text is not an entity), an account source by a post of that author. A post at or below a source's
  * lower bound is old news for that source. Each subscription then applies its own rules. Pure.

@@ -14,7 +14,7 @@ export interface PackResult<S extends Source> {
 }
 
 // twitter-text's cashtag: 1-6 letters with an optional `_`/`.` suffix of 1-2 letters. A tag that cannot be a
-// cashtag costs query characters for nothing, so its `$` form is left out. Tags hold no `.` (CONTRACT 4).
+// cashtag costs query characters for nothing, so its `$` form is left out. Tags hold no `.` (letters, digits, _).
 const CASHTAG_SHAPE = /^[a-z]{1,6}(?:_[a-z]{1,2})?$/i;
 const OR = ' OR ';
 

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { transaction } from '@hashwatch/db';
 import { SCANNER_LOCK_CLASS } from './lock-keys';
 
-// Served = the account's subscription is active and unexpired (CONTRACT 5: anything else answers 402, so
+// Served = the account's subscription is active and unexpired (the API answers any other account 402, so
 // nothing is watched for it either). Tracks of other accounts do not count for packing or cadence.
 export const SERVED_USER = `u.subscription_status = 'active' AND u.current_period_end > now()`;
 

@@ -22,7 +22,7 @@ function postWithTag(tag: string): XPost {
 
 // A scan loads a source's subscriptions when its query starts and stores when X has answered: a track deleted or
 // an account erased in between must get nothing stored, and no x_posts row, once the deletion has answered.
-describe('storing for a source deleted while its query ran (CONTRACT 5)', () => {
+describe('storing for a source deleted while its query ran: nothing is left of it once the deletion answered', () => {
   const fx = useScannerFixture();
 
   async function stale(tag: string) {

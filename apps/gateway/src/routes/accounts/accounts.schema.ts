@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { engagementFlagFields, engagementFlagInputFields, sourceHealthFields } from '../sources/engagement-flags.schema';
 
-// CONTRACT section 4: 1-15 of A-Za-z0-9_, without the leading @ (X's own handle rule).
+// 1-15 of A-Za-z0-9_, without the leading @ (X's own handle rule).
 const username = z
   .string()
   .regex(/^[A-Za-z0-9_]{1,15}$/, 'must be 1-15 letters, digits or _, without @')

@@ -58,6 +58,6 @@ export async function updateAccountTrackFlags(pool: pg.Pool, userId: string, id:
 }
 
 export async function deleteAccountTrack(pool: pg.Pool, userId: string, id: string): Promise<void> {
-  // With its scan cursor and stored posts when nothing else needs them (CONTRACT 5).
+  // With its scan cursor and stored posts when nothing else needs them, erased before the request answers.
   if (!(await eraseSource(pool, SOURCE.table, userId, id))) throw new AppError('not_found', `no ${SOURCE.noun} ${id}`);
 }

@@ -3,7 +3,7 @@ import { request, useGateway } from '../../test-support/gateway-harness';
 describe('account tracks', () => {
   const gw = useGateway();
 
-  it('creates an account track with the SPEC defaults and answers 201 with every field', async () => {
+  it('creates an account track with the default options and answers 201 with every field', async () => {
     const { auth } = await gw.account();
     const res = await request(gw.app).post('/v1/accounts').set(auth).send({ username: 'Alice_01' });
     expect(res.status).toBe(201);

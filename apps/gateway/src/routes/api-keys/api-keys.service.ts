@@ -4,7 +4,7 @@ import type { GatewayDeps } from '../../deps';
 import { tightLimit, type TightLimit } from '../../middleware/tight-limit';
 import { checkLimitWithHeaders, type TwoFactorGuard } from '../two-factor/two-factor.service';
 
-// SPEC 8.3: POST /apikey/regenerate, 1 per 15 minutes.
+// POST /apikey/regenerate: 1 per 15 minutes per account, on top of the per-minute cap.
 const REGENERATIONS = 1;
 const REGENERATION_WINDOW_SECONDS = 15 * 60;
 

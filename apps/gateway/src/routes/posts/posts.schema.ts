@@ -6,7 +6,7 @@ export const ENGAGEMENT_KINDS = ['retweet', 'like', 'reply'] as const;
 export const DEFAULT_LIMIT = 20;
 export const MAX_LIMIT = 100;
 
-// CONTRACT section 4: a hashtag is 1-100 letters (any script), digits or _.
+// A hashtag is 1-100 letters (any script), digits or _, as tracks accept it.
 const HASHTAG = /^[\p{L}\p{M}\p{N}_]{1,100}$/u;
 const timestamp = z.string().meta({ example: '2026-11-22T01:24:59.123Z' });
 

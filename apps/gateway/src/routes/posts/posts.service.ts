@@ -53,8 +53,8 @@ function scopeOf(userId: string, query: ListPostsQuery): CursorScope {
  * of the same account (a row can never show another account's item). With both filters the account's rows are
  * walked and the hashtag looked up by key beside each, before any item is fetched: that page costs as many rows
  * of the account as lie between its matches. One more row than asked
- * tells whether a next page exists. One row instead of one per item: decoding 21 rows cost node-postgres
- * 15-45 us of CPU more per page than one (docs/BENCHMARKS.md). The items are joined in the order of their row
+ * tells whether a next page exists. One row instead of one per item: node-postgres spends less CPU decoding
+ * one row than 21 (figures in docs/BENCHMARKS.md). The items are joined in the order of their row
  * numbers (the aggregate sorts the page's rows by it). Its parameters are appended to `values`; `shape` names
  * the statement when it is worth preparing.
  */

@@ -7,7 +7,7 @@ describe('GET /v1/posts items, filters and pages', () => {
   const { item, store, storeMany, get, page, readAll, expectInvalid } = feedFixture(gw);
 
   describe('items and order', () => {
-    it('answers every field of a hashtag post, with the prefixes of CONTRACT section 4, and a null next_cursor when all fit', async () => {
+    it('answers every field of a hashtag post, prefixed author and sources but a bare hashtag, and a null next_cursor when all fit', async () => {
       const { accountId, auth } = await gw.account();
       const [stored] = await store([item(accountId, { sources: ['#BTC', '@Alice'], author: 'satoshi', authorName: 'Satoshi N' })]);
       const res = await get(auth);

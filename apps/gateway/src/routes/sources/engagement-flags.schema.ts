@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** The four engagement booleans: the only fields a PATCH may hold (CONTRACT section 4). */
+/** The four engagement booleans: the only fields a PATCH may hold (any other field is 400). */
 export const engagementFlagsPatchSchema = z
   .strictObject({
     track_engagement: z.boolean().optional(),

@@ -21,7 +21,7 @@ export async function lockAccountLimits(client: pg.PoolClient, userId: string): 
   return { hashtagsLimit: row.hashtags_limit, accountsLimit: row.accounts_limit, engagementLimit: row.engagement_limit };
 }
 
-/** SPEC 4 rule 6: the engagement limit counts tracks and accounts with engagement on, combined. */
+/** The engagement limit counts tracks and accounts with engagement on, combined. */
 export async function countEngagedSources(client: pg.PoolClient, userId: string): Promise<number> {
   const { rows } = await client.query<{ n: number }>(
     `SELECT (SELECT count(*) FROM tracks WHERE user_id = $1 AND track_engagement)::int

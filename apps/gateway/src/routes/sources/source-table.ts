@@ -66,8 +66,8 @@ export async function createSource<Row>(pool: pg.Pool, source: CreatableSourceTa
 
 /**
  * Applies a PATCH of the engagement flags to one source of the account, under the account row lock so
- * the engagement limit holds against concurrent toggles (SPEC 4 rule 6). An empty patch answers the
- * source unchanged.
+ * the engagement limit holds against concurrent toggles (403 plan_limit_reached past it). An empty patch
+ * answers the source unchanged.
  */
 export async function updateSourceFlags<Row extends { track_engagement: boolean }>(
   pool: pg.Pool,

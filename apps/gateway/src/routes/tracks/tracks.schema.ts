@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { engagementFlagFields, engagementFlagInputFields, sourceHealthFields } from '../sources/engagement-flags.schema';
 
-// CONTRACT section 4: 1-100 letters (any script), digits or _, without the leading #.
+// 1-100 letters (any script), digits or _, without the leading #.
 const hashtag = z
   .string()
   .regex(/^[\p{L}\p{M}\p{N}_]{1,100}$/u, 'must be 1-100 letters, digits or _, without #')

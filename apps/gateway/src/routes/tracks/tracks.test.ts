@@ -3,7 +3,7 @@ import { request, useGateway } from '../../test-support/gateway-harness';
 describe('tracks', () => {
   const gw = useGateway();
 
-  it('creates a track with the SPEC defaults and answers 201 with every field', async () => {
+  it('creates a track with the default options and answers 201 with every field', async () => {
     const { auth } = await gw.account();
     const res = await request(gw.app).post('/v1/tracks').set(auth).send({ hashtag: 'BTC' });
     expect(res.status).toBe(201);

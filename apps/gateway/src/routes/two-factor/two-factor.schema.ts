@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Header that carries the TOTP code on sensitive actions (CONTRACT section 4). */
+/** Header that carries the TOTP code on sensitive actions (`POST /apikey/regenerate`, `DELETE /me`) while 2FA is on. */
 export const TOTP_HEADER = 'X-TOTP-Code';
 export const TOTP_CODE_PATTERN = /^\d{6}$/;
 

@@ -17,7 +17,7 @@ const DRIFT_STEPS = 1;
 const ISSUER = 'Hashwatch';
 // 32 random alphanumerics, about 190 bits: above RFC 4226's 128-bit minimum.
 const SECRET_LENGTH = 32;
-// SPEC 8.3: POST /2fa/enable and POST /2fa/disable, 6 per 5 minutes.
+// POST /2fa/enable and POST /2fa/disable: 6 per 5 minutes per account, on top of the per-minute cap.
 const TWO_FACTOR_ATTEMPTS = 6;
 const TWO_FACTOR_WINDOW_SECONDS = 300;
 
