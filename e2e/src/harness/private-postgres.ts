@@ -23,7 +23,7 @@ function findBinaries(): { initdb: string; postgres: string } {
   throw new Error('PostgreSQL binaries (initdb, postgres) not found on PATH nor under /usr/lib/postgresql');
 }
 
-/** PostgreSQL refuses root: under root it runs as the `postgres` (or `nobody`) OS user, as infra/services.mjs does. */
+/** PostgreSQL refuses root: under root it runs as the `postgres` (or `nobody`) OS user, as infra/private-postgres.mjs does. */
 function runAsUser(): { uid: number; gid: number } | undefined {
   if (typeof process.getuid !== 'function' || process.getuid() !== 0) return undefined;
   const lines = readFileSync('/etc/passwd', 'utf8').split('\n');

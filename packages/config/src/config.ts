@@ -22,7 +22,7 @@ export const requiredSecretsKey = z
   .string({ error: 'is required: 32 random bytes, base64 (it seals bot tokens, signing secrets and TOTP secrets)' })
   .pipe(secretsKey);
 
-/** Every environment variable the suite shares, parsed once at boot. Apps extend it with their own. */
+/** Every environment variable the suite shares (README.md, Configuration), parsed once at boot. Apps extend it with their own. */
 export const configSchema = z.object({
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).default('postgresql://postgres@127.0.0.1:5432/hashwatch'),
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).default('redis://127.0.0.1:6379'),
