@@ -1,27 +1,55 @@
 import type { ChannelMessage } from './alert';
 
-export type ChannelKind = 'discord' | 'slack' | 'json' | 'telegram';
-
-/**
- * One destination, passed in per call. Secrets (webhook URL tokens, signing secret, bot token) live only in
- * this value: adapters are stateless and never keep a channel between calls.
- */
-export interface ChannelConfig {
-  kind: ChannelKind;
-  /** Webhook address (discord, slack, json). Discord and Slack URLs carry their secret: never log them. */
-  url?: string;
-  /** Shown as the Discord username; written into the Slack message body. */
-  botName: string;
+/** What every kind of destination has. */
+interface ChannelBase {
   /** Empty means the default card. */
   template: string;
-  /** json: the channel's `whsec_...` secret. */
-  signingSecret?: string;
-  /** telegram */
-  botToken?: string;
-  chatId?: string;
-  /** telegram: `TELEGRAM_API_BASE_URL`, default `https://api.telegram.org`. */
+}
+
+/** A Discord incoming webhook. Its URL carries the webhook token: never log it. */
+export interface DiscordChannelConfig extends ChannelBase {
+  kind: 'discord';
+  url: string;
+  /** Shown as the message's username. */
+  botName: string;
+}
+
+/** A Slack incoming webhook. Its URL carries the webhook's secret: never log it. */
+export interface SlackChannelConfig extends ChannelBase {
+  kind: 'slack';
+  url: string;
+  /** Written into the message body (a webhook cannot set Slack's own sender name). */
+  botName: string;
+}
+
+/** A generic JSON webhook, every request signed (Standard Webhooks). */
+export interface JsonChannelConfig extends ChannelBase {
+  kind: 'json';
+  url: string;
+  /** The channel's `whsec_...` signing secret. */
+  signingSecret: string;
+}
+
+/** A Telegram chat, written to by the account's own bot (whose name is set in BotFather, not here). */
+export interface TelegramChannelConfig extends ChannelBase {
+  kind: 'telegram';
+  /** Becomes a path segment of the Bot API URL: never log it. */
+  botToken: string;
+  chatId: string;
+  /** `TELEGRAM_API_BASE_URL`, default `https://api.telegram.org`. */
   telegramBaseUrl?: string;
 }
+
+/**
+ * One destination, passed in per call, one type per kind. Secrets (webhook URL tokens, signing secret, bot
+ * token) live only in this value: adapters are stateless and never keep a channel between calls.
+ */
+export type ChannelConfig = DiscordChannelConfig | SlackChannelConfig | JsonChannelConfig | TelegramChannelConfig;
+
+export type ChannelKind = ChannelConfig['kind'];
+
+/** The config of one kind of channel. */
+export type ChannelConfigOf<K extends ChannelKind> = Extract<ChannelConfig, { kind: K }>;
 
 export interface RequestMeta {
   /** Stable across retries of one (channel, feed item): the json format's `webhook-id`. */
@@ -69,11 +97,12 @@ export type DeliveryOutcome =
       migrateToChatId?: string;
     };
 
-export interface ChannelAdapter {
+/** One kind of destination: it builds requests for its own kind's config only. */
+export interface ChannelAdapter<K extends ChannelKind> {
   /** Pure: the same message, channel and meta always give the same request. */
-  buildRequest(message: ChannelMessage, channel: ChannelConfig, meta: RequestMeta): OutgoingRequest;
+  buildRequest(message: ChannelMessage, channel: ChannelConfigOf<K>, meta: RequestMeta): OutgoingRequest;
   /** Only where the platform can reject formatting (Telegram): the same content as unformatted text. */
-  buildPlainRequest?(message: ChannelMessage, channel: ChannelConfig, meta: RequestMeta): OutgoingRequest;
+  buildPlainRequest?(message: ChannelMessage, channel: ChannelConfigOf<K>, meta: RequestMeta): OutgoingRequest;
   /** Pure: what to do after one attempt. Reasons never carry a secret. */
   interpret(result: SendResult): DeliveryOutcome;
 }

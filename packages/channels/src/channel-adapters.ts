@@ -4,14 +4,17 @@ import { jsonChannel } from './json/json.channel';
 import { slackChannel } from './slack/slack.channel';
 import { telegramChannel } from './telegram/telegram.channel';
 
-/** Every channel kind's adapter; the compiler fails here when a kind has none. */
+/** Every channel kind's adapter, each taking its own kind's config; the compiler fails here when a kind has none. */
 export const channelAdapters = {
   discord: discordChannel,
   slack: slackChannel,
   json: jsonChannel,
   telegram: telegramChannel,
-} satisfies Record<ChannelKind, ChannelAdapter>;
+} satisfies { [K in ChannelKind]: ChannelAdapter<K> };
 
-export function adapterFor(kind: ChannelKind): ChannelAdapter {
-  return channelAdapters[kind];
+// The same map seen through its mapped type, so that indexing it with a kind K gives ChannelAdapter<K>.
+const adapters: { [K in ChannelKind]: ChannelAdapter<K> } = channelAdapters;
+
+export function adapterFor<K extends ChannelKind>(kind: K): ChannelAdapter<K> {
+  return adapters[kind];
 }

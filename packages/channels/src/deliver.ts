@@ -1,5 +1,5 @@
 import type { ChannelMessage } from './alert';
-import { isSendFailure, type ChannelConfig, type DeliveryOutcome, type RequestMeta, type SendResult } from './channel-adapter';
+import { isSendFailure, type ChannelConfigOf, type ChannelKind, type DeliveryOutcome, type RequestMeta, type SendResult } from './channel-adapter';
 import { adapterFor } from './channel-adapters';
 import type { Sender } from './create-sender';
 
@@ -18,13 +18,13 @@ function statusOf(result: SendResult): number | null {
  * content is resent once as plain text, within this attempt; a second parse failure is permanent.
  * Retries over time, pacing and digests are the caller's.
  */
-export async function deliver(
+export async function deliver<K extends ChannelKind>(
   message: ChannelMessage,
-  channel: ChannelConfig,
+  channel: ChannelConfigOf<K> & { kind: K },
   meta: RequestMeta,
   sender: Sender,
 ): Promise<DeliveryAttempt> {
-  const adapter = adapterFor(channel.kind);
+  const adapter = adapterFor<K>(channel.kind);
   const result = await sender.send(adapter.buildRequest(message, channel, meta));
   const outcome = adapter.interpret(result);
   if (outcome.outcome !== 'retry-plain') return { outcome, status: statusOf(result) };

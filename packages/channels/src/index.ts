@@ -4,7 +4,12 @@ export { ChannelConfigError, isSendFailure, UnsupportedMessageError } from './ch
 export type {
   ChannelAdapter,
   ChannelConfig,
+  ChannelConfigOf,
   ChannelKind,
+  DiscordChannelConfig,
+  JsonChannelConfig,
+  SlackChannelConfig,
+  TelegramChannelConfig,
   DeliveryOutcome,
   HttpResponse,
   OutgoingRequest,
@@ -20,6 +25,8 @@ export type { DeliveryAttempt } from './deliver';
 export { resolveFormat } from './resolve-format';
 export type { WebhookFormat } from './resolve-format';
 export { renderTemplate } from './template';
+export { MissingSecretError, unsealChannel, UnreadableSecretError } from './unseal-channel';
+export type { ChannelSecret, NotificationChannelRow, SealedChannel, UnsealOptions } from './unseal-channel';
 export { buildTestAlert } from './test-alert';
 export { discordChannel } from './discord/discord.channel';
 export { slackChannel } from './slack/slack.channel';

@@ -1,2 +1,2 @@
-export { writeOutbox, writeOutboxBatch, relayOutbox, relayOutboxUntilEmpty, relayWritten } from './outbox';
+export { writeOutbox, writeOutboxBatch, writeNumberedOutbox, relayOutbox, relayOutboxUntilEmpty, relayWritten } from './outbox';
 export type { OutboxEntry, WrittenOutbox, RelayOptions, AlongsideStatement } from './outbox';

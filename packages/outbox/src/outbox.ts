@@ -1,14 +1,30 @@
 import type pg from 'pg';
 import { transaction } from '@hashwatch/db';
-import { enqueueBulk, type Queues } from '@hashwatch/queues';
+import { enqueueBulk, type JobName, type JobPayload, type QueueName, type Queues } from '@hashwatch/queues';
 
-/** A job to hand to BullMQ once the transaction that wrote it commits. */
-export interface OutboxEntry {
+/**
+ * A job to hand to BullMQ once the transaction that wrote it commits, typed by the queue catalog of
+ * @hashwatch/queues: `queue` and `name` are a pair the catalog declares and `payload` is that job's payload, so
+ * an entry the catalog does not know does not compile. `OutboxEntry<'alert-routing', 'route-alerts'>` is one job's.
+ */
+export type OutboxEntry<Q extends QueueName = QueueName, J extends string = string> = {
+  [Queue in Q]: {
+    [Job in JobName<Queue> & J]: {
+      queue: Queue;
+      name: Job;
+      /** Deterministic: BullMQ drops a second add with the same id, so relaying twice is harmless. */
+      jobId: string;
+      payload: JobPayload<Queue, Job>;
+    };
+  }[JobName<Queue> & J];
+}[Q];
+
+/** A job as an outbox row holds it, read back by the relay: checked against the catalog only as it is added. */
+interface StoredJob {
   queue: string;
   name: string;
-  /** Deterministic: BullMQ drops a second add with the same id, so relaying twice is harmless. */
   jobId: string;
-  payload: Record<string, unknown>;
+  payload: unknown;
 }
 
 /** What {@link writeOutboxBatch} wrote: relay it with {@link relayWritten} once the transaction commits. */
@@ -41,7 +57,7 @@ export interface RelayOptions {
 // A batch row holds a JSON array of these; a single job's payload is always an object, so the two never mix up.
 interface BatchedJob {
   jobId: string;
-  payload: Record<string, unknown>;
+  payload: unknown;
 }
 
 // Jobs per relay run, and per timeout span: about 0.4 s of Redis work (BENCHMARKS: ~25 ms per 300 jobs), so
@@ -63,6 +79,27 @@ export async function writeOutbox(client: pg.PoolClient, entries: readonly Outbo
      SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[])`,
     [entries.map((e) => e.queue), entries.map((e) => e.name), entries.map((e) => e.jobId), entries.map((e) => JSON.stringify(e.payload))],
   );
+}
+
+/**
+ * {@link writeOutbox} for a job that is asked for again and again (a manual redelivery): BullMQ keeps a finished
+ * job for a while and ignores an add under its id, so every write needs a new job id, while one row relayed twice
+ * must still add one job. `entryFor` gets the number of the outbox row about to be written (as text: a bigint)
+ * and builds the entry, its job id made from that number. Returns the entry written.
+ */
+export async function writeNumberedOutbox<E extends OutboxEntry>(client: pg.PoolClient, entryFor: (rowNumber: string) => E): Promise<E> {
+  const { rows } = await client.query<{ n: string }>(`SELECT nextval(pg_get_serial_sequence('outbox_jobs', 'id'))::text AS n`);
+  // nextval always answers one row.
+  const rowNumber = rows[0]?.n as string;
+  const entry = entryFor(rowNumber);
+  await client.query(`INSERT INTO outbox_jobs (id, queue, name, job_id, payload) VALUES ($1, $2, $3, $4, $5::jsonb)`, [
+    rowNumber,
+    entry.queue,
+    entry.name,
+    entry.jobId,
+    JSON.stringify(entry.payload),
+  ]);
+  return entry;
 }
 
 /** A data-modifying statement of the caller's, its parameters numbered from $1. */
@@ -96,8 +133,8 @@ RETURNING id::text AS id, weight`;
 }
 
 /** The insert's four arrays: one row per queue and job name. */
-function batchValues(entries: readonly OutboxEntry[]): [string[], string[], string[], string[]] {
-  const groups = new Map<string, OutboxEntry[]>();
+function batchValues(entries: readonly StoredJob[]): [string[], string[], string[], string[]] {
+  const groups = new Map<string, StoredJob[]>();
   for (const entry of entries) {
     const key = `${entry.queue}\u0000${entry.name}`;
     const group = groups.get(key);
@@ -106,9 +143,9 @@ function batchValues(entries: readonly OutboxEntry[]): [string[], string[], stri
   }
   const rows = [...groups.values()];
   return [
-    rows.map((group) => (group[0] as OutboxEntry).queue),
-    rows.map((group) => (group[0] as OutboxEntry).name),
-    rows.map((group) => (group[0] as OutboxEntry).jobId),
+    rows.map((group) => (group[0] as StoredJob).queue),
+    rows.map((group) => (group[0] as StoredJob).name),
+    rows.map((group) => (group[0] as StoredJob).jobId),
     rows.map((group) => JSON.stringify(group.map((entry): BatchedJob => ({ jobId: entry.jobId, payload: entry.payload })))),
   ];
 }
@@ -118,7 +155,7 @@ function batchValues(entries: readonly OutboxEntry[]): [string[], string[], stri
  * their rows' `weight`. A job that no longer checks out against the catalog is reported and skipped. Returns the
  * jobs handled (added or dropped).
  */
-async function enqueueAll(queues: Queues, entries: readonly OutboxEntry[], weight: number, options: RelayOptions): Promise<number> {
+async function enqueueAll(queues: Queues, entries: readonly StoredJob[], weight: number, options: RelayOptions): Promise<number> {
   const records = entries.map((entry) => ({ queueName: entry.queue, jobName: entry.name, jobId: entry.jobId, payload: entry.payload }));
   const onInvalid = options.onInvalid;
   const adds = enqueueBulk(queues, records, onInvalid && ((record, error) => onInvalid(record.jobId, error)));
@@ -127,8 +164,8 @@ async function enqueueAll(queues: Queues, entries: readonly OutboxEntry[], weigh
   return entries.length;
 }
 
-function entriesOf(row: { queue: string; name: string; job_id: string; payload: unknown }): OutboxEntry[] {
-  if (!Array.isArray(row.payload)) return [{ queue: row.queue, name: row.name, jobId: row.job_id, payload: row.payload as Record<string, unknown> }];
+function entriesOf(row: { queue: string; name: string; job_id: string; payload: unknown }): StoredJob[] {
+  if (!Array.isArray(row.payload)) return [{ queue: row.queue, name: row.name, jobId: row.job_id, payload: row.payload }];
   return (row.payload as BatchedJob[]).map((job) => ({ queue: row.queue, name: row.name, jobId: job.jobId, payload: job.payload }));
 }
 

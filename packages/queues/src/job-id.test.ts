@@ -1,9 +1,8 @@
-import { assertJobId, cadenceSchedulerId, deliverAlertJobId, JobIdError, jobId, routeAlertJobId } from './job-id';
+import { assertJobId, cadenceSchedulerId, JobIdError, jobId, routeAlertJobId } from './job-id';
 
 describe('job ids', () => {
   it('names the routing job of a feed item route-<feedItemId>', () => {
     expect(routeAlertJobId('post_3q2-9XkQzLpTnW8r')).toBe('route-post_3q2-9XkQzLpTnW8r');
-    expect(deliverAlertJobId('dlv_abc')).toBe('deliver-dlv_abc');
     expect(cadenceSchedulerId('scan-sources', 10)).toBe('scan-sources-every-10s');
   });
 

@@ -50,11 +50,6 @@ export function routeAlertsJobId(items: readonly { feedItemId: string; userId: s
   return jobId('routes', first.feedItemId, items.length, digest);
 }
 
-/** `deliver-<deliveryId>`: one delivery job per (channel, feed item) delivery row. */
-export function deliverAlertJobId(deliveryId: string): string {
-  return jobId('deliver', deliveryId);
-}
-
 /** `<jobName>-every-<n>s`: the scheduler of one cadence, so each distinct interval has exactly one. */
 export function cadenceSchedulerId(jobName: string, intervalSeconds: number): string {
   return jobId(jobName, 'every', `${intervalSeconds}s`);

@@ -1,26 +1,11 @@
 import type pg from 'pg';
-import { resolveFormat, type ChannelConfig, type WebhookFormat } from '@hashwatch/channels';
-import type { Cipher } from '@hashwatch/secrets';
+import type { NotificationChannelRow } from '@hashwatch/channels';
 import type { RoutingChannel } from '../routing/channel-routing';
+import { failPending } from './delivery-store';
 
-/** One notification_channels row as the drain reads it; secrets still sealed. */
-export interface ChannelRow {
-  id: string;
+/** One notification_channels row as the drain reads it; secrets still sealed (unsealChannel opens them per run). */
+export interface ChannelRow extends NotificationChannelRow {
   user_id: string;
-  kind: 'webhook' | 'bot';
-  url: string | null;
-  format: WebhookFormat;
-  bot_name: string;
-  hashtags: string[] | null;
-  accounts: string[] | null;
-  source_filter: RoutingChannel['sourceFilter'];
-  engagement_alerts: boolean;
-  template: string;
-  enabled: boolean;
-  signing_secret_enc: string | null;
-  bot_token_enc: string | null;
-  chat_id: string | null;
-  disabled_reason: string | null;
   /**
    * Changes with every write to the row. A drain compares the whole row it reads at each claim with the last
    * one and unseals the config again only when they differ.
@@ -49,42 +34,19 @@ export function routingChannel(row: Pick<ChannelRow, 'id' | 'hashtags' | 'accoun
 }
 
 /**
- * The channel as @hashwatch/channels takes it, secrets unsealed for this one drain run. The value lives in
- * the run's local scope only: nothing shared between jobs ever holds a secret.
+ * The platform told us to stop (Discord 404, Telegram blocked, Slack archived...), or the channel's config can
+ * never work: the channel is switched off with the reason, which GET /notifications shows until a PUT with
+ * `enabled: true` clears it, and its pending deliveries fail. Answers how many failed.
  */
-export function channelConfig(row: ChannelRow, cipher: Cipher, telegramBaseUrl: string): ChannelConfig {
-  if (row.kind === 'bot') {
-    return {
-      kind: 'telegram',
-      botName: row.bot_name,
-      template: row.template,
-      botToken: row.bot_token_enc ? cipher.decrypt(row.bot_token_enc) : undefined,
-      chatId: row.chat_id ?? undefined,
-      telegramBaseUrl,
-    };
-  }
-  const url = row.url ?? '';
-  return {
-    kind: resolveFormat(row.format, url),
-    url,
-    botName: row.bot_name,
-    template: row.template,
-    signingSecret: row.signing_secret_enc ? cipher.decrypt(row.signing_secret_enc) : undefined,
-  };
-}
-
-/**
- * The platform told us to stop (Discord 404, Telegram blocked, Slack archived...): the channel is switched off
- * with the reason, which GET /notifications shows until a PUT with `enabled: true` clears it.
- */
-export async function disableChannel(pool: pg.Pool, channelId: string, reason: string): Promise<void> {
+export async function disableChannel(pool: pg.Pool, channelId: string, reason: string): Promise<number> {
   await pool.query(
     `UPDATE notification_channels SET enabled = false, disabled_reason = $2, updated_at = now() WHERE id = $1`,
     [channelId, reason],
   );
+  return failPending(pool, channelId, `not sent: the channel was disabled (${reason})`);
 }
 
-/** Telegram: the group became a supergroup with a new chat id (PLATFORMS e); later alerts go there. */
+/** Telegram: the group became a supergroup with a new chat id (the Bot API's migrate_to_chat_id); later alerts go there. */
 export async function migrateChat(pool: pg.Pool, channelId: string, from: string, to: string): Promise<boolean> {
   const { rowCount } = await pool.query(
     `UPDATE notification_channels SET chat_id = $3, updated_at = now() WHERE id = $1 AND chat_id = $2`,

@@ -4,8 +4,9 @@ import { useTestEnvironment } from '@hashwatch/testing';
 import { DEFAULT_PACE } from '../notifier-options';
 import { createDestinationPace, destinationOf } from './destination-pace';
 
-const webhook = (kind: 'discord' | 'slack' | 'json', url: string): ChannelConfig => ({ kind, url, botName: 'Hashwatch', template: '' });
-const telegram = (botToken: string, chatId: string): ChannelConfig => ({ kind: 'telegram', botToken, chatId, botName: 'Hashwatch', template: '' });
+const webhook = (kind: 'discord' | 'slack' | 'json', url: string): ChannelConfig =>
+  kind === 'json' ? { kind, url, signingSecret: 'whsec_test', template: '' } : { kind, url, botName: 'Hashwatch', template: '' };
+const telegram = (botToken: string, chatId: string): ChannelConfig => ({ kind: 'telegram', botToken, chatId, template: '' });
 const rulesOf = (config: ChannelConfig) => destinationOf(config, DEFAULT_PACE, 'hw').buckets.map((bucket) => bucket.rule);
 
 describe('destination pace', () => {

@@ -28,8 +28,8 @@ function hash(text: string): string {
 export function destinationOf(channel: ChannelConfig, rules: PaceRules, prefix: string): Destination {
   const base = `${prefix}:notifier:pace`;
   if (channel.kind === 'telegram') {
-    const token = channel.botToken ?? '';
-    const chat = channel.chatId ?? '';
+    const token = channel.botToken;
+    const chat = channel.chatId;
     const chatKey = `${base}:telegram:${hash(`${token}\n${chat}`)}`;
     // Groups and supergroups have negative ids; @username chats are channels, paced like groups to be safe.
     const group = chat.startsWith('-') || chat.startsWith('@');
@@ -40,7 +40,7 @@ export function destinationOf(channel: ChannelConfig, rules: PaceRules, prefix: 
     ];
     return { blockKey: `${chatKey}:block`, buckets };
   }
-  const destKey = `${base}:${channel.kind}:${hash(channel.url ?? '')}`;
+  const destKey = `${base}:${channel.kind}:${hash(channel.url)}`;
   return { blockKey: `${destKey}:block`, buckets: rules[channel.kind].map((rule, i) => ({ key: `${destKey}:${i}`, rule })) };
 }
 

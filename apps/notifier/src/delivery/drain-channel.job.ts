@@ -2,14 +2,15 @@ import type pg from 'pg';
 import type { Redis } from 'ioredis';
 import { ChannelConfigError, deliver, takesDigests, type ChannelConfig, type ChannelMessage, type DeliveryAttempt, type Sender } from '@hashwatch/channels';
 import type { Logger } from '@hashwatch/logger';
-import { SecretsError, type Cipher } from '@hashwatch/secrets';
+import type { Cipher } from '@hashwatch/secrets';
 import { leaseStallMs, type NotifierOptions } from '../notifier-options';
 import { matchingSource } from '../routing/channel-routing';
 import { alertFor } from './alert-message';
-import { channelConfig, disableChannel, migrateChat, routingChannel, type ChannelRow } from './channel-store';
+import { disableChannel, migrateChat, routingChannel, type ChannelRow } from './channel-store';
 import { claimNext, digestIdFor, failPending, markDelivered, markFailed, markRetry, releaseClaim, reviveRetries, type ClaimedDelivery, type DeliveredMark, type DeliveredWriter } from './delivery-store';
 import { destinationOf, type Destination, type DestinationPace } from './destination-pace';
 import { acquireDrainLease, drainKeys, type DrainLease } from './drain-lease';
+import { unsealForRun } from './unseal-for-run';
 import type { DrainScheduler } from './drain-scheduler';
 import type { NotifierMetrics } from '../notifier-metrics';
 import { retryDelayMs } from './retry-delay';
@@ -178,30 +179,14 @@ async function runDrain(deps: DrainDeps, channelId: string, lease: DrainLease, l
       const fingerprint = JSON.stringify(channel);
       if (live?.fingerprint !== fingerprint) {
         // Unsealed here, for this run only; again only when the row changed (a PUT, a chat migration).
-        let config: ChannelConfig;
-        try {
-          config = channelConfig(channel, deps.cipher, deps.telegramBaseUrl);
-        } catch (error) {
-          if (!(error instanceof SecretsError)) throw error;
-          // Neither SECRETS_KEY nor SECRETS_KEY_PREVIOUS of this replica opens it. During a key rotation that is
-          // this replica's keys being older than the row's (a gateway on the new key sealed it, or secrets:reseal
-          // ran before this replica was restarted), and a replica on the new key can send it; otherwise the row is
-          // damaged. Either way nothing is lost: the claimed deliveries retry with backoff, saying why, and fail
-          // only when the retry window ends.
-          await flush();
-          const reason =
-            "not sent: the channel's secret cannot be opened with SECRETS_KEY (nor SECRETS_KEY_PREVIOUS) of this " +
-            'notifier; restart it with the key the secret was sealed with, or save the webhook again without its id, ' +
-            'or send the bot token again';
-          const ids = batch.map((delivery) => delivery.id);
-          if (ids.length === 0) return { kind: 'stopped' };
-          const attempts = Math.max(...batch.map((delivery) => delivery.attempts));
-          const delayMs = retryDelayMs(attempts, { baseMs: options.backoffBaseMs, maxMs: options.maxBackoffMs }, deps.random);
-          const { gaveUp } = await markRetry(pool, ids, claimToken, { status: null, reason, delayMs, retryWindowMs: options.retryWindowMs });
+        const unsealed = await unsealForRun(deps, channel, batch, claimToken, log);
+        if ('stop' in unsealed) {
+          // Its claimed deliveries are recorded (to retry, or failed): none is given back.
           unsent = batch.length;
-          log.error('channel secret cannot be opened', { channelId, deliveries: ids.length, delayMs, gaveUp });
-          return { kind: 'paced', waitMs: delayMs };
+          await flush();
+          return unsealed.stop;
         }
+        const { config } = unsealed;
         const destination = destinationOf(config, options.pace, deps.prefix);
         const burst = Math.min(...destination.buckets.map((bucket) => bucket.rule.limit));
         live = { row: channel, fingerprint, config, destination, batch: Math.max(1, Math.min(options.claimBatch, burst)) };
@@ -217,8 +202,7 @@ async function runDrain(deps: DrainDeps, channelId: string, lease: DrainLease, l
       const chat = takesDigests(live.config.kind);
       if (!chat && digestMode) {
         // Left by an older release, which folded json bursts too: json channels get one message per item
-        // (receivers process and dedupe per item), so the flag is dropped and this claim is sent item by item
-        // below.
+        // (docs/DECISIONS.md), so the flag is dropped and this claim is sent item by item below.
         digestMode = false;
         await deps.redis.del(digestKey);
         log.info('digest mode dropped: json channels get one message per item', { channelId });
@@ -291,7 +275,7 @@ async function runDrain(deps: DrainDeps, channelId: string, lease: DrainLease, l
           const rateLimited = status === 429;
           const attempts = Math.max(...deliveries.map((delivery) => delivery.attempts));
           const backoff = retryDelayMs(attempts, { baseMs: options.backoffBaseMs, maxMs: options.maxBackoffMs }, deps.random);
-          // A 429 said when: never sooner. Otherwise backoff, and a Retry-After on a 5xx extends it.
+          // A 429 that says when is never retried sooner. Otherwise backoff, and a Retry-After on a 5xx extends it.
           const delayMs = rateLimited && outcome.afterMs !== undefined ? outcome.afterMs : Math.max(backoff, outcome.afterMs ?? 0);
           const { gaveUp } = await markRetry(pool, ids, claimToken, { status, reason: outcome.reason, delayMs, retryWindowMs: options.retryWindowMs });
           // Read with the next lease: the first message this target takes again makes these due at once.
@@ -307,8 +291,8 @@ async function runDrain(deps: DrainDeps, channelId: string, lease: DrainLease, l
         }
 
         if (outcome.outcome === 'permanent' && outcome.migrateToChatId && live.row.chat_id && outcome.migrateToChatId !== live.row.chat_id) {
-          // Telegram: the group moved to a supergroup (migrate_to_chat_id). Follow it and resend at once; the next
-          // claim reads the row with its new chat id.
+          // Telegram: the group moved to a supergroup (the Bot API's migrate_to_chat_id). Follow it and resend at
+          // once; the next claim reads the row with its new chat id.
           await migrateChat(pool, channelId, live.row.chat_id, outcome.migrateToChatId);
           await giveBack(index);
           log.info('telegram chat migrated', { channelId });
@@ -322,8 +306,7 @@ async function runDrain(deps: DrainDeps, channelId: string, lease: DrainLease, l
         metrics.failed.inc(config.kind, ids.length);
         if (outcome.outcome === 'permanent' && outcome.disableChannel) {
           await flush();
-          await disableChannel(pool, channelId, reason);
-          const failed = await failPending(pool, channelId, `not sent: the channel was disabled (${reason})`);
+          const failed = await disableChannel(pool, channelId, reason);
           metrics.failed.inc(config.kind, failed);
           log.warn('channel disabled', { ...fields, reason, pendingFailed: failed });
           return { kind: 'stopped' };

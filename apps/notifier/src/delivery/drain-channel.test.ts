@@ -184,4 +184,21 @@ describe('drain-channel', () => {
     await waitFor(async () => (await deliveriesOf(pool(), channelId)).every((delivery) => delivery.status === 'delivered'), 5_000, 'both delivered');
     expect(receiver.accepted).toHaveLength(2);
   });
+
+  it('disables a json channel that has no signing secret and fails its deliveries, sending nothing unsigned', async () => {
+    const { receiver, user, channelId } = await jsonChannel(env.database, receivers);
+    await pool().query('UPDATE notification_channels SET signing_secret_enc = NULL WHERE id = $1', [channelId]);
+    const items = await storeFeedItems(pool(), [post(user), post(user)]);
+    for (const item of items) await routeAlerts({ pool: pool(), drains: createDrainScheduler(queues, redis), metrics: createNotifierMetrics() }, [{ payload: { feedItemId: item.id, userId: user }, log }]);
+
+    await expect(drainChannel(drainDeps(createDestinationPace(redis), channelId), channelId, log)).resolves.toEqual({ kind: 'stopped' });
+    expect(receiver.received).toHaveLength(0);
+    const reason = 'the channel cannot be used: no signing secret is stored for this channel';
+    expect(await deliveriesOf(pool(), channelId)).toEqual([
+      expect.objectContaining({ status: 'failed', last_error: reason }),
+      expect.objectContaining({ status: 'failed', last_error: reason }),
+    ]);
+    const { rows } = await pool().query('SELECT enabled, disabled_reason FROM notification_channels WHERE id = $1', [channelId]);
+    expect(rows[0]).toEqual({ enabled: false, disabled_reason: reason });
+  });
 });

@@ -4,7 +4,7 @@ import { ChannelConfigError, type ChannelAdapter, type DeliveryOutcome, type Htt
 import { describeBody, parseJsonBody, permanent, retry, retryAfterMs, secondsToMs, withTransportRules } from '../response-rules';
 import { discordAlertPayload, discordDigestPayload } from './discord-format';
 
-// Discord's 429 body (PLATFORMS f): retry_after is float seconds; error bodies carry message and code.
+// Discord's 429 body (its rate-limit documentation): retry_after is float seconds; error bodies carry message and code.
 const discordAnswer = z.object({
   message: z.string().optional(),
   code: z.number().optional(),
@@ -13,7 +13,7 @@ const discordAnswer = z.object({
 });
 
 /**
- * Discord asks clients to read the bucket headers on every answer rather than hard-code limits (PLATFORMS f):
+ * Discord asks clients to read the bucket headers on every answer rather than hard-code limits:
  * `X-RateLimit-Remaining: 0` with `X-RateLimit-Reset-After: <seconds, fractional>` means the next message
  * would be a 429. Undefined when the bucket still has room or the headers are absent.
  */
@@ -59,7 +59,7 @@ function executeUrl(webhookUrl: string | undefined): string {
   return url.toString();
 }
 
-export const discordChannel: ChannelAdapter = {
+export const discordChannel: ChannelAdapter<'discord'> = {
   buildRequest(message, channel) {
     const url = executeUrl(channel.url);
     const body = isDigest(message)

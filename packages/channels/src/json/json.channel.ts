@@ -4,7 +4,7 @@ import { describeBody, permanent, retry, retryAfterMs, withTransportRules } from
 import { jsonAlertPayload } from './json-payload';
 import { signWebhook, SigningSecretError } from './webhook-signature';
 
-/** Standard Webhooks delivery guidance (PLATFORMS h): 2xx success, 410 disable, 429/502/504 throttle. */
+/** Standard Webhooks delivery guidance (standardwebhooks.com): 2xx success, 410 disable, 429/502/504 throttle. */
 const THROTTLED = new Set([408, 429, 502, 503, 504]);
 
 function interpretJson(response: HttpResponse): DeliveryOutcome {
@@ -27,12 +27,12 @@ function signature(secret: string, id: string, timestamp: number, body: string):
   }
 }
 
-export const jsonChannel: ChannelAdapter = {
+export const jsonChannel: ChannelAdapter<'json'> = {
   buildRequest(message, channel, meta) {
     if (!channel.url) throw new ChannelConfigError('a json channel needs a webhook url');
     if (!channel.signingSecret) throw new ChannelConfigError('a json channel needs its signing secret');
-    // One message per feed item, its webhook-id the item's stable id (CONTRACT 5): a digest would hide items from a
-    // receiver that processes and dedupes per item.
+    // One message per feed item, its webhook-id the item's stable id (docs/DECISIONS.md: json channels never get
+    // digests): a digest would hide items from a receiver that processes and dedupes per item.
     if (isDigest(message)) throw new UnsupportedMessageError('a json channel takes one alert per message, never a digest');
     const body = JSON.stringify(jsonAlertPayload(message, channel.template));
     const timestamp = Math.floor(meta.timestamp.getTime() / 1000);

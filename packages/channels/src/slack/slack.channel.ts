@@ -4,7 +4,7 @@ import { describeBody, permanent, retry, retryAfterMs, withTransportRules } from
 import { slackAlertPayload, slackDigestPayload } from './slack-format';
 
 /**
- * Slack answers errors as plain-text codes (PLATFORMS g). These mean the webhook itself is gone or revoked,
+ * Slack answers incoming-webhook errors as plain-text codes (its incoming-webhook error list). These mean the webhook itself is gone or revoked,
  * so the channel is disabled rather than retried forever.
  */
 const DEAD_WEBHOOK_CODES = new Set([
@@ -26,7 +26,7 @@ function interpretSlack(response: HttpResponse): DeliveryOutcome {
   return permanent(`Slack answered ${status}${code ? `: ${code}` : ''}`, dead);
 }
 
-export const slackChannel: ChannelAdapter = {
+export const slackChannel: ChannelAdapter<'slack'> = {
   buildRequest(message, channel) {
     if (!channel.url) throw new ChannelConfigError('a slack channel needs a webhook url');
     const body = isDigest(message)

@@ -3,17 +3,17 @@ import { isDigest, type ChannelMessage } from '../alert';
 import {
   ChannelConfigError,
   type ChannelAdapter,
-  type ChannelConfig,
   type DeliveryOutcome,
   type HttpResponse,
   type OutgoingRequest,
+  type TelegramChannelConfig,
 } from '../channel-adapter';
 import { describeBody, parseJsonBody, permanent, retry, retryAfterMs, safeReason, secondsToMs, withTransportRules } from '../response-rules';
 import { telegramAlertText, telegramDigestText, telegramPlainAlertText, type TelegramText } from './telegram-format';
 
 export const DEFAULT_TELEGRAM_BASE_URL = 'https://api.telegram.org';
 
-// Bot API answer (PLATFORMS e): {ok, result} or {ok:false, error_code, description, parameters}.
+// Bot API answer (Telegram's "Making requests"): {ok, result} or {ok:false, error_code, description, parameters}.
 const telegramAnswer = z.object({
   ok: z.boolean(),
   description: z.string().optional(),
@@ -24,7 +24,7 @@ const telegramAnswer = z.object({
 
 const BOT_TOKEN = /^\d+:[A-Za-z0-9_-]+$/;
 
-function sendMessageRequest(channel: ChannelConfig, message: TelegramText, preview: boolean): OutgoingRequest {
+function sendMessageRequest(channel: TelegramChannelConfig, message: TelegramText, preview: boolean): OutgoingRequest {
   const { botToken, chatId } = channel;
   // The token becomes a path segment: anything but the BotFather shape could point the request elsewhere.
   if (!botToken || !BOT_TOKEN.test(botToken)) throw new ChannelConfigError('the telegram bot token is missing or malformed');
@@ -71,13 +71,13 @@ function interpretTelegram(response: HttpResponse): DeliveryOutcome {
   return permanent(said);
 }
 
-function text(message: ChannelMessage, channel: ChannelConfig, plain: boolean): TelegramText {
+function text(message: ChannelMessage, channel: TelegramChannelConfig, plain: boolean): TelegramText {
   if (isDigest(message)) return telegramDigestText(message, !plain);
   return plain ? telegramPlainAlertText(message, channel.template) : telegramAlertText(message, channel.template);
 }
 
 /** Telegram alone can reject formatting, so it alone has `buildPlainRequest`. */
-export const telegramChannel: Required<ChannelAdapter> = {
+export const telegramChannel: Required<ChannelAdapter<'telegram'>> = {
   buildRequest(message, channel) {
     // A digest lists up to ten links; a preview of only the first one would single it out.
     return sendMessageRequest(channel, text(message, channel, false), !isDigest(message));

@@ -1,4 +1,4 @@
-import { ChannelConfigError, createSender, deliver, telegramChannel, type AlertPost, type ChannelConfig, type ChannelMessage } from '../index';
+import { ChannelConfigError, createSender, deliver, telegramChannel, type AlertPost, type ChannelMessage, type TelegramChannelConfig } from '../index';
 import { channel, EVERY_PLACEHOLDER, hashtagAlert, likeAlert, meta } from '../test-support/alerts';
 import { startFakeTelegram, type FakeTelegram } from '../test-support/fake-telegram';
 import { startLocalServer } from '../test-support/local-server';
@@ -18,7 +18,7 @@ describe('telegram channel', () => {
     sender.close();
     await telegram.close();
   });
-  const target = (overrides: Partial<ChannelConfig> = {}) =>
+  const target = (overrides: Partial<TelegramChannelConfig> = {}) =>
     channel({ kind: 'telegram', botToken: TOKEN, chatId: CHAT, telegramBaseUrl: telegram.origin, ...overrides });
   const sent = (alert: ChannelMessage, config = target()) => JSON.parse(telegramChannel.buildRequest(alert, config, meta).body);
 

@@ -1,4 +1,4 @@
-import type { AlertPost, ChannelConfig, RequestMeta } from '../index';
+import type { AlertPost, ChannelConfigOf, ChannelKind, RequestMeta } from '../index';
 
 export const hashtagAlert: AlertPost = {
   id: 'post_abc',
@@ -44,9 +44,12 @@ export const likeAlert: AlertPost = {
 
 export const meta: RequestMeta = { messageId: 'dlv_123', timestamp: new Date('2026-11-22T01:25:00.000Z') };
 
-export function channel(overrides: Partial<ChannelConfig> & Pick<ChannelConfig, 'kind'>): ChannelConfig {
-  return { botName: 'Hashwatch', template: '', ...overrides };
+/** A channel of one kind, with the default template and, on Discord and Slack, the default bot name. */
+export function channel<K extends ChannelKind>(config: { kind: K } & Partial<ChannelConfigOf<K>>): ChannelConfigOf<K> {
+  const defaults = config.kind === 'discord' || config.kind === 'slack' ? { botName: 'Hashwatch', template: '' } : { template: '' };
+  // Tests may leave out what the adapter must then refuse (a url, a token): the value is taken as given.
+  return { ...defaults, ...config } as ChannelConfigOf<K>;
 }
 
-/** Every SPEC 2.5 placeholder, plus one that is not a placeholder. */
+/** Every template placeholder renderTemplate fills, plus one that is not a placeholder. */
 export const EVERY_PLACEHOLDER = '{source}|{author}|{name}|{text}|{url}|{hashtag}|{account}|{unknown}';

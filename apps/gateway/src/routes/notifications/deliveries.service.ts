@@ -1,7 +1,8 @@
 import type pg from 'pg';
 import { transaction } from '@hashwatch/db';
 import { AppError } from '@hashwatch/errors';
-import { jobId, queueCatalog } from '@hashwatch/queues';
+import { writeNumberedOutbox } from '@hashwatch/outbox';
+import { jobId } from '@hashwatch/queues';
 import { iso } from '../../http/time';
 import type { DeliveryCursor, DeliveryCursorScope } from './delivery-cursor';
 import type { DeliveryBody, DeliveryListBody, ListDeliveriesQuery } from './deliveries.schema';
@@ -75,14 +76,12 @@ export async function listDeliveries(pool: pg.Pool, cursors: DeliveryCursor, use
   };
 }
 
-const deliverAlert = queueCatalog['alert-deliveries']['deliver-alert'];
-
 /**
  * Puts a failed delivery back to pending, due now, and writes the outbox row the notifier's relay turns into
  * a `deliver-alert` job, in one transaction: the retry is queued exactly when it is recorded. The job id
- * `deliver-<id>-retry-<n>` takes n from the outbox row's own sequence number, so every retry is a new job
- * (BullMQ keeps finished jobs for a day, and a reused id would be silently ignored) while the relay, moving
- * one row twice, still adds it once.
+ * `deliver-<id>-retry-<n>` takes n from the outbox row's own number, so every retry is a new job (BullMQ keeps
+ * finished jobs for a day, and a reused id would be silently ignored) while the relay, moving one row twice,
+ * still adds it once.
  */
 export async function retryDelivery(pool: pg.Pool, userId: string, id: string, now: Date): Promise<DeliveryBody> {
   return transaction(pool, async (client) => {
@@ -102,14 +101,7 @@ export async function retryDelivery(pool: pg.Pool, userId: string, id: string, n
       throw new AppError('invalid_request', `delivery ${id} goes to ${channel}, which is disabled; re-enable it with PUT /notifications, then retry`);
     }
     await client.query(`UPDATE deliveries SET status = 'pending', next_attempt_at = $2, updated_at = $2 WHERE id = $1`, [id, now]);
-    const { rows: sequence } = await client.query<{ n: string }>(`SELECT nextval(pg_get_serial_sequence('outbox_jobs', 'id'))::text AS n`);
-    // nextval always answers one row.
-    const n = sequence[0]?.n as string;
-    const payload = deliverAlert.payload.parse({ deliveryId: id });
-    await client.query(
-      `INSERT INTO outbox_jobs (id, queue, name, job_id, payload) VALUES ($1, 'alert-deliveries', 'deliver-alert', $2, $3::jsonb)`,
-      [n, jobId('deliver', id, 'retry', n), JSON.stringify(payload)],
-    );
+    await writeNumberedOutbox(client, (n) => ({ queue: 'alert-deliveries', name: 'deliver-alert', jobId: jobId('deliver', id, 'retry', n), payload: { deliveryId: id } }));
     const { rows } = await client.query<DeliveryRow>(`${SELECT} WHERE d.id = $1`, [id]);
     return toDelivery(rows[0] as DeliveryRow);
   });

@@ -1,11 +1,21 @@
 import type pg from 'pg';
-import { buildTestAlert, ChannelConfigError, deliver, resolveFormat, type ChannelConfig, type DeliveryAttempt } from '@hashwatch/channels';
+import {
+  buildTestAlert,
+  ChannelConfigError,
+  deliver,
+  MissingSecretError,
+  unsealChannel,
+  UnreadableSecretError,
+  type ChannelConfig,
+  type ChannelSecret,
+  type DeliveryAttempt,
+} from '@hashwatch/channels';
 import { AppError } from '@hashwatch/errors';
 import { randomToken, type Cipher } from '@hashwatch/secrets';
 import type { GatewayDeps } from '../../deps';
 import type { NotificationOptions } from './notification-options';
-import { DEFAULT_BOT_NAME, type NotificationTest } from './notifications.schema';
-import { CHANNEL_COLUMNS, openSecret, type ChannelRow } from './notifications.service';
+import type { NotificationTest } from './notifications.schema';
+import { CHANNEL_COLUMNS, type ChannelRow } from './notifications.service';
 
 async function findChannel(pool: pg.Pool, userId: string, selector: NotificationTest): Promise<ChannelRow> {
   if (selector.channel === 'webhook') {
@@ -21,44 +31,31 @@ async function findChannel(pool: pg.Pool, userId: string, selector: Notification
   return rows[0];
 }
 
-/** The secret of a channel for this one call; a secret that cannot be opened is a failed test, not a 500. */
-function requireSecret(cipher: Cipher, sealed: string | null, what: string, remedy: string): string {
-  const secret = openSecret(cipher, sealed);
-  if (secret === null) {
-    throw new AppError('delivery_failed', `the test alert was not sent: the ${what} cannot be opened with this server's SECRETS_KEY; ${remedy}`);
-  }
-  return secret;
-}
+const REMEDY: Record<ChannelSecret, string> = {
+  'signing secret': 'save the webhook again without its id to get a new secret',
+  'bot token': 'send the token again with PUT /notifications',
+};
 
-/** The channel as @hashwatch/channels takes it, secrets unsealed for this one call. */
-function channelConfig(row: ChannelRow, cipher: Cipher, options: NotificationOptions): ChannelConfig {
-  if (row.kind === 'bot') {
-    return {
-      kind: 'telegram',
-      botName: DEFAULT_BOT_NAME,
-      template: row.template,
-      botToken: requireSecret(cipher, row.bot_token_enc, 'bot token', 'send the token again with PUT /notifications'),
-      chatId: row.chat_id ?? '',
-      telegramBaseUrl: options.telegramBaseUrl,
-    };
+/**
+ * The channel as @hashwatch/channels takes it, secrets unsealed for this one call. A needed secret that is
+ * missing, or that this server's keys cannot open, is a failed test (502), not a 500 and never an unsigned send.
+ */
+function unsealForTest(row: ChannelRow, cipher: Cipher, options: NotificationOptions): ChannelConfig {
+  try {
+    return unsealChannel(row, { cipher, telegramBaseUrl: options.telegramBaseUrl });
+  } catch (error) {
+    if (error instanceof UnreadableSecretError) {
+      throw new AppError('delivery_failed', `the test alert was not sent: the ${error.secret} cannot be opened with this server's SECRETS_KEY; ${REMEDY[error.secret]}`);
+    }
+    if (error instanceof MissingSecretError) throw new AppError('delivery_failed', `the test alert was not sent: ${error.message}; ${REMEDY[error.secret]}`);
+    throw error;
   }
-  const url = row.url ?? '';
-  return {
-    kind: resolveFormat(row.format, url),
-    url,
-    botName: row.bot_name,
-    template: row.template,
-    signingSecret: requireSecret(cipher, row.signing_secret_enc, 'signing secret', 'save the webhook again without its id to get a new secret'),
-  };
 }
 
 /** Reasons from @hashwatch/channels are already redacted; this also removes the exact secrets of this channel. */
 function withoutSecrets(text: string, channel: ChannelConfig): string {
-  let out = text;
-  for (const secret of [channel.botToken, channel.signingSecret]) {
-    if (secret) out = out.split(secret).join('[redacted]');
-  }
-  return out;
+  const secret = channel.kind === 'telegram' ? channel.botToken : channel.kind === 'json' ? channel.signingSecret : '';
+  return secret ? text.split(secret).join('[redacted]') : text;
 }
 
 /**
@@ -73,7 +70,7 @@ export async function sendTestAlert(
   selector: NotificationTest,
 ): Promise<{ delivered: true; status: number }> {
   const row = await findChannel(deps.db.pool, userId, selector);
-  const channel = channelConfig(row, deps.cipher, options);
+  const channel = unsealForTest(row, deps.cipher, options);
   const now = deps.now();
   const target = row.kind === 'bot' ? 'Telegram' : `the ${channel.kind} webhook`;
   let attempt: DeliveryAttempt;

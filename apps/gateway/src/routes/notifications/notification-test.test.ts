@@ -153,6 +153,27 @@ describe('POST /notifications/test', () => {
     expect(payload.text).toContain('#hashwatch');
   });
 
+  it('answers 502 delivery_failed naming the missing signing secret of a json webhook, and sends nothing unsigned', async () => {
+    const { auth } = await gw.account();
+    const saved = await configure(auth, { webhooks: [{ url: `${receiver.origin}/json/ok` }] });
+    await gw.env.database.db.pool.query('UPDATE notification_channels SET signing_secret_enc = NULL WHERE id = $1', [saved.webhooks[0].id]);
+    const before = receiver.received.length;
+    const res = await test(auth, { channel: 'webhook', id: saved.webhooks[0].id });
+    expect([res.status, res.body.error?.code]).toEqual([502, 'delivery_failed']);
+    expect(res.body.error.message).toBe(
+      'the test alert was not sent: no signing secret is stored for this channel; save the webhook again without its id to get a new secret',
+    );
+    expect(receivedSince(before)).toEqual([]);
+  });
+
+  it('delivers to a Discord webhook whose stored signing secret is missing: Discord messages are not signed', async () => {
+    const { auth } = await gw.account();
+    const saved = await configure(auth, { webhooks: [{ url: `${receiver.origin}/api/webhooks/42/secret-token`, format: 'discord' }] });
+    await gw.env.database.db.pool.query('UPDATE notification_channels SET signing_secret_enc = NULL WHERE id = $1', [saved.webhooks[0].id]);
+    const res = await test(auth, { channel: 'webhook', id: saved.webhooks[0].id });
+    expect([res.status, res.body]).toEqual([200, { delivered: true, status: 200 }]);
+  });
+
   it('answers 502 delivery_failed with the receiver’s answer when it fails with 500', async () => {
     const { auth } = await gw.account();
     const saved = await configure(auth, { webhooks: [{ url: `${receiver.origin}/json/broken` }] });

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { generateSigningSecret } from '@hashwatch/channels';
+import { generateSigningSecret, type NotificationChannelRow } from '@hashwatch/channels';
 import { newId, transaction } from '@hashwatch/db';
 import { AppError } from '@hashwatch/errors';
 import { SecretsError, type Cipher } from '@hashwatch/secrets';
@@ -12,24 +12,9 @@ import type {
   WebhookInput,
 } from './notifications.schema';
 
-/** One notification_channels row, secrets still sealed. */
-export interface ChannelRow {
-  id: string;
-  kind: 'webhook' | 'bot';
-  url: string | null;
-  format: WebhookChannelBody['format'];
-  bot_name: string;
-  hashtags: string[] | null;
-  accounts: string[] | null;
-  source_filter: WebhookChannelBody['source_filter'];
-  engagement_alerts: boolean;
-  template: string;
-  enabled: boolean;
-  signing_secret_enc: string | null;
-  bot_token_enc: string | null;
+/** One notification_channels row as the routes read it, secrets still sealed. */
+export interface ChannelRow extends NotificationChannelRow {
   token_hint: string | null;
-  chat_id: string | null;
-  disabled_reason: string | null;
 }
 
 export const CHANNEL_COLUMNS = `id, kind, url, format, bot_name, hashtags, accounts, source_filter, engagement_alerts, template,
@@ -49,7 +34,7 @@ function scopeOf(row: ChannelRow) {
 
 /**
  * The secret, or null when neither SECRETS_KEY nor SECRETS_KEY_PREVIOUS opens it: one such row must not turn a
- * whole answer into a 500 (CONTRACT 2). The start-up check makes this a single damaged or foreign row.
+ * whole answer into a 500 (GET shows that webhook's signing_secret as null). The start-up check makes this a single damaged or foreign row.
  */
 export function openSecret(cipher: Cipher, sealed: string | null): string | null {
   if (sealed === null) return null;

@@ -1,0 +1,66 @@
+import { ChannelConfigError, resolveFormat, unsealChannel, UnreadableSecretError, type ChannelConfig, type ChannelKind } from '@hashwatch/channels';
+import type { Logger } from '@hashwatch/logger';
+import { disableChannel, type ChannelRow } from './channel-store';
+import { markFailed, markRetry, type ClaimedDelivery } from './delivery-store';
+import type { DrainDeps } from './drain-channel.job';
+import { retryDelayMs } from './retry-delay';
+
+/** How a drain run ends when its channel's row gives no config. */
+type Stop = { kind: 'stopped' } | { kind: 'paced'; waitMs: number };
+
+const UNREADABLE_REASON =
+  "not sent: the channel's secret cannot be opened with SECRETS_KEY (nor SECRETS_KEY_PREVIOUS) of this " +
+  'notifier; restart it with the key the secret was sealed with, or save the webhook again without its id, ' +
+  'or send the bot token again';
+
+/**
+ * The channel's config for one drain run, secrets unsealed for that run only, or how the run ends when the row
+ * cannot give one; the deliveries it claimed (`batch`) are then recorded, none is left claimed.
+ *
+ * A secret that does not open with this replica's SECRETS_KEY (nor SECRETS_KEY_PREVIOUS) is, during a key
+ * rotation, this replica's keys being older than the row's (a gateway on the new key sealed it, or
+ * secrets:reseal ran before this replica was restarted), and a replica on the new key can send it; otherwise the
+ * row is damaged. Either way nothing is lost: the claimed deliveries retry with backoff, saying why, and fail
+ * only when the retry window ends. A secret the channel's kind needs and does not have (a json channel is never
+ * sent unsigned) can never work: the channel is disabled, as when a platform says its destination is gone.
+ */
+export async function unsealForRun(
+  deps: DrainDeps,
+  channel: ChannelRow,
+  batch: ClaimedDelivery[],
+  claimToken: string,
+  log: Logger,
+): Promise<{ config: ChannelConfig } | { stop: Stop }> {
+  try {
+    return { config: unsealChannel(channel, { cipher: deps.cipher, telegramBaseUrl: deps.telegramBaseUrl }) };
+  } catch (error) {
+    if (!(error instanceof UnreadableSecretError) && !(error instanceof ChannelConfigError)) throw error;
+    const ids = batch.map((delivery) => delivery.id);
+    if (ids.length === 0) return { stop: { kind: 'stopped' } };
+    if (error instanceof ChannelConfigError) {
+      const reason = `the channel cannot be used: ${error.message}`;
+      await markFailed(deps.pool, ids, claimToken, null, reason);
+      const failed = await disableChannel(deps.pool, channel.id, reason);
+      const kind = kindOf(channel);
+      deps.metrics.failed.inc(kind, ids.length + failed);
+      log.warn('channel disabled', { channelId: channel.id, kind, deliveries: ids.length, reason, pendingFailed: failed });
+      return { stop: { kind: 'stopped' } };
+    }
+    const { options } = deps;
+    const attempts = Math.max(...batch.map((delivery) => delivery.attempts));
+    const delayMs = retryDelayMs(attempts, { baseMs: options.backoffBaseMs, maxMs: options.maxBackoffMs }, deps.random);
+    const { gaveUp } = await markRetry(deps.pool, ids, claimToken, {
+      status: null,
+      reason: UNREADABLE_REASON,
+      delayMs,
+      retryWindowMs: options.retryWindowMs,
+    });
+    log.error('channel secret cannot be opened', { channelId: channel.id, deliveries: ids.length, delayMs, gaveUp });
+    return { stop: { kind: 'paced', waitMs: delayMs } };
+  }
+}
+
+/** The kind a row's deliveries are counted under, read without opening its secrets. */
+function kindOf(channel: ChannelRow): ChannelKind {
+  return channel.kind === 'bot' ? 'telegram' : resolveFormat(channel.format, channel.url ?? '');
+}
