@@ -8,7 +8,7 @@ import type { Cipher } from '@hashwatch/secrets';
 import { startDeliverySweeper } from './delivery/delivery-sweeper';
 import { createDeliveredWriter } from './delivery/delivery-store';
 import { createDestinationPace } from './delivery/destination-pace';
-import { drainChannel, drainWithLease } from './delivery/drain-channel.job';
+import { drainChannel, drainWithLease, type DrainDeps } from './delivery/drain-channel.job';
 import { createDrainScheduler, type DrainScheduler } from './delivery/drain-scheduler';
 import { createNotifierMetrics, type NotifierMetrics } from './notifier-metrics';
 import { leaseStallMs, resolveNotifierOptions, type NotifierOptions } from './notifier-options';
@@ -47,12 +47,38 @@ export async function startNotifier(deps: NotifierDeps): Promise<RunningNotifier
   const options = resolveNotifierOptions(deps.options);
   const metrics = deps.metrics ?? createNotifierMetrics();
   const { pool, queues, logger } = deps;
-  const prefix = queues.prefix;
   // Leases, wake flags and pace reservations of many drains at once: one connection that sends the commands
   // issued in the same tick together (auto-pipelining), beside the one the queues use. Fails fast like it.
   const redis = deps.redis.duplicate({ enableAutoPipelining: true, connectionName: 'hashwatch-notifier-drains' });
   redis.on('error', (error: Error) => logger.warn('redis connection error', { role: 'drains', error }));
   if (redis.status !== 'ready') await new Promise<void>((resolve) => redis.once('ready', () => resolve()));
+  const { drains, drainDeps, deliveredWriter } = createDrains(deps, redis, options, metrics);
+  const workers = startWorkers(deps, drainDeps, options);
+  // The scanner relays right after its commit; this tick is the backstop for a crash in between.
+  await upsertScheduler(queues, 'outbox-relay', 'relay-outbox', {}, {
+    schedulerId: cadenceSchedulerId('relay-outbox', Math.max(1, Math.round(options.relayIntervalMs / 1000))),
+    everyMs: options.relayIntervalMs,
+  });
+  const sweeper = startDeliverySweeper({ pool, redis, drains, prefix: queues.prefix, intervalMs: options.sweepIntervalMs, logger });
+
+  return {
+    drains,
+    metrics,
+    options,
+    async close() {
+      await sweeper.stop();
+      await Promise.all(workers.map((worker) => worker.close()));
+      // Inline drains started by the last routing jobs finish and record their outcome.
+      await drains.close();
+      await deliveredWriter.close();
+      redis.disconnect();
+    },
+  };
+}
+
+/** The drain scheduler (jobs, and inline drains right after routing) and what every drain run shares. */
+function createDrains(deps: NotifierDeps, redis: Redis, options: NotifierOptions, metrics: NotifierMetrics) {
+  const { pool, queues, logger } = deps;
   const drainLog = logger.child({ queue: 'alert-deliveries', job: 'drain-channel', inline: true });
   const drains: DrainScheduler = createDrainScheduler(queues, redis, {
     ...(options.localDrains > 0
@@ -75,7 +101,7 @@ export async function startNotifier(deps: NotifierDeps): Promise<RunningNotifier
       : {}),
   });
   const deliveredWriter = createDeliveredWriter(pool, (error) => logger.warn('delivered marks not written; those deliveries will be sent again', { error }));
-  const drainDeps = {
+  const drainDeps: DrainDeps = {
     pool,
     redis,
     pace: createDestinationPace(redis),
@@ -83,14 +109,20 @@ export async function startNotifier(deps: NotifierDeps): Promise<RunningNotifier
     cipher: deps.cipher,
     sender: deps.sender,
     telegramBaseUrl: deps.telegramBaseUrl,
-    prefix,
+    prefix: queues.prefix,
     options,
     metrics,
     batchHints: new Map<string, number>(),
     deliveredWriter,
   };
-  const workerOptions = { connection: deps.workerConnection, prefix, concurrency: options.concurrency, logger };
+  return { drains, drainDeps, deliveredWriter };
+}
 
+/** The routing, delivery and relay workers of one replica. */
+function startWorkers(deps: NotifierDeps, drainDeps: DrainDeps, options: NotifierOptions) {
+  const { pool, queues, logger } = deps;
+  const { drains, metrics } = drainDeps;
+  const workerOptions = { connection: deps.workerConnection, prefix: queues.prefix, concurrency: options.concurrency, logger };
   const router = createRouteBatcher({ pool, drains, metrics });
   const routing = defineWorker(
     'alert-routing',
@@ -99,8 +131,6 @@ export async function startNotifier(deps: NotifierDeps): Promise<RunningNotifier
         const results = await router.routeMany(payload.items, log);
         return { items: results.length, channels: sum(results, 'channels'), created: sum(results, 'created') };
       },
-      // Jobs of one item, queued before producers wrote route-alerts: still routed, so an upgrade loses none.
-      'route-alert': (payload, _job, log) => router.route(payload, log),
     },
     workerOptions,
   );
@@ -115,11 +145,6 @@ export async function startNotifier(deps: NotifierDeps): Promise<RunningNotifier
         if (rows[0]) await drains.wake(rows[0].channel_id);
         return { woken: rows.length };
       },
-      // Queued by older releases, which chose a digest's deliveries up front: only wakes the channel, whose drain
-      // decides afresh (a json channel gets those deliveries one message per item, never a digest).
-      'deliver-digest': async (payload) => {
-        await drains.wake(payload.channelId);
-      },
     },
     workerOptions,
   );
@@ -132,26 +157,7 @@ export async function startNotifier(deps: NotifierDeps): Promise<RunningNotifier
     },
     { ...workerOptions, concurrency: 1 },
   );
-  // The scanner relays right after its commit; this tick is the backstop for a crash in between.
-  await upsertScheduler(queues, 'outbox-relay', 'relay-outbox', {}, {
-    schedulerId: cadenceSchedulerId('relay-outbox', Math.max(1, Math.round(options.relayIntervalMs / 1000))),
-    everyMs: options.relayIntervalMs,
-  });
-  const sweeper = startDeliverySweeper({ pool, redis, drains, prefix, intervalMs: options.sweepIntervalMs, logger });
-
-  return {
-    drains,
-    metrics,
-    options,
-    async close() {
-      await sweeper.stop();
-      await Promise.all([routing.close(), deliveries.close(), relay.close()]);
-      // Inline drains started by the last routing jobs finish and record their outcome.
-      await drains.close();
-      await deliveredWriter.close();
-      redis.disconnect();
-    },
-  };
+  return [routing, deliveries, relay];
 }
 
 function sum<K extends string>(rows: readonly Record<K, number>[], key: K): number {

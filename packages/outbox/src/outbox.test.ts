@@ -17,7 +17,7 @@ describe('outbox', () => {
     connection.disconnect();
   });
 
-  const entry = (n: number): OutboxEntry => ({ queue: 'alert-routing', name: 'route-alert', jobId: `route-post_${n}`, payload: { feedItemId: `post_${n}`, userId: 'usr_1' } });
+  const entry = (n: number): OutboxEntry => ({ queue: 'alert-routing', name: 'route-alerts', jobId: `route-post_${n}`, payload: { items: [{ feedItemId: `post_${n}`, userId: 'usr_1' }] } });
   /**
    * A row whose payload the catalog does not accept (any more): left by an older release, or written before a
    * schema change. The compiler refuses such an entry, so it is forced past it here.
@@ -42,7 +42,7 @@ describe('outbox', () => {
     expect(await relayOutbox(env.database.db.pool, queues)).toBe(2);
     expect(await relayOutbox(env.database.db.pool, queues)).toBe(0);
     const job = await queues.byName['alert-routing'].getJob('route-post_2');
-    expect(job?.data).toEqual({ feedItemId: 'post_2', userId: 'usr_1' });
+    expect(job?.data).toEqual({ items: [{ feedItemId: 'post_2', userId: 'usr_1' }] });
   });
 
   it('adds a job once even when the same entry is relayed twice (crash after enqueue, before delete)', async () => {
@@ -90,7 +90,7 @@ describe('outbox', () => {
     expect(await relayOutbox(env.database.db.pool, queues)).toBe(3);
     expect(await relayOutbox(env.database.db.pool, queues)).toBe(0);
     for (const n of [10, 11, 12]) {
-      expect((await queues.byName['alert-routing'].getJob(`route-post_${n}`))?.data).toEqual({ feedItemId: `post_${n}`, userId: 'usr_1' });
+      expect((await queues.byName['alert-routing'].getJob(`route-post_${n}`))?.data).toEqual({ items: [{ feedItemId: `post_${n}`, userId: 'usr_1' }] });
     }
   });
 
@@ -98,7 +98,7 @@ describe('outbox', () => {
   const jobsFor = async (...items: number[]) => {
     const wanted = new Set(items.map((n) => `post_${n}`));
     const jobs = await queues.byName['alert-routing'].getJobs(['waiting', 'delayed', 'prioritized', 'active', 'completed', 'failed']);
-    return jobs.filter((job) => wanted.has((job.data as { feedItemId: string }).feedItemId)).map((job) => job.id).sort();
+    return jobs.filter((job) => wanted.has((job.data as { items: { feedItemId: string }[] }).items[0]?.feedItemId ?? '')).map((job) => job.id).sort();
   };
 
   it('relays what it just wrote straight from memory and deletes the row, leaving the backstop nothing', async () => {
@@ -173,7 +173,7 @@ describe('outbox', () => {
   it('runs a statement alongside the batch insert, its parameters numbered first, even with no entries', async () => {
     const single = (n: number) => ({
       text: `INSERT INTO outbox_jobs (queue, name, job_id, payload) VALUES ($1, $2, $3, $4::jsonb)`,
-      values: ['alert-routing', 'route-alert', `route-post_${n}`, JSON.stringify(entry(n).payload)],
+      values: ['alert-routing', 'route-alerts', `route-post_${n}`, JSON.stringify(entry(n).payload)],
     });
     const written = await transaction(env.database.db.pool, (client) => writeOutboxBatch(client, [entry(70), entry(71)], single(72)));
     expect(written.rowIds).toHaveLength(1);
@@ -240,7 +240,7 @@ describe('outbox', () => {
     ];
     // A plain insert, as the gateway writes its redelivery rows: the weight is the database's, not the writer's.
     const { rows } = await env.database.db.pool.query<{ weight: number }>(
-      `INSERT INTO outbox_jobs (queue, name, job_id, payload) SELECT 'alert-routing', 'route-alert', 'w' || n, p::jsonb
+      `INSERT INTO outbox_jobs (queue, name, job_id, payload) SELECT 'alert-routing', 'route-alerts', 'w' || n, p::jsonb
          FROM unnest($1::text[]) WITH ORDINALITY AS t(p, n) RETURNING weight`,
       [payloads.map(([payload]) => payload)],
     );
@@ -292,7 +292,7 @@ describe('outbox', () => {
     await env.database.db.pool.query('DELETE FROM outbox_jobs');
     const write = () =>
       transaction(env.database.db.pool, (client) =>
-        writeNumberedOutbox(client, (n) => ({ queue: 'alert-routing', name: 'route-alert', jobId: `route-post_800-retry-${n}`, payload: { feedItemId: 'post_800', userId: 'usr_1' } })),
+        writeNumberedOutbox(client, (n) => ({ queue: 'alert-routing', name: 'route-alerts', jobId: `route-post_800-retry-${n}`, payload: { items: [{ feedItemId: 'post_800', userId: 'usr_1' }] } })),
       );
     const [first, second] = [await write(), await write()];
     expect(first.jobId).toMatch(/^route-post_800-retry-\d+$/);

@@ -30,16 +30,13 @@ describe('defineWorker', () => {
   it('fails a malformed job added around enqueue at once, without retry', async () => {
     const handled: unknown[] = [];
     fixture.startWorker('alert-routing', {
-      'route-alert': async (payload) => {
-        handled.push(payload);
-      },
       'route-alerts': async (payload) => {
         handled.push(payload);
       },
     });
     const queue = fixture.queues.byName['alert-routing'];
     // Raw adds with retries allowed: only the worker's check stands between these payloads and the handlers.
-    await queue.add('route-alert', { feedItemId: 42 } as never, { jobId: 'route-malformed', attempts: 5, backoff: 10 });
+    await queue.add('route-alerts', { items: [{ feedItemId: 42, userId: 'usr_1' }] } as never, { jobId: 'route-malformed', attempts: 5, backoff: 10 });
     await queue.add('route-alerts', { items: [{ feedItemId: 'post_1', userId: 'usr_1' }, { feedItemId: 'post_2' }] } as never, {
       jobId: 'routes-malformed',
       attempts: 5,
@@ -90,7 +87,6 @@ describe('defineWorker', () => {
       'deliver-alert': async () => {
         throw new UnrecoverableError('channel disabled');
       },
-      'deliver-digest': async () => undefined,
       'drain-channel': async () => undefined,
     });
     await enqueue(fixture.queues, 'alert-deliveries', 'deliver-alert', { deliveryId: 'dlv_gone' }, { jobId: 'deliver-dlv_gone' });

@@ -1,10 +1,13 @@
 import { createQueuePrefix, deletePrefixKeys } from '@hashwatch/testing';
 import { createQueues } from './create-queues';
 import { enqueue, enqueueBulk } from './enqueue';
-import { JobIdError, routeAlertJobId } from './job-id';
+import { JobIdError, jobId } from './job-id';
 import { JobPayloadError } from './job-payload';
 import { redisUrl, useQueueFixture, waitForState } from './test-support/use-queue-fixture';
 import { createRedisConnection } from './redis-connection';
+
+/** A routing job's id as tests name them: route-<feed item id>. */
+const routeAlertJobId = (feedItemId: string) => jobId('route', feedItemId);
 
 describe('enqueue', () => {
   const fixture = useQueueFixture();
@@ -26,9 +29,9 @@ describe('enqueue', () => {
     const adding = enqueue(
       fixture.queues,
       'alert-routing',
-      'route-alert',
+      'route-alerts',
       // @ts-expect-error payloads are strict: extra fields do not compile either
-      { feedItemId: 'post_abc', userId: 'usr_abc', text: 'hello', botToken: '123:ABC' },
+      { items: [{ feedItemId: 'post_abc', userId: 'usr_abc', text: 'hello', botToken: '123:ABC' }] },
       { jobId: routeAlertJobId('post_abc') },
     );
     await expect(adding).rejects.toThrow(JobPayloadError);
@@ -57,24 +60,21 @@ describe('enqueue', () => {
 
   it('runs a job added twice with the same job id once', async () => {
     const queue = fixture.queues.byName['alert-routing'];
-    const payload = { feedItemId: 'post_twice', userId: 'usr_twice' };
-    const first = await enqueue(fixture.queues, 'alert-routing', 'route-alert', payload, { jobId: routeAlertJobId('post_twice') });
-    const second = await enqueue(fixture.queues, 'alert-routing', 'route-alert', payload, { jobId: routeAlertJobId('post_twice') });
+    const payload = { items: [{ feedItemId: 'post_twice', userId: 'usr_twice' }] };
+    const first = await enqueue(fixture.queues, 'alert-routing', 'route-alerts', payload, { jobId: routeAlertJobId('post_twice') });
+    const second = await enqueue(fixture.queues, 'alert-routing', 'route-alerts', payload, { jobId: routeAlertJobId('post_twice') });
     expect(second.id).toBe(first.id);
     expect(await queue.getJobCountByTypes('wait')).toBe(1);
 
     const seen: string[] = [];
     fixture.startWorker('alert-routing', {
-      'route-alert': async (data) => {
-        seen.push(data.feedItemId);
-      },
       'route-alerts': async (data) => {
         seen.push(...data.items.map((item) => item.feedItemId));
       },
     });
     await waitForState(queue, 'route-post_twice', 'completed');
     // A third add after completion is still a no-op while the completed job is kept.
-    await enqueue(fixture.queues, 'alert-routing', 'route-alert', payload, { jobId: routeAlertJobId('post_twice') });
+    await enqueue(fixture.queues, 'alert-routing', 'route-alerts', payload, { jobId: routeAlertJobId('post_twice') });
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(seen).toEqual(['post_twice']);
   });
@@ -90,7 +90,6 @@ describe('enqueue', () => {
         'deliver-alert': async (data) => {
           seen.push(data.deliveryId);
         },
-        'deliver-digest': async () => undefined,
         'drain-channel': async () => undefined,
       });
       await enqueue(fixture.queues, 'alert-deliveries', 'deliver-alert', { deliveryId: 'dlv_mine' }, { jobId: 'deliver-dlv_mine' });
@@ -111,16 +110,16 @@ describe('enqueueBulk', () => {
   const fixture = useQueueFixture();
 
   it('adds every valid job with its catalog retry policy and reports each invalid one without adding it', async () => {
-    const route = (n: number, payload: unknown = { feedItemId: `post_${n}`, userId: 'usr_1' }) => ({
+    const route = (n: number, payload: unknown = { items: [{ feedItemId: `post_${n}`, userId: 'usr_1' }] }) => ({
       queueName: 'alert-routing',
-      jobName: 'route-alert',
+      jobName: 'route-alerts',
       jobId: routeAlertJobId(`post_${n}`),
       payload,
     });
     const invalid: [string, string][] = [];
     const records = [
       ...Array.from({ length: 1500 }, (_, i) => route(i)),
-      route(2000, { feedItemId: 7 }),
+      route(2000, { items: [{ feedItemId: 7 }] }),
       { ...route(2001), queueName: 'nope' },
       { ...route(2002), jobId: 'a:b' },
       { queueName: 'outbox-relay', jobName: 'toString', payload: {}, jobId: 'relay-x' },
@@ -134,7 +133,7 @@ describe('enqueueBulk', () => {
       ['relay-x', 'UnknownJobError'],
     ]);
     expect(await fixture.queues.byName['alert-routing'].getJobCountByTypes('waiting', 'prioritized', 'delayed')).toBe(1500);
-    expect((await fixture.queues.byName['alert-routing'].getJob(routeAlertJobId('post_1499')))?.data).toEqual({ feedItemId: 'post_1499', userId: 'usr_1' });
+    expect((await fixture.queues.byName['alert-routing'].getJob(routeAlertJobId('post_1499')))?.data).toEqual({ items: [{ feedItemId: 'post_1499', userId: 'usr_1' }] });
     const sample = await fixture.queues.byName['engagement-refreshes'].getJob('sample-bulk-1');
     expect(sample?.name).toBe('sample-engagement');
     expect(sample?.opts.attempts).toBe(3);

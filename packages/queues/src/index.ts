@@ -11,7 +11,7 @@ export type { SchedulerOptions, SchedulerInfo } from './upsert-scheduler';
 export { defineWorker } from './define-worker';
 export type { JobHandlers, DefineWorkerOptions, DefinedWorker } from './define-worker';
 export { parseJobPayload, JobPayloadError, UnknownJobError } from './job-payload';
-export { jobId, assertJobId, routeAlertJobId, routeAlertsJobId, cadenceSchedulerId, JobIdError } from './job-id';
+export { jobId, assertJobId, routeAlertsJobId, cadenceSchedulerId, JobIdError } from './job-id';
 export { routeAlertsJobs, routeAlertItems } from './route-alert-batches';
 export type { RouteAlertItem, RouteAlertsJob } from './route-alert-batches';
 export { connectWorkerQueues } from './worker-connections';

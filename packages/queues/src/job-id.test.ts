@@ -1,8 +1,7 @@
-import { assertJobId, cadenceSchedulerId, JobIdError, jobId, routeAlertJobId } from './job-id';
+import { assertJobId, cadenceSchedulerId, JobIdError, jobId } from './job-id';
 
 describe('job ids', () => {
-  it('names the routing job of a feed item route-<feedItemId>', () => {
-    expect(routeAlertJobId('post_3q2-9XkQzLpTnW8r')).toBe('route-post_3q2-9XkQzLpTnW8r');
+  it('names a cadence scheduler <job>-every-<n>s', () => {
     expect(cadenceSchedulerId('scan-sources', 10)).toBe('scan-sources-every-10s');
   });
 

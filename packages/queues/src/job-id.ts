@@ -30,11 +30,6 @@ export function jobId(first: string, ...rest: (string | number)[]): string {
   return assertJobId([first, ...rest].map(encodePart).join('-'));
 }
 
-/** `route-<feedItemId>`: one routing job per feed item. */
-export function routeAlertJobId(feedItemId: string): string {
-  return jobId('route', feedItemId);
-}
-
 /**
  * `routes-<first feedItemId>-<n>-<digest>`: the routing job of a batch of `n` feed items, the digest (128 bits of
  * SHA-256) over every item and user in order. It depends on the items alone, so adding the same batch again (a

@@ -52,22 +52,12 @@ export const queueCatalog = {
       attempts: 8,
       backoffMs: 2_000,
     },
-    // One item, job id route-<feedItemId> (routeAlertJobId). No longer written; still routed, so jobs queued
-    // before an upgrade are not lost.
-    'route-alert': { payload: routeAlertItem, attempts: 8, backoffMs: 2_000 },
   },
   'alert-deliveries': {
     // Written by the gateway's POST /notifications/deliveries/{id}/retry (job id deliver-<id>-retry-<outbox row>):
     // the notifier wakes that delivery's channel, whose drain sends it. The retry policy dates from when this job
     // sent the delivery itself (10 s doubling 14 times: ~45 h, past the 24 h delivery retry window).
     'deliver-alert': { payload: z.strictObject({ deliveryId: anyId }), attempts: 15, backoffMs: 10_000 },
-    // No longer written: older releases queued it with a digest's deliveries chosen up front. Still consumed (it
-    // only wakes the channel), so jobs such a release left in Redis are not lost on upgrade.
-    'deliver-digest': {
-      payload: z.strictObject({ channelId: anyId, deliveryIds: z.array(anyId).min(1).max(10) }),
-      attempts: 15,
-      backoffMs: 10_000,
-    },
     // The notifier's per-channel drain: sends the channel's due deliveries in detection order, paced. Retries
     // and backoff of deliveries live in the deliveries table; this job only needs a few tries for a DB hiccup.
     'drain-channel': { payload: z.strictObject({ channelId: anyId }), attempts: 3, backoffMs: 1_000 },

@@ -36,11 +36,11 @@ describe('route-alerts jobs', () => {
     expect(() => routeAlertsJobId([])).toThrow(RangeError);
   });
 
-  it('reads the items an alert-routing job carries, whether a batch or a single item', () => {
+  it('reads the items a route-alerts job carries, and none from any other job', () => {
     const [job] = routeAlertsJobs(items(3));
     expect(routeAlertItems({ name: 'route-alerts', data: job!.payload })).toEqual(items(3));
-    expect(routeAlertItems({ name: 'route-alert', data: { feedItemId: 'post_1', userId: 'usr_1' } })).toEqual([{ feedItemId: 'post_1', userId: 'usr_1' }]);
-    expect(routeAlertItems({ name: 'route-alert', data: { items: items(2) } })).toEqual([]);
+    expect(routeAlertItems({ name: 'route-alert', data: { feedItemId: 'post_1', userId: 'usr_1' } })).toEqual([]);
+    expect(routeAlertItems({ name: 'drain-channel', data: { items: items(2) } })).toEqual([]);
     expect(routeAlertItems({ name: 'route-alerts', data: null })).toEqual([]);
   });
 });
@@ -79,7 +79,6 @@ describe('route-alerts payload', () => {
     expect(await queue.getJobCountByTypes('waiting')).toBe(1);
     const seen: number[] = [];
     fixture.startWorker('alert-routing', {
-      'route-alert': async () => undefined,
       'route-alerts': async (payload) => {
         seen.push(payload.items.length);
       },

@@ -3,7 +3,7 @@ import { parseJobPayload } from './job-payload';
 import { ROUTE_ALERTS_MAX_ITEMS, type JobPayload, type ParsedJobPayload } from './queue-catalog';
 
 /** One feed item to route, as a route-alerts job carries it. */
-export type RouteAlertItem = ParsedJobPayload<'alert-routing', 'route-alert'>;
+export type RouteAlertItem = ParsedJobPayload<'alert-routing', 'route-alerts'>['items'][number];
 
 /** A route-alerts job, shaped as an outbox entry (queue, name, id, payload). */
 export interface RouteAlertsJob {
@@ -30,19 +30,12 @@ export function routeAlertsJobs(items: readonly RouteAlertItem[], maxItems: numb
   return jobs;
 }
 
-/**
- * The feed items an alert-routing job carries: a route-alerts job's items, a route-alert job's one item, in
- * order; none for data that is neither.
- */
+/** The feed items an alert-routing job carries, in order; none for data that is not a route-alerts job's. */
 export function routeAlertItems(job: { name: string; data: unknown }): RouteAlertItem[] {
-  if (job.name !== 'route-alerts' && job.name !== 'route-alert') return [];
-  let data: unknown;
+  if (job.name !== 'route-alerts') return [];
   try {
-    ({ data } = parseJobPayload('alert-routing', job.name, job.data));
+    return (parseJobPayload('alert-routing', 'route-alerts', job.data).data as ParsedJobPayload<'alert-routing', 'route-alerts'>).items;
   } catch {
     return [];
   }
-  if (job.name === 'route-alerts') return (data as ParsedJobPayload<'alert-routing', 'route-alerts'>).items;
-  const { feedItemId, userId } = data as RouteAlertItem;
-  return [{ feedItemId, userId }];
 }

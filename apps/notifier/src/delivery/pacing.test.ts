@@ -1,7 +1,4 @@
 import { verifyWebhookSignature } from '@hashwatch/channels';
-import { enqueue, jobId } from '@hashwatch/queues';
-import { transaction } from '@hashwatch/db';
-import { insertFeedItems } from '@hashwatch/feed';
 import { useTestEnvironment, waitFor } from '@hashwatch/testing';
 import {
   addWebhook,
@@ -14,8 +11,6 @@ import {
   type NotifierHandle,
 } from '../test-support/notifier-fixture';
 import { jsonReply, startDiscordReceiver, startJsonReceiver, startReceiver, type Received, type Receiver } from '../test-support/receiver';
-import { messageIdFor } from './delivery-store';
-import { drainKeys } from './drain-lease';
 
 /**
  * What a per-item json consumer checks of every message: exactly `{type, post, text}` for one feed
@@ -134,31 +129,6 @@ describe('pacing, digests and isolation', () => {
     expect([...byMessageId.values()].some((d) => d.attempts > 1)).toBe(true);
     expect([...byMessageId.values()].every((d) => d.digest_id === null)).toBe(true);
   }, 90_000);
-
-  it('sends a json channel one message per item even when an older release left it in digest mode and queued a digest job', async () => {
-    const { receiver, user, channelId } = await channel();
-    // What an older release leaves behind: the channel's digest flag in Redis (a backlog of 15 is under the
-    // threshold, so only the flag would fold it), its pending deliveries, and a deliver-digest job for ten of them.
-    await handle!.redis.set(drainKeys(env.queuePrefix, channelId).digest, '1', 'PX', 60_000);
-    const stored = (await transaction(pool(), (client) => insertFeedItems(client, Array.from({ length: 15 }, () => post(user))))).inserted.map((item) => item.id);
-    const { rows } = await pool().query<{ id: string }>(
-      `INSERT INTO deliveries (id, user_id, channel_id, feed_item_id, message_id)
-       SELECT 'dlv_' || md5(f.id), f.user_id, $1, f.id, ids.message_id
-         FROM feed_items f JOIN unnest($2::text[], $3::text[]) AS ids(feed_item_id, message_id) ON ids.feed_item_id = f.id
-       RETURNING id`,
-      [channelId, stored, stored.map((id) => messageIdFor(channelId, id))],
-    );
-    await enqueue(handle!.queues, 'alert-deliveries', 'deliver-digest', { channelId, deliveryIds: rows.slice(0, 10).map((row) => row.id) }, {
-      jobId: jobId('digest', channelId),
-    });
-
-    const byMessageId = await allDelivered(channelId, 15);
-
-    const seen = receiver.accepted.map((request) => singleItem(request, byMessageId));
-    expect([...seen].sort()).toEqual([...stored].sort());
-    expect([...countByWebhookId(receiver.accepted).values()].every((count) => count === 1)).toBe(true);
-    expect(await handle!.redis.exists(drainKeys(env.queuePrefix, channelId).digest)).toBe(0);
-  }, 60_000);
 
   it('still folds a burst into digests on a chat platform, where a person reads them', async () => {
     const discord = await startDiscordReceiver();

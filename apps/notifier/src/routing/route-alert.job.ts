@@ -133,8 +133,6 @@ function isIntegrityViolation(error: unknown): boolean {
 }
 
 export interface RouteBatcher {
-  /** Routes one item together with the others asked for meanwhile; resolves once its deliveries are committed. */
-  route(payload: RouteRequest, log: Logger): Promise<RouteResult>;
   /**
    * Routes the items of one route-alerts job, all in the same statement pair (with whatever else is waiting);
    * resolves, per item in order, once every one of its deliveries is committed.
@@ -235,10 +233,6 @@ export function createRouteBatcher(deps: RouteDeps): RouteBatcher {
   };
 
   return {
-    async route(payload, log) {
-      const [result] = await enqueue([{ payload, log }]);
-      return result!;
-    },
     routeMany(payloads, log) {
       if (payloads.length === 0) return Promise.resolve([]);
       return enqueue(payloads.map((payload) => ({ payload, log })));

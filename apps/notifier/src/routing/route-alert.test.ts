@@ -1,8 +1,7 @@
 import pg from 'pg';
-import { transaction } from '@hashwatch/db';
-import { relayOutboxUntilEmpty, writeOutbox } from '@hashwatch/outbox';
+import { relayOutboxUntilEmpty } from '@hashwatch/outbox';
 import { useTestEnvironment, waitFor } from '@hashwatch/testing';
-import { createQueues, createRedisConnection, routeAlertJobId, routeAlertsJobs, type Queues } from '@hashwatch/queues';
+import { createQueues, createRedisConnection, routeAlertsJobs, type Queues } from '@hashwatch/queues';
 import { createDrainScheduler } from '../delivery/drain-scheduler';
 import { messageIdFor } from '../delivery/delivery-store';
 import { createNotifierMetrics } from '../notifier-metrics';
@@ -167,8 +166,8 @@ describe('route-alert', () => {
       await putNotifications.query('DELETE FROM notification_channels WHERE id = $1', [deleted.id]);
 
       // Carol's job routes at once; Alice's and Bob's arrive meanwhile and share the next batch.
-      const first = router.route({ feedItemId: c!.id, userId: carol }, log);
-      const batched = [router.route({ feedItemId: a!.id, userId: alice }, log), router.route({ feedItemId: b!.id, userId: bob }, log)];
+      const first = router.routeMany([{ feedItemId: c!.id, userId: carol }], log).then(([result]) => result);
+      const batched = [router.routeMany([{ feedItemId: a!.id, userId: alice }], log).then(([result]) => result), router.routeMany([{ feedItemId: b!.id, userId: bob }], log).then(([result]) => result)];
       await waitFor(async () => {
         const { rows } = await pool().query<{ n: number }>(
           `SELECT count(*)::int AS n FROM pg_stat_activity
@@ -272,21 +271,6 @@ describe('route-alert', () => {
         expect((await queue.getJob(aliceJob!.jobId))?.returnvalue).toEqual({ items: 2, channels: 4, created: 0 });
         expect(await deliveriesFor(items.map((item) => item.id))).toEqual(routed);
       }, 60_000);
-
-      it('still routes a single-item route-alert job queued before producers wrote batches', async () => {
-        const user = await newAccount(env.database);
-        const channel = await addWebhook(pool(), user, { url: closedPort });
-        const [item] = await storeFeedItems(pool(), [post(user)]);
-        await pool().query('DELETE FROM outbox_jobs');
-        await transaction(pool(), (client) =>
-          writeOutbox(client, [{ queue: 'alert-routing', name: 'route-alert', jobId: routeAlertJobId(item!.id), payload: { feedItemId: item!.id, userId: user } }]),
-        );
-        handle = await startTestNotifier(pool(), { redisUrl: env.redisUrl, prefix: env.queuePrefix, notifier: { localDrains: 0 } });
-        await relayOutboxUntilEmpty(pool(), queues);
-
-        await waitFor(async () => (await queues.byName['alert-routing'].getJob(routeAlertJobId(item!.id)))?.returnvalue != null, 20_000, 'the job completed');
-        expect(await deliveriesFor([item!.id])).toEqual([{ feed_item_id: item!.id, channel_id: channel.id }]);
-      }, 60_000);
     });
 
     it('routes the other items of a batch when one item cannot be routed, fails the job, and its retry duplicates nothing', async () => {
@@ -336,7 +320,7 @@ describe('route-alert', () => {
       const answers = await Promise.all([
         router.routeMany(payloads.slice(0, 1), log),
         router.routeMany([payloads[1]!, missing, payloads[2]!], log),
-        router.route(payloads[3]!, log),
+        router.routeMany([payloads[3]!], log).then(([result]) => result),
         router.routeMany(payloads.slice(4), log),
       ]);
       const routedOnce = { channels: 1, created: 1 };

@@ -1,0 +1,351 @@
+import { ChannelConfigError, deliver, takesDigests, type ChannelConfig, type ChannelMessage, type DeliveryAttempt, type Sender } from '@hashwatch/channels';
+import type { Logger } from '@hashwatch/logger';
+import { leaseStallMs } from '../notifier-options';
+import { matchingSource } from '../routing/channel-routing';
+import { alertFor } from './alert-message';
+import { disableChannel, migrateChat, routingChannel, type ChannelRow } from './channel-store';
+import { claimNext, digestIdFor, failPending, markDelivered, markFailed, markRetry, releaseClaim, reviveRetries, type ClaimedDelivery, type DeliveredMark } from './delivery-store';
+import { destinationOf, type Destination } from './destination-pace';
+import type { DrainDeps, RunResult } from './drain-channel.job';
+import { drainKeys, type DrainLease } from './drain-lease';
+import { retryDelayMs } from './retry-delay';
+import { unsealForRun } from './unseal-for-run';
+
+// Channels whose batch size one replica remembers; past this the memory starts over.
+const MAX_BATCH_HINTS = 10_000;
+
+// The retrying flag outlives the retries it stands for (they end with the retry window).
+const RETRYING_FLAG_MARGIN_MS = 60 * 60_000;
+
+// A backlog that stays after the burst keeps the channel in digest mode for at most this long.
+const DIGEST_MODE_TTL_MS = 60 * 60_000;
+
+/** One message of a claim: a single alert, or a digest of several (chat platforms only). */
+interface Outgoing {
+  deliveries: ClaimedDelivery[];
+  message: ChannelMessage;
+  messageId: string;
+  digest: boolean;
+}
+
+function messagesFor(batch: ClaimedDelivery[], channel: ChannelRow, digest: boolean): Outgoing[] {
+  const routing = routingChannel(channel);
+  const alertOf = (delivery: ClaimedDelivery) =>
+    alertFor(delivery, matchingSource(routing, { ...delivery, kind: delivery.kind }, { trackLikes: true, trackReposts: true, trackComments: true }));
+  if (digest && batch.length > 1) {
+    const alerts = batch.map(alertOf);
+    return [{ deliveries: batch, message: { type: 'digest', alerts, total: alerts.length }, messageId: digestIdFor(batch.map((d) => d.id)), digest: true }];
+  }
+  return batch.map((delivery) => ({ deliveries: [delivery], message: alertOf(delivery), messageId: delivery.message_id, digest: false }));
+}
+
+async function attempt(message: ChannelMessage, config: ChannelConfig, messageId: string, sender: Sender): Promise<DeliveryAttempt> {
+  try {
+    return await deliver(message, config, { messageId, timestamp: new Date() }, sender);
+  } catch (error) {
+    if (!(error instanceof ChannelConfigError)) throw error;
+    return { outcome: { outcome: 'permanent', reason: `the channel cannot be used: ${error.message}`, disableChannel: true }, status: null };
+  }
+}
+
+/** The channel as the drain uses it: the row, its unsealed config and its destination's buckets. */
+interface LiveChannel {
+  row: ChannelRow;
+  /** The row as read, to notice a change between two claims. */
+  fingerprint: string;
+  config: ChannelConfig;
+  destination: Destination;
+  /** Deliveries claimed at once: no more than the destination may take in one burst, at most `claimBatch`. */
+  batch: number;
+}
+
+/** What became of one message: sent (or failed for good), the claim to be redone, or the run's end (recorded). */
+type MessageStep = { kind: 'next' } | { kind: 'claim-again' } | { kind: 'end'; result: RunResult };
+
+/** One message as sent: what the outcome handlers need of it. */
+interface Sent {
+  out: Outgoing;
+  index: number;
+  ids: string[];
+  status: number | null;
+  fields: Record<string, unknown>;
+}
+
+/**
+ * One drain run: sends what is due for one channel, in detection order, within the destination's pace.
+ * The deliveries table is the channel's queue; this run owns the channel through a Redis lease and gives its
+ * worker slot back whenever it would have to wait, so a slow, failing or paced channel never holds up another.
+ * One statement per claim marks the previous claim's messages delivered, reads the channel and claims the next
+ * deliveries, a few at once when the destination's pace allows a burst.
+ *
+ * The lease is short and renewed in the background while the run makes progress, so a killed replica frees its
+ * channels within one lease. It is checked right before every send (by the local clock), so a run that stalled
+ * past its lease stops without sending. Its claims carry the lease's token: what it records or gives back
+ * afterwards only touches deliveries no newer run has claimed.
+ */
+export class DrainRun {
+  private readonly claimToken: string;
+  // Lease left for a send to start: two thirds of it, which the background heartbeat keeps while the run makes
+  // progress, so the check is local. Every check of the lease asks for this much, so a run never goes on to
+  // claim work it would then have to give back unsent.
+  private readonly sendAheadMs: number;
+  private readonly keys: { digest: string; retrying: string };
+  private readonly started = Date.now();
+  private readonly debug: boolean;
+  private digestMode: boolean;
+  private live: LiveChannel | undefined;
+  private sends = 0;
+  // The target took a message after failing: its waiting retries were made due (at most once a run).
+  private revived = false;
+  // Retries made due during this claim: the run claims again instead of ending idle.
+  private revivedDue = false;
+  // Deliveries of the messages sent since the last claim, recorded with the next claim.
+  private delivered: DeliveredMark[] = [];
+  // The delivery ids of the current claim, per message; those from `unsent` on were not sent yet.
+  private claim: string[][] = [];
+  private unsent = 0;
+
+  constructor(
+    private readonly deps: DrainDeps,
+    private readonly channelId: string,
+    private readonly lease: DrainLease,
+    private readonly log: Logger,
+  ) {
+    this.claimToken = lease.token;
+    this.sendAheadMs = (2 * deps.options.leaseMs) / 3;
+    this.keys = drainKeys(deps.prefix, channelId);
+    this.digestMode = lease.digestMode;
+    this.debug = log.isLevelEnabled('debug');
+  }
+
+  async run(): Promise<RunResult> {
+    try {
+      for (;;) {
+        const result = await this.claimAndSend();
+        if (result) return result;
+      }
+    } catch (error) {
+      // Part-way through a claim (Redis or the database failed): what was sent is recorded, so receivers get no
+      // repeats, and what was not is due again at once instead of held for the claim's hold. Best effort: the
+      // error that ended the run is the one reported.
+      await this.flush().catch(() => undefined);
+      await this.giveBack(this.unsent).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  private outOfTurn(): boolean {
+    const { options } = this.deps;
+    return this.sends >= options.maxSendsPerRun || Date.now() - this.started >= options.runBudgetMs;
+  }
+
+  private async flush(): Promise<void> {
+    const marks = this.delivered;
+    this.delivered = [];
+    await (this.deps.deliveredWriter ? this.deps.deliveredWriter.write(marks) : markDelivered(this.deps.pool, marks));
+  }
+
+  // Claimed but not sent (pace, a failure, the run's turn is over): due again at once, attempt not counted.
+  // Given back once: the claim is forgotten before the statement, so attempts are never uncounted twice.
+  private async giveBack(from: number): Promise<void> {
+    const rest = this.claim.slice(from).flat();
+    this.claim = [];
+    this.unsent = 0;
+    if (rest.length > 0) await releaseClaim(this.deps.pool, rest, this.claimToken);
+  }
+
+  /** One claim and its sends; answers how the run ends, or undefined to claim again. */
+  private async claimAndSend(): Promise<RunResult | undefined> {
+    const { deps, channelId } = this;
+    // Asked once: the time spent renewing the lease must not turn a lost lease into a yield (and a needless job).
+    const turnOver = this.outOfTurn();
+    if (turnOver || !(await this.lease.keep(this.sendAheadMs))) {
+      await this.flush();
+      return turnOver ? { kind: 'yield' } : { kind: 'stopped' };
+    }
+    const { channel, claimed: batch, backlog } = await this.claimNext();
+    if (!channel) return { kind: 'stopped' };
+    if (!channel.enabled || channel.disabled_reason) {
+      const reason = `not sent: the channel is disabled${channel.disabled_reason ? ` (${channel.disabled_reason})` : ''}`;
+      const failed = await failPending(deps.pool, channelId, reason);
+      if (failed > 0) this.log.info('deliveries of a disabled channel failed', { channelId, failed });
+      return { kind: 'stopped' };
+    }
+    const live = await this.liveChannel(channel, batch);
+    if (!('config' in live)) return live.stop;
+    if (batch.length === 0) {
+      if (this.digestMode) await deps.redis.del(this.keys.digest);
+      return { kind: 'idle' };
+    }
+    const chat = takesDigests(live.config.kind);
+    if (chat && backlog > deps.options.digestThreshold && !this.digestMode) {
+      this.digestMode = true;
+      await deps.redis.set(this.keys.digest, '1', 'PX', DIGEST_MODE_TTL_MS);
+      this.log.info('channel switched to digests', { channelId, backlogOver: deps.options.digestThreshold });
+    }
+    const outgoing = messagesFor(batch, live.row, this.digestMode && chat);
+    this.claim = outgoing.map((message) => message.deliveries.map((delivery) => delivery.id));
+    this.revivedDue = false;
+    for (let index = 0; index < outgoing.length; index += 1) {
+      const step = await this.sendMessage(live, outgoing, index);
+      if (step.kind === 'end') return step.result;
+      if (step.kind === 'claim-again') return undefined;
+    }
+    if (this.revivedDue || backlog > batch.length) return undefined;
+    // Nothing else was due when this claim was made: done without another claim. Anything routed since has
+    // raised the wake flag, read as the lease is let go; retries falling due later are the sweeper's.
+    if (this.digestMode) await deps.redis.del(this.keys.digest);
+    await this.flush();
+    return { kind: 'idle' };
+  }
+
+  /** Records the previous claim's deliveries and claims the next (see claimNext). */
+  private async claimNext(): Promise<Awaited<ReturnType<typeof claimNext>>> {
+    const { deps, live } = this;
+    const { options } = deps;
+    // A channel that never takes digests (json) claims what its destination takes in one burst, backlog or not.
+    const perItem = live && !takesDigests(live.config.kind) ? live.batch : undefined;
+    const answer = await claimNext(deps.pool, this.channelId, {
+      digestMode: this.digestMode && perItem === undefined,
+      digestThreshold: options.digestThreshold,
+      digestSize: perItem ?? options.digestSize,
+      batch: live?.batch ?? deps.batchHints?.get(this.channelId) ?? 1,
+      // Longer than the lease: a run that lost its lease while alive (a stall) may still be sending these, or
+      // have sent them with their delivered mark not yet written; the run that takes the channel over must not
+      // send them again meanwhile. A killed replica's claim waits this long; its channel, only the lease.
+      holdMs: leaseStallMs(options),
+      claimToken: this.claimToken,
+      delivered: this.delivered,
+    });
+    this.delivered = [];
+    this.claim = [answer.claimed.map((delivery) => delivery.id)];
+    this.unsent = 0;
+    return answer;
+  }
+
+  /** The channel with its config, unsealed for this run only and again only when the row changed (a PUT, a chat migration). */
+  private async liveChannel(channel: ChannelRow, batch: ClaimedDelivery[]): Promise<LiveChannel | { stop: RunResult }> {
+    const { deps } = this;
+    const fingerprint = JSON.stringify(channel);
+    if (this.live?.fingerprint === fingerprint) return this.live;
+    const unsealed = await unsealForRun(deps, channel, batch, this.claimToken, this.log);
+    if ('stop' in unsealed) {
+      // Its claimed deliveries are recorded (to retry, or failed): none is given back.
+      this.unsent = batch.length;
+      await this.flush();
+      return unsealed;
+    }
+    const { config } = unsealed;
+    const destination = destinationOf(config, deps.options.pace, deps.prefix);
+    const burst = Math.min(...destination.buckets.map((bucket) => bucket.rule.limit));
+    this.live = { row: channel, fingerprint, config, destination, batch: Math.max(1, Math.min(deps.options.claimBatch, burst)) };
+    if (deps.batchHints && deps.batchHints.get(this.channelId) !== this.live.batch) {
+      if (deps.batchHints.size >= MAX_BATCH_HINTS) deps.batchHints.clear();
+      deps.batchHints.set(this.channelId, this.live.batch);
+    }
+    return this.live;
+  }
+
+  /** Sends the message at `index` of the claim, within the destination's pace and the run's lease and turn. */
+  private async sendMessage(live: LiveChannel, outgoing: Outgoing[], index: number): Promise<MessageStep> {
+    const { deps, channelId } = this;
+    if (index > 0 && this.outOfTurn()) {
+      await this.giveBack(index);
+      await this.flush();
+      return { kind: 'end', result: { kind: 'yield' } };
+    }
+    const out = outgoing[index] as Outgoing;
+    // Claimed first, paced second: a channel with nothing due never spends a slot of its destination's budget.
+    const waitMs = await deps.pace.reserve(live.destination);
+    if (waitMs > 0) {
+      await this.giveBack(index);
+      await this.flush();
+      return { kind: 'end', result: { kind: 'paced', waitMs } };
+    }
+    // Last step before the send, after every await: a run that stalled past its lease must not send what
+    // the run that took over may have claimed. Answered locally while enough of the lease is left.
+    if (!(await this.lease.keep(this.sendAheadMs))) {
+      await this.giveBack(index);
+      await this.flush();
+      this.log.warn('drain lease lost; stopped without sending', { channelId, notSent: outgoing.length - index });
+      return { kind: 'end', result: { kind: 'stopped' } };
+    }
+    const ids = out.deliveries.map((delivery) => delivery.id);
+    const sentAt = Date.now();
+    this.unsent = index + 1;
+    const { outcome, status } = await attempt(out.message, live.config, out.messageId, deps.sender);
+    this.sends += 1;
+    deps.metrics.sends.inc(live.config.kind);
+    const sent: Sent = { out, index, ids, status, fields: { channelId, kind: live.config.kind, deliveries: ids.length, digest: out.digest, status, durationMs: Date.now() - sentAt } };
+    if (outcome.outcome === 'delivered') return this.onDelivered(live, sent, outcome.pauseMs);
+    if (outcome.outcome === 'retry') return this.onRetry(live, sent, outcome);
+    if (outcome.outcome === 'permanent' && outcome.migrateToChatId && live.row.chat_id && outcome.migrateToChatId !== live.row.chat_id) {
+      // Telegram: the group moved to a supergroup (the Bot API's migrate_to_chat_id). Follow it and resend at
+      // once; the next claim reads the row with its new chat id.
+      await migrateChat(deps.pool, channelId, live.row.chat_id, outcome.migrateToChatId);
+      await this.giveBack(index);
+      this.log.info('telegram chat migrated', { channelId });
+      return { kind: 'claim-again' };
+    }
+    return this.onPermanent(live, sent, outcome.reason, outcome.outcome === 'permanent' && outcome.disableChannel === true);
+  }
+
+  private async onDelivered(live: LiveChannel, sent: Sent, pauseMs: number | undefined): Promise<MessageStep> {
+    const { deps, channelId } = this;
+    for (const id of sent.ids) this.delivered.push({ id, status: sent.status, digestId: sent.out.digest ? sent.out.messageId : null, claimToken: this.claimToken });
+    deps.metrics.delivered.inc(live.config.kind, sent.ids.length);
+    if (this.debug) this.log.debug('delivered', sent.fields);
+    // The target takes messages again: the channel's deliveries waiting for a retry are due now. Known from
+    // the flag a failure raised (read with the lease), or from this message being a retry itself.
+    if (!this.revived && (this.lease.retriesWaiting || sent.out.deliveries.some((delivery) => delivery.attempts > 1))) {
+      this.revived = true;
+      const due = await reviveRetries(deps.pool, channelId, this.claimToken);
+      await deps.redis.del(this.keys.retrying);
+      if (due > 0) {
+        // Counted after the claim's backlog: the run goes on to claim them instead of ending idle.
+        this.revivedDue = true;
+        this.log.info('target accepts again: waiting retries are due now', { channelId, due });
+      }
+    }
+    // The target said its budget is spent: the destination waits, so the next reservation answers paced.
+    if (pauseMs !== undefined) await deps.pace.block(live.destination, pauseMs);
+    return { kind: 'next' };
+  }
+
+  private async onRetry(live: LiveChannel, sent: Sent, outcome: { reason: string; afterMs?: number | undefined }): Promise<MessageStep> {
+    const { deps } = this;
+    const { options } = deps;
+    const rateLimited = sent.status === 429;
+    const attempts = Math.max(...sent.out.deliveries.map((delivery) => delivery.attempts));
+    const backoff = retryDelayMs(attempts, { baseMs: options.backoffBaseMs, maxMs: options.maxBackoffMs }, deps.random);
+    // A 429 that says when is never retried sooner. Otherwise backoff, and a Retry-After on a 5xx extends it.
+    const delayMs = rateLimited && outcome.afterMs !== undefined ? outcome.afterMs : Math.max(backoff, outcome.afterMs ?? 0);
+    const { gaveUp } = await markRetry(deps.pool, sent.ids, this.claimToken, { status: sent.status, reason: outcome.reason, delayMs, retryWindowMs: options.retryWindowMs });
+    // Read with the next lease: the first message this target takes again makes these due at once.
+    await deps.redis.set(this.keys.retrying, '1', 'PX', options.retryWindowMs + RETRYING_FLAG_MARGIN_MS);
+    deps.metrics.retried.inc(live.config.kind, sent.ids.length - gaveUp);
+    if (gaveUp > 0) deps.metrics.failed.inc(live.config.kind, gaveUp);
+    const pauseMs = rateLimited ? delayMs : Math.min(delayMs, options.failurePauseMs);
+    await deps.pace.block(live.destination, pauseMs);
+    await this.giveBack(sent.index + 1);
+    this.log.warn(gaveUp > 0 ? 'delivery failed after retries' : 'delivery will retry', { ...sent.fields, reason: outcome.reason, delayMs, gaveUp });
+    await this.flush();
+    return { kind: 'end', result: { kind: 'paced', waitMs: pauseMs } };
+  }
+
+  /** This message can never be delivered ('retry-plain' was already handled inside deliver()). */
+  private async onPermanent(live: LiveChannel, sent: Sent, reason: string, disable: boolean): Promise<MessageStep> {
+    const { deps, channelId } = this;
+    await markFailed(deps.pool, sent.ids, this.claimToken, sent.status, reason);
+    deps.metrics.failed.inc(live.config.kind, sent.ids.length);
+    if (!disable) {
+      this.log.warn('delivery failed', { ...sent.fields, reason });
+      return { kind: 'next' };
+    }
+    await this.flush();
+    const failed = await disableChannel(deps.pool, channelId, reason);
+    deps.metrics.failed.inc(live.config.kind, failed);
+    this.log.warn('channel disabled', { ...sent.fields, reason, pendingFailed: failed });
+    return { kind: 'end', result: { kind: 'stopped' } };
+  }
+}
