@@ -7,7 +7,7 @@ import { createLogger, type Logger } from '@hashwatch/logger';
 import { createQueues, createRedisConnection, type Queues } from '@hashwatch/queues';
 import { baseDatabaseUrl, databaseUrlFor, deletePrefixKeys } from '@hashwatch/testing';
 import { createXClient, type XClient } from '@hashwatch/x-api';
-import { createSimulator, serveSimulator, DEFAULT_APP_TOKEN, type RunningSimulator, type Simulator, type SimulatorOptions } from '../apps/x-sim/src/index';
+import { createSimulator, serveSimulator, DEFAULT_APP_TOKEN, type RunningSimulator, type Simulator, type SimulatorOptions } from '@hashwatch/x-simulator';
 import { admin, machineDescription } from './bench-support';
 
 export { percentile } from './bench-support';

@@ -1,8 +1,6 @@
 import { z } from 'zod';
 import { createLogger } from '@hashwatch/logger';
-import { createSimulator } from './simulator';
-import { serveSimulator } from './serve-simulator';
-import { DEFAULT_APP_TOKEN, DEFAULT_USER_TOKEN } from './simulator-options';
+import { createSimulator, serveSimulator, DEFAULT_APP_TOKEN, DEFAULT_USER_TOKEN } from '@hashwatch/x-simulator';
 
 const flag = z.enum(['true', 'false', '1', '0']).transform((value) => value === 'true' || value === '1');
 const tokenList = z.string().transform((value) => value.split(',').map((token) => token.trim()).filter(Boolean));

@@ -18,7 +18,7 @@ import {
   type RunningSimulator,
   type Simulator,
   type SimulatorOptions,
-} from '@hashwatch/x-sim';
+} from '@hashwatch/x-simulator';
 import { createEngagementPoller, type EngagementPoller, type PollerOptions } from '../engagement-poller';
 import type { SampleAllowance } from '../samples/sample-budget';
 import type { SampleKind } from '../samples/sample-kinds';

@@ -7,7 +7,7 @@ import { createQueues, createRedisConnection, routeAlertItems, type Queues } fro
 import { useTestEnvironment, type TestEnvironment } from '@hashwatch/testing';
 import { createXClient, type XClient, type XClientOptions } from '@hashwatch/x-api';
 // The simulator plays X; tests drive it in-process. Test code only: the scanner never imports an app.
-import { createSimulator, serveSimulator, DEFAULT_APP_TOKEN, type RunningSimulator, type Simulator, type SimulatorOptions } from '@hashwatch/x-sim';
+import { createSimulator, serveSimulator, DEFAULT_APP_TOKEN, type RunningSimulator, type Simulator, type SimulatorOptions } from '@hashwatch/x-simulator';
 import { createScanner, type Scanner, type ScannerOptions } from '../scanner';
 
 export { DEFAULT_APP_TOKEN };

@@ -10,7 +10,7 @@ import {
   type RunningSimulator,
   type Simulator,
   type SimulatorOptions,
-} from '@hashwatch/x-sim';
+} from '@hashwatch/x-simulator';
 import { createXClient, type XClient, type XClientOptions } from '../x-client';
 
 export { DEFAULT_APP_TOKEN as APP_TOKEN, DEFAULT_USER_TOKEN as USER_TOKEN };

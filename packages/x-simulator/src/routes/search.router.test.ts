@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { APP, simulatorWithClock } from '../test-support/sim-harness';
+import { APP, simulatorWithClock } from '../testing/simulator-with-clock';
 
 const SEARCH = '/2/tweets/search/recent';
 

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { DEFAULT_APP_TOKEN } from '../simulator-options';
-import { APP, USER, simulatorWithClock } from '../test-support/sim-harness';
+import { APP, USER, simulatorWithClock } from '../testing/simulator-with-clock';
 
 const SEARCH = '/2/tweets/search/recent';
 
