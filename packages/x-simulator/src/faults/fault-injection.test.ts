@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { APP, simulatorWithClock } from '../testing/simulator-with-clock';
+import { APP_HEADERS as APP, simulatorWithClock } from '../testing';
 
 const SEARCH = '/2/tweets/search/recent';
 
