@@ -13,9 +13,9 @@ module.exports = function jestConfig(dir) {
     },
     moduleNameMapper: {
       '^@hashwatch/db$': path.join(__dirname, 'packages/db/src/index.ts'),
-      // The X simulator is an app; tests of the scanner and the poller run it in their own process.
-      '^@hashwatch/x-sim$': path.join(__dirname, 'apps/x-sim/src/index.ts'),
       '^@hashwatch/([a-z-]+)$': path.join(__dirname, 'packages/$1/src/index.ts'),
+      // A package's test fixtures, e.g. @hashwatch/x-simulator/testing.
+      '^@hashwatch/([a-z-]+)/testing$': path.join(__dirname, 'packages/$1/src/testing/index.ts'),
     },
     globalSetup: path.join(__dirname, 'packages/testing/src/global-setup.ts'),
     globalTeardown: path.join(__dirname, 'packages/testing/src/global-teardown.ts'),

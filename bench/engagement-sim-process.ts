@@ -5,7 +5,7 @@
 //   parent → { type: 'retweets', changes }        child → { type: 'done' }
 //   parent → { type: 'calls' }                    child → { type: 'calls', calls: { endpoint: requests } }
 //   parent → { type: 'cpu' }                      child → { type: 'cpu', seconds }   (CPU time used so far)
-import { createSimulator, serveSimulator } from '../apps/x-sim/src/index';
+import { createSimulator, serveSimulator } from '@hashwatch/x-simulator';
 
 interface Change {
   id: string;

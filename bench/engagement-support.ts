@@ -15,7 +15,7 @@ import { relayOutbox } from '@hashwatch/outbox';
 import { createQueues, createRedisConnection, type Queues } from '@hashwatch/queues';
 import { databaseUrlFor, deletePrefixKeys } from '@hashwatch/testing';
 import { createXClient, type XClient } from '@hashwatch/x-api';
-import { createSimulator, serveSimulator, DEFAULT_APP_TOKEN, DEFAULT_USER_TOKEN } from '../apps/x-sim/src/index';
+import { createSimulator, serveSimulator, DEFAULT_APP_TOKEN, DEFAULT_USER_TOKEN } from '@hashwatch/x-simulator';
 import { createEngagementPoller, type EngagementPoller, type PollerOptions } from '../apps/engagement-poller/src/engagement-poller';
 import { admin, cpuSecondsOf, machineDescription } from './bench-support';
 

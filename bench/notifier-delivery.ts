@@ -26,9 +26,9 @@ import { insertFeedItems, type NewFeedItem } from '@hashwatch/feed';
 import { relayOutbox, writeOutbox } from '@hashwatch/outbox';
 import { createQueues, createRedisConnection, routeAlertsJobs, type Queues } from '@hashwatch/queues';
 import { baseDatabaseUrl, databaseUrlFor, deletePrefixKeys } from '@hashwatch/testing';
-import { addWebhook, post, SECRETS_KEY } from '../apps/notifier/src/test-support/notifier-fixture';
-import type { NotifierOptions } from '../apps/notifier/src/notifier-options';
+import type { NotifierOptions } from '@hashwatch/notifier';
 import { admin, machineDescription, percentile } from './bench-support';
+import { addWebhook, post, SECRETS_KEY } from './notifier-support';
 
 const SCALE = Number(process.env.NOTIFIER_BENCH_SCALE ?? 1);
 const log = (line: string) => process.stdout.write(`${line}\n`);
@@ -168,6 +168,8 @@ async function main(): Promise<void> {
     backoffBaseMs: 5_000,
     maxBackoffMs: 3_600_000,
     failurePauseMs: 2_000,
+    // 1 s drain leases, as in every run docs/BENCHMARKS.md records (a live drain renews its lease in the background).
+    leaseMs: 1_000,
     ...options,
   });
   const startNotifier = async (options: Partial<NotifierOptions>) => {

@@ -4,24 +4,58 @@
 //   -> {loaded: true}   <- {start: options}   -> {started: true}   <- {stop: true}   -> {stopped: true}   <- {exit: true}
 // The parent times from {start} on: loading this file (tsx compiling the workspace) is not the notifier's work.
 // Run with --cpu-prof (NOTIFIER_BENCH_PROFILE in the parent) to profile the notifier.
+import { once } from 'node:events';
+import type pg from 'pg';
+import { createSender } from '@hashwatch/channels';
 import { createDatabase } from '@hashwatch/db';
-import { startTestNotifier, type NotifierHandle } from '../apps/notifier/src/test-support/notifier-fixture';
-import type { NotifierOptions } from '../apps/notifier/src/notifier-options';
+import { createLogger } from '@hashwatch/logger';
+import { startNotifier, type NotifierOptions } from '@hashwatch/notifier';
+import { createQueues, createRedisConnection } from '@hashwatch/queues';
+import { createCipher } from '@hashwatch/secrets';
 import { childEnv as env } from './child-env';
+
+/** A notifier replica with connections of its own, as src/main.ts composes one; `stop` closes all it opened. */
+async function startReplica(pool: pg.Pool, options: Partial<NotifierOptions>): Promise<{ stop(): Promise<void> }> {
+  const workerConnection = createRedisConnection(env('REDIS_URL'), { role: 'worker' });
+  const redis = createRedisConnection(env('REDIS_URL'), { role: 'producer' });
+  if (redis.status !== 'ready') await once(redis, 'ready');
+  const queues = createQueues({ connection: redis, prefix: env('QUEUE_PREFIX') });
+  // The sink is on loopback; no Telegram channel is stored, so the Bot API address is never called.
+  const sender = createSender({ allowPrivateNetworks: true, timeoutMs: options.sendTimeoutMs ?? 10_000 });
+  const notifier = await startNotifier({
+    pool,
+    workerConnection,
+    redis,
+    queues,
+    cipher: createCipher(env('SECRETS_KEY')),
+    sender,
+    logger: createLogger('notifier-bench', { level: process.env.LOG_LEVEL ?? 'error' }),
+    telegramBaseUrl: 'http://127.0.0.1:9',
+    options,
+  });
+  return {
+    async stop() {
+      await notifier.close();
+      await queues.close();
+      sender.close();
+      workerConnection.disconnect();
+      redis.disconnect();
+    },
+  };
+}
 
 async function main(): Promise<void> {
   // The pool main.ts gives the notifier.
   const db = createDatabase(env('DATABASE_URL'), { max: 20, applicationName: 'hashwatch-notifier' });
-  let handle: NotifierHandle | undefined;
+  let replica: { stop(): Promise<void> } | undefined;
   const stop = async () => {
-    await handle?.stop();
-    handle = undefined;
+    await replica?.stop();
+    replica = undefined;
   };
   process.on('message', (message: { start?: Partial<NotifierOptions>; stop?: boolean; exit?: boolean }) => {
     if (message.start) {
-      const options = message.start;
-      void startTestNotifier(db.pool, { redisUrl: env('REDIS_URL'), prefix: env('QUEUE_PREFIX'), secretsKey: env('SECRETS_KEY'), notifier: options }).then((started) => {
-        handle = started;
+      void startReplica(db.pool, message.start).then((started) => {
+        replica = started;
         process.send?.({ started: true });
       });
     }

@@ -3,7 +3,7 @@
 //   -> {url}                      once listening
 //   <- {start: {postsPerSecond, stepMs, tags}}   starts publishing; each post carries one tag
 //   <- {stop: true}  -> {injected}               stops publishing
-import { createSimulator, serveSimulator } from '../apps/x-sim/src/index';
+import { createSimulator, serveSimulator } from '@hashwatch/x-simulator';
 
 interface StartMessage {
   start?: { postsPerSecond: number; stepMs: number; tags: string[] };

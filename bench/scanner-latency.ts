@@ -20,7 +20,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createRedisConnection, listSchedulers, removeScheduler } from '@hashwatch/queues';
 import { createXClient } from '@hashwatch/x-api';
-import { DEFAULT_APP_TOKEN } from '../apps/x-sim/src/index';
+import { DEFAULT_APP_TOKEN } from '@hashwatch/x-simulator';
 import { reconcileScanSchedulers } from '../apps/scanner/src/scan-schedulers';
 import { createScanner } from '../apps/scanner/src/scanner';
 import { startScannerWorkers } from '../apps/scanner/src/scanner-workers';

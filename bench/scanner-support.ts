@@ -7,7 +7,7 @@ import { createLogger, type Logger } from '@hashwatch/logger';
 import { createQueues, createRedisConnection, type Queues } from '@hashwatch/queues';
 import { baseDatabaseUrl, databaseUrlFor, deletePrefixKeys } from '@hashwatch/testing';
 import { createXClient, type XClient } from '@hashwatch/x-api';
-import { createSimulator, serveSimulator, DEFAULT_APP_TOKEN, type RunningSimulator, type Simulator, type SimulatorOptions } from '../apps/x-sim/src/index';
+import { createSimulator, serveSimulator, DEFAULT_APP_TOKEN, type RunningSimulator, type Simulator, type SimulatorOptions } from '@hashwatch/x-simulator';
 import { admin, machineDescription } from './bench-support';
 
 export { percentile } from './bench-support';
@@ -72,39 +72,6 @@ export async function benchEnvironment(name: string, simOptions: SimulatorOption
       await db.close();
       await admin((client) => client.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`));
     },
-  };
-}
-
-/** Deterministic pseudo-random numbers in [0, 1) (mulberry32). */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** Draws indexes 0..n-1 with Zipf weights 1/(k+1)^s: index 0 is the most frequent. */
-export function zipfSampler(n: number, s: number, random: () => number): () => number {
-  const cumulative: number[] = [];
-  let total = 0;
-  for (let k = 0; k < n; k += 1) {
-    total += 1 / (k + 1) ** s;
-    cumulative.push(total);
-  }
-  return () => {
-    const target = random() * total;
-    let lo = 0;
-    let hi = n - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if ((cumulative[mid] as number) < target) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
   };
 }
 

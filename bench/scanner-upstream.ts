@@ -8,6 +8,7 @@
 // own database and Redis prefix and removes them. Runs the real scanner against an in-process X simulator
 // (rate limits lifted: this counts calls, it does not wait for windows) and counts what the simulator served.
 import type { XClient } from '@hashwatch/x-api';
+import { seededRandom, ZipfSampler } from '@hashwatch/x-simulator';
 import { fetchPack, packSinceId } from '../apps/scanner/src/fetching/fetch-pack';
 import { packSources, sourceTerms, queryLength, buildQuery } from '../apps/scanner/src/packing/pack-sources';
 import { createScanner } from '../apps/scanner/src/scanner';
@@ -19,9 +20,7 @@ import {
   seedAccounts,
   seedAccountTracks,
   seedTracks,
-  seededRandom,
   tagVocabulary,
-  zipfSampler,
 } from './scanner-support';
 
 const ACCOUNTS = 1000;
@@ -44,7 +43,8 @@ async function main(): Promise<void> {
   try {
     const random = seededRandom(42);
     const vocabulary = tagVocabulary(VOCABULARY, random);
-    const pickTag = zipfSampler(VOCABULARY, ZIPF_EXPONENT, random);
+    const tagRanks = new ZipfSampler(VOCABULARY, ZIPF_EXPONENT, random);
+    const pickTag = () => tagRanks.sample();
     // A small alert quota: this bench counts upstream calls, and storing 700,000 items would only slow it.
     // A 60 s cadence: a cycle here is one pass over every source, whatever the time it takes on this machine.
     const users = await seedAccounts(env.db, ACCOUNTS, { alertsLimit: 20, scanIntervalSeconds: 60 });
@@ -98,7 +98,8 @@ async function main(): Promise<void> {
     log(`cycle 1 (cold): ${first.claimed} sources claimed, ${tallyOf('search_recent', before).requests} searches, ${tallyOf('users_by_usernames', before).requests} user lookups (once per handle, ever)`);
 
     // Posts of one cycle: 1-2 tags each (Zipf), a fifth of them by watched users.
-    const pickAuthor = zipfSampler(handles.length, 1, random);
+    const authorRanks = new ZipfSampler(handles.length, 1, random);
+    const pickAuthor = () => authorRanks.sample();
     for (let i = 0; i < POSTS_PER_CYCLE; i += 1) {
       const author = i % 5 === 0 ? (handles[pickAuthor()] as string) : `someone${i % 997}`;
       const tags = [vocabulary[pickTag()], ...(random() < 0.4 ? [vocabulary[pickTag()]] : [])];

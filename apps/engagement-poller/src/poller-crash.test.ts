@@ -1,8 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import path from 'node:path';
-import { APP_TOKEN, handles, USER_TOKEN, usePollerFixture } from './test-support/poller-fixture';
 import { waitFor } from '@hashwatch/testing';
+import { APP_TOKEN, USER_TOKEN } from '@hashwatch/x-simulator/testing';
+import { handles, usePollerFixture } from './test-support/poller-fixture';
 
 const APP_DIR = path.resolve(__dirname, '..');
 

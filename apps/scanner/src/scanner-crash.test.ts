@@ -2,7 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import path from 'node:path';
 import { waitFor } from '@hashwatch/testing';
-import { DEFAULT_APP_TOKEN, useScannerFixture } from './test-support/scanner-fixture';
+import { APP_TOKEN } from '@hashwatch/x-simulator/testing';
+import { useScannerFixture } from './test-support/scanner-fixture';
 
 const APP_DIR = path.resolve(__dirname, '..');
 
@@ -27,7 +28,7 @@ describe('a scanner process killed mid-cycle', () => {
         REDIS_URL: fx.env.redisUrl,
         QUEUE_PREFIX: fx.env.queuePrefix,
         X_API_BASE_URL: fx.simUrl,
-        X_BEARER_TOKEN: DEFAULT_APP_TOKEN,
+        X_BEARER_TOKEN: APP_TOKEN,
         HEALTH_PORT: '0',
         LOG_LEVEL: 'info',
       },

@@ -1,38 +1,33 @@
 import { z } from 'zod';
+import { configSchema, envFlag, envPort, loadConfig } from '@hashwatch/config';
+import { createShutdown } from '@hashwatch/lifecycle';
 import { createLogger } from '@hashwatch/logger';
-import { createSimulator } from './simulator';
-import { serveSimulator } from './serve-simulator';
-import { DEFAULT_APP_TOKEN, DEFAULT_USER_TOKEN } from './simulator-options';
+import { createSimulator, serveSimulator, DEFAULT_APP_TOKEN, DEFAULT_USER_TOKEN } from '@hashwatch/x-simulator';
 
-const flag = z.enum(['true', 'false', '1', '0']).transform((value) => value === 'true' || value === '1');
 const tokenList = z.string().transform((value) => value.split(',').map((token) => token.trim()).filter(Boolean));
 
-/** The simulator's environment. It shares X_BEARER_TOKEN / X_USER_TOKEN with the suite so the demo's workers are let in. */
-const envSchema = z.object({
-  X_SIM_PORT: z.coerce.number().int().min(0).max(65535).default(4100),
+/**
+ * The simulator's environment: its own X_SIM_* variables beside the suite's. It shares X_BEARER_TOKEN /
+ * X_USER_TOKEN with the suite so the demo's workers are let in.
+ */
+const envSchema = configSchema.extend({
+  X_SIM_PORT: envPort.default(4100),
   X_SIM_HOST: z.string().min(1).default('0.0.0.0'),
   X_SIM_NAMING: z.enum(['v2.166', 'v2.167']).default('v2.166'),
   X_SIM_APP_TOKENS: tokenList.optional(),
   X_SIM_USER_TOKENS: tokenList.optional(),
-  X_BEARER_TOKEN: z.string().min(1).optional(),
-  X_USER_TOKEN: z.string().min(1).optional(),
+  // X itself takes any length up to the plan's limit; below the suite's minimum of 64 lets a test hit it.
   X_QUERY_MAX_LENGTH: z.coerce.number().int().min(1).max(4096).default(512),
-  X_SIM_GENERATOR: flag.default(true),
+  X_SIM_GENERATOR: envFlag.default(true),
   X_SIM_POSTS_PER_SECOND: z.coerce.number().min(0).max(10_000).default(5),
   X_SIM_RATE_WINDOW_SECONDS: z.coerce.number().positive().default(900),
   X_SIM_INDEX_LAG_MS: z.coerce.number().int().min(0).default(0),
-  X_SIM_SEARCH_INCLUDES_RETWEETS: flag.default(false),
-  LOG_LEVEL: z.enum(['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly']).default('info'),
+  X_SIM_SEARCH_INCLUDES_RETWEETS: envFlag.default(false),
 });
 
+/** Composition root of the simulator process: configuration, the simulator on its port, and shutdown. */
 async function main(): Promise<void> {
-  const present = Object.fromEntries(Object.entries(process.env).filter(([, value]) => value !== undefined && value !== ''));
-  const parsed = envSchema.safeParse(present);
-  if (!parsed.success) {
-    const issues = parsed.error.issues.map((issue) => `${String(issue.path[0])} ${issue.message}`).join('; ');
-    throw new Error(`invalid environment: ${issues}`);
-  }
-  const env = parsed.data;
+  const env = loadConfig(envSchema);
   const logger = createLogger('x-sim', { level: env.LOG_LEVEL });
   const simulator = createSimulator({
     naming: env.X_SIM_NAMING,
@@ -46,20 +41,15 @@ async function main(): Promise<void> {
     generatorAutoStart: env.X_SIM_GENERATOR,
     logger,
   });
+  // Nothing to drain but open connections: past 5 s the process exits 1 rather than wait.
+  const shutdown = createShutdown({ logger, timeoutMs: 5_000 });
   const running = await serveSimulator(simulator, { port: env.X_SIM_PORT, host: env.X_SIM_HOST });
+  shutdown.onShutdown('simulator', () => {
+    logger.info('x-sim stopping');
+    return running.close();
+  });
+  shutdown.listen();
   logger.info('x-sim listening', { url: running.url, naming: env.X_SIM_NAMING, generator: env.X_SIM_GENERATOR });
-
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info('x-sim stopping', { signal });
-    const force = setTimeout(() => process.exit(1), 5_000);
-    force.unref();
-    void running.close().then(() => process.exit(0));
-  };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
 }
 
 main().catch((error: unknown) => {

@@ -1,12 +1,12 @@
 import request from 'supertest';
 import { normalizePostLookup } from './normalize-response';
 import { postListResponseSchema } from './x-response.schema';
-import { APP_TOKEN, useXSim } from './test-support/x-sim-harness';
+import { APP_TOKEN, useXClientFixture } from './test-support/x-client-fixture';
 
 // The client itself never asks for referenced posts; these bodies come from the simulator asked directly.
 describe('normalizePostLookup on real simulator bodies', () => {
-  const oldNames = useXSim({ naming: 'v2.166' });
-  const newNames = useXSim({ naming: 'v2.167' });
+  const oldNames = useXClientFixture({ naming: 'v2.166' });
+  const newNames = useXClientFixture({ naming: 'v2.167' });
 
   it.each([
     ['includes.tweets (2.166)', () => oldNames, 'tweets'],

@@ -2,7 +2,7 @@ import { Redis } from 'ioredis';
 import { createQueuePrefix, deletePrefixKeys, waitFor } from '@hashwatch/testing';
 import { RateBudget } from './rate-budget';
 import { XRateLimitedError } from './x-errors';
-import { useXSim } from './test-support/x-sim-harness';
+import { useXClientFixture } from './test-support/x-client-fixture';
 
 const sleepUntil = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms - Date.now() + 50)));
 
@@ -81,7 +81,7 @@ describe('the rate budget in whichever order answers arrive', () => {
 });
 
 describe('the shared rate budget across replicas', () => {
-  const x = useXSim({ rateLimitWindowSeconds: 2, rateLimits: { search_recent: { app: 3 }, user_posts: { app: 100 } } });
+  const x = useXClientFixture({ rateLimitWindowSeconds: 2, rateLimits: { search_recent: { app: 3 }, user_posts: { app: 100 } } });
 
   beforeEach(async () => {
     x.sim.state.faults.clear();
@@ -161,7 +161,7 @@ describe('the shared rate budget across replicas', () => {
 
 describe('the client against X answers that disagree with the window it remembers', () => {
   // X's own 15-minute window: a remembered reset that far away must not outlast a 429 that says otherwise.
-  const x = useXSim();
+  const x = useXClientFixture();
 
   /** Drives the simulator over its control API, as a process-level test would. */
   async function control(method: 'POST' | 'PUT', path: string, body: unknown): Promise<void> {

@@ -9,7 +9,7 @@ import {
   XUsageCappedError,
   type XApiError,
 } from './x-errors';
-import { APP_TOKEN, useXSim } from './test-support/x-sim-harness';
+import { APP_TOKEN, useXClientFixture } from './test-support/x-client-fixture';
 
 async function failure(promise: Promise<unknown>): Promise<XApiError> {
   try {
@@ -31,7 +31,7 @@ async function fixedServer(status: number, body: string): Promise<{ url: string;
 }
 
 describe('X errors become typed errors', () => {
-  const x = useXSim({ rateLimitWindowSeconds: 60 });
+  const x = useXClientFixture({ rateLimitWindowSeconds: 60 });
 
   beforeEach(() => {
     x.sim.state.faults.clear();

@@ -1,10 +1,10 @@
 import { XInvalidRequestError, XUserTokenRequiredError } from './x-errors';
 import { POST_FIELDS } from './x-endpoints';
-import { USER_TOKEN, useXSim } from './test-support/x-sim-harness';
+import { USER_TOKEN, useXClientFixture } from './test-support/x-client-fixture';
 import type { XPost } from './x-types';
 
 describe('createXClient against the simulator (2.166 spellings)', () => {
-  const x = useXSim();
+  const x = useXClientFixture();
   let rootId = '';
 
   beforeAll(() => {
@@ -149,8 +149,8 @@ describe('createXClient against the simulator (2.166 spellings)', () => {
 });
 
 describe('createXClient against the simulator (2.167 spellings)', () => {
-  const oldNames = useXSim({ naming: 'v2.166' });
-  const newNames = useXSim({ naming: 'v2.167' });
+  const oldNames = useXClientFixture({ naming: 'v2.166' });
+  const newNames = useXClientFixture({ naming: 'v2.167' });
 
   it('normalises repost_count, referenced_posts and edit_history_post_ids into the same shape as the old names', async () => {
     const results = [];

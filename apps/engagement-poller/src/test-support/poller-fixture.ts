@@ -9,21 +9,12 @@ import { relayOutbox } from '@hashwatch/outbox';
 import { createQueues, createRedisConnection, routeAlertItems, type Queues } from '@hashwatch/queues';
 import { useTestEnvironment, type TestEnvironment } from '@hashwatch/testing';
 import { createXClient, type XClient } from '@hashwatch/x-api';
-// The simulator plays X; tests drive it in-process. Test code only: the app itself never imports another app.
-import {
-  createSimulator,
-  serveSimulator,
-  DEFAULT_APP_TOKEN,
-  DEFAULT_USER_TOKEN,
-  type RunningSimulator,
-  type Simulator,
-  type SimulatorOptions,
-} from '@hashwatch/x-sim';
+// The simulator plays X; tests drive it in-process. Test code only: the poller itself never imports it.
+import type { Simulator, SimulatorOptions } from '@hashwatch/x-simulator';
+import { APP_TOKEN, USER_TOKEN, useTestSimulator } from '@hashwatch/x-simulator/testing';
 import { createEngagementPoller, type EngagementPoller, type PollerOptions } from '../engagement-poller';
 import type { SampleAllowance } from '../samples/sample-budget';
 import type { SampleKind } from '../samples/sample-kinds';
-
-export { DEFAULT_APP_TOKEN as APP_TOKEN, DEFAULT_USER_TOKEN as USER_TOKEN };
 
 /** A budget no test reaches, for tests about something else than the budget. */
 export const OPEN_ALLOWANCES: Record<SampleKind, SampleAllowance> = {
@@ -149,16 +140,13 @@ export function handles(prefix: string, count: number, from = 1): string[] {
 export function usePollerFixture(simOptions: SimulatorOptions = {}): PollerFixture {
   const env = useTestEnvironment();
   const logger = createLogger('engagement-test', { level: 'error' });
-  let sim: Simulator | undefined;
-  let running: RunningSimulator | undefined;
+  const simulator = useTestSimulator({ rateLimitWindowSeconds: 2, ...simOptions });
   let queues: Queues | undefined;
   let producer: Redis | undefined;
   let at = new Date();
   let counter = 0;
 
   beforeAll(async () => {
-    sim = createSimulator({ rateLimitWindowSeconds: 2, ...simOptions });
-    running = await serveSimulator(sim);
     producer = createRedisConnection(env.redisUrl, { role: 'producer' });
     queues = createQueues({ connection: producer, prefix: env.queuePrefix });
   });
@@ -166,25 +154,21 @@ export function usePollerFixture(simOptions: SimulatorOptions = {}): PollerFixtu
   afterAll(async () => {
     await queues?.close();
     producer?.disconnect();
-    await running?.close();
   });
 
-  const ready = <T>(value: T | undefined, what: string): T => {
-    if (value === undefined) throw new Error(`${what} is only available inside tests and hooks`);
-    return value;
-  };
   const pool = () => env.database.db.pool;
 
   const fixture: PollerFixture = {
     env,
     get sim() {
-      return ready(sim, 'sim');
+      return simulator.sim;
     },
     get simUrl() {
-      return ready(running, 'simulator').url;
+      return simulator.url;
     },
     get queues() {
-      return ready(queues, 'queues');
+      if (!queues) throw new Error('queues are only available inside tests and hooks');
+      return queues;
     },
     clock: {
       now: () => new Date(at),
@@ -197,9 +181,9 @@ export function usePollerFixture(simOptions: SimulatorOptions = {}): PollerFixtu
     },
     xClient(options = {}) {
       return createXClient({
-        baseUrl: ready(running, 'simulator').url,
-        bearerToken: DEFAULT_APP_TOKEN,
-        ...(options.userToken === false ? {} : { userToken: DEFAULT_USER_TOKEN }),
+        baseUrl: simulator.url,
+        bearerToken: APP_TOKEN,
+        ...(options.userToken === false ? {} : { userToken: USER_TOKEN }),
         redis: env.redis,
         keyPrefix: env.queuePrefix,
         logger,
@@ -286,9 +270,7 @@ export function usePollerFixture(simOptions: SimulatorOptions = {}): PollerFixtu
       );
       return rows;
     },
-    requests(endpoint) {
-      return fixture.sim.state.requestLog.requestCount(endpoint);
-    },
+    requests: (endpoint) => simulator.requests(endpoint),
     async alertedItemIds() {
       const jobs = await fixture.queues.byName['alert-routing'].getJobs(['waiting', 'delayed', 'active', 'completed', 'failed', 'prioritized']);
       return jobs.flatMap((job) => routeAlertItems(job).map((item) => item.feedItemId)).sort();

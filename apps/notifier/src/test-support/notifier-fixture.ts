@@ -157,8 +157,6 @@ export async function startTestNotifier(
     sender?: Sender;
     logger?: Logger;
     telegramBaseUrl?: string;
-    /** The key the channels' secrets were sealed with, when another process sealed them; default this module's. */
-    secretsKey?: string;
   },
 ): Promise<NotifierHandle> {
   const logger = options.logger ?? quietLogger();
@@ -173,7 +171,7 @@ export async function startTestNotifier(
     workerConnection,
     redis,
     queues,
-    cipher: options.secretsKey ? createCipher(options.secretsKey) : cipher,
+    cipher,
     sender,
     logger,
     telegramBaseUrl: options.telegramBaseUrl ?? 'http://127.0.0.1:9',

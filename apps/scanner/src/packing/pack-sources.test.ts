@@ -1,5 +1,5 @@
 // The simulator's query parser stands in for X's: the packed queries must be accepted as they are.
-import { parseQuery } from '@hashwatch/x-sim';
+import { parseQuery } from '@hashwatch/x-simulator';
 import type { Source } from '../sources/source';
 import { buildQuery, packSources, queryLength, sourceTerms, sourceWeight } from './pack-sources';
 

@@ -6,11 +6,10 @@ import { createLogger, type Logger } from '@hashwatch/logger';
 import { createQueues, createRedisConnection, routeAlertItems, type Queues } from '@hashwatch/queues';
 import { useTestEnvironment, type TestEnvironment } from '@hashwatch/testing';
 import { createXClient, type XClient, type XClientOptions } from '@hashwatch/x-api';
-// The simulator plays X; tests drive it in-process. Test code only: the scanner never imports an app.
-import { createSimulator, serveSimulator, DEFAULT_APP_TOKEN, type RunningSimulator, type Simulator, type SimulatorOptions } from '@hashwatch/x-sim';
+// The simulator plays X; tests drive it in-process. Test code only: the scanner itself never imports it.
+import type { Simulator, SimulatorOptions } from '@hashwatch/x-simulator';
+import { APP_TOKEN, useTestSimulator } from '@hashwatch/x-simulator/testing';
 import { createScanner, type Scanner, type ScannerOptions } from '../scanner';
-
-export { DEFAULT_APP_TOKEN };
 
 export interface StoredItem {
   id: string;
@@ -81,15 +80,12 @@ export interface ScannerFixture {
 export function useScannerFixture(simOptions: SimulatorOptions = {}): ScannerFixture {
   const env = useTestEnvironment();
   const logger = createLogger('scanner-test', { level: process.env.TEST_LOG_LEVEL ?? 'error' });
-  let sim: Simulator | undefined;
-  let running: RunningSimulator | undefined;
+  const simulator = useTestSimulator({ rateLimitWindowSeconds: 2, ...simOptions });
   let producer: Redis | undefined;
   let queues: Queues | undefined;
   let counter = 0;
 
   beforeAll(async () => {
-    sim = createSimulator({ rateLimitWindowSeconds: 2, ...simOptions });
-    running = await serveSimulator(sim);
     producer = createRedisConnection(env.redisUrl, { role: 'producer' });
     queues = createQueues({ connection: producer, prefix: env.queuePrefix });
   });
@@ -97,7 +93,6 @@ export function useScannerFixture(simOptions: SimulatorOptions = {}): ScannerFix
   afterAll(async () => {
     await queues?.close();
     producer?.disconnect();
-    await running?.close();
   });
 
   const ready = <T>(value: T | undefined, what: string): T => {
@@ -110,10 +105,10 @@ export function useScannerFixture(simOptions: SimulatorOptions = {}): ScannerFix
     env,
     logger,
     get sim() {
-      return ready(sim, 'sim');
+      return simulator.sim;
     },
     get simUrl() {
-      return ready(running, 'simulator').url;
+      return simulator.url;
     },
     get queues() {
       return ready(queues, 'queues');
@@ -123,14 +118,7 @@ export function useScannerFixture(simOptions: SimulatorOptions = {}): ScannerFix
     },
     pool,
     xClient(overrides = {}) {
-      return createXClient({
-        baseUrl: fixture.simUrl,
-        bearerToken: DEFAULT_APP_TOKEN,
-        redis: fixture.producer,
-        keyPrefix: env.queuePrefix,
-        logger,
-        ...overrides,
-      });
+      return createXClient({ baseUrl: simulator.url, bearerToken: APP_TOKEN, redis: fixture.producer, keyPrefix: env.queuePrefix, logger, ...overrides });
     },
     scanner(overrides = {}) {
       return createScanner({
@@ -199,7 +187,7 @@ export function useScannerFixture(simOptions: SimulatorOptions = {}): ScannerFix
       return row ? { alerts_used: row.alerts_used, upstream_posts_read: Number(row.upstream_posts_read) } : null;
     },
     searchRequests() {
-      return fixture.sim.state.requestLog.requestCount('search_recent');
+      return simulator.requests('search_recent');
     },
     async alertedItemIds() {
       return (await fixture.alertJobs()).map((job) => job.feedItemId).sort();

@@ -29,11 +29,22 @@ const controlErrors: ErrorRequestHandler = (error, _req, res, next) => {
 export function controlRouter(state: SimulatorState): Router {
   const router = Router();
   router.use('/_sim', express.json({ limit: '5mb' }));
-
   router.get('/_sim/health', (_req, res) => {
     res.json({ ok: true, naming: state.settings.naming, posts: state.store.postCount() });
   });
+  worldRoutes(router, state);
+  faultAndLimitRoutes(router, state);
+  logAndGeneratorRoutes(router, state);
+  router.post('/_sim/reset', (_req, res) => {
+    state.reset();
+    res.status(204).end();
+  });
+  router.use('/_sim', controlErrors);
+  return router;
+}
 
+/** Users, posts and their engagement. */
+function worldRoutes(router: Router, state: SimulatorState): void {
   router.post('/_sim/users', (req, res) => {
     res.status(201).json(state.describeUser(state.createUser(req.body)));
   });
@@ -65,7 +76,10 @@ export function controlRouter(state: SimulatorState): Router {
   router.post('/_sim/posts/:id/replies', (req, res) => {
     res.status(201).json(state.describePost(state.addReply(String(req.params.id), req.body)));
   });
+}
 
+/** Pending faults and the rate-limit windows. */
+function faultAndLimitRoutes(router: Router, state: SimulatorState): void {
   router.get('/_sim/faults', (_req, res) => {
     res.json({ data: state.faults.pending() });
   });
@@ -90,7 +104,10 @@ export function controlRouter(state: SimulatorState): Router {
     state.limiter.resetWindows();
     res.status(204).end();
   });
+}
 
+/** The request log, its counters and the post generator. */
+function logAndGeneratorRoutes(router: Router, state: SimulatorState): void {
   router.get('/_sim/requests', (req, res) => {
     const query = requestLogQuery.parse(req.query);
     res.json({ data: state.requestLog.entries(query) });
@@ -116,12 +133,4 @@ export function controlRouter(state: SimulatorState): Router {
     const { count } = produceBody.parse(req.body);
     res.status(201).json({ data: state.generator.produce(count).map((post) => state.describePost(post)) });
   });
-
-  router.post('/_sim/reset', (_req, res) => {
-    state.reset();
-    res.status(204).end();
-  });
-
-  router.use('/_sim', controlErrors);
-  return router;
 }

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { APP, USER, simulatorWithClock } from '../test-support/sim-harness';
+import { APP_HEADERS as APP, USER_HEADERS as USER, simulatorWithClock } from '../testing';
 
 describe('GET /2/tweets?ids= and /2/tweets/:id', () => {
   const sim = simulatorWithClock();

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { DEFAULT_APP_TOKEN } from '../simulator-options';
-import { APP, USER, simulatorWithClock } from '../test-support/sim-harness';
+import { APP_HEADERS as APP, USER_HEADERS as USER, simulatorWithClock } from '../testing';
 
 const SEARCH = '/2/tweets/search/recent';
 

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { APP, simulatorWithClock } from '../test-support/sim-harness';
+import { APP_HEADERS as APP, simulatorWithClock } from '../testing';
 
 const SEARCH = '/2/tweets/search/recent';
 

@@ -15,3 +15,4 @@ export { QuerySyntaxError } from './query/query-ast';
 export type { QueryNode, QueryTerm } from './query/query-ast';
 export type { Naming } from './fields/field-catalog';
 export type { GeneratorOptions, GeneratorOverrides } from './generator/generator-options';
+export { seededRandom, ZipfSampler } from './generator/zipf';
