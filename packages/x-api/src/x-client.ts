@@ -1,12 +1,11 @@
-import axios, { type AxiosInstance, type AxiosResponse } from 'axios';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import type { Logger } from '@hashwatch/logger';
-import { interpretError, readRateHeaders } from './interpret-error';
 import { normalizePostCounts, normalizePostLookup, normalizePostPage, normalizeProblem, normalizeUser } from './normalize-response';
-import { RateBudget, type BudgetState } from './rate-budget';
+import type { BudgetState } from './rate-budget';
 import { COUNT_FIELDS, POST_EXPANSIONS, POST_FIELDS, USER_FIELDS, type XEndpointName } from './x-endpoints';
-import { XInvalidRequestError, XInvalidResponseError, XRateLimitedError, XUnavailableError, XUserTokenRequiredError } from './x-errors';
+import { XInvalidRequestError, XUserTokenRequiredError } from './x-errors';
+import { createXTransport, parser, validate, type XClientSettings, type XTransport } from './x-transport';
 import {
   clientOptionsSchema,
   engagementParamsSchema,
@@ -69,141 +68,43 @@ export interface XClient {
   readBudget(endpoint: XEndpointName): Promise<BudgetState | null>;
 }
 
-// X's reset is whole seconds and clocks drift a little: a waiting client retries just after it.
-const RESET_MARGIN_MS = 250;
-
 /** X takes RFC 3339 in whole seconds; flooring keeps an inclusive start_time from skipping a post. */
 function xTime(date: Date): string {
   return new Date(Math.floor(date.getTime() / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+function postParams(entries: Record<string, string | undefined>): URLSearchParams {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(entries)) if (value !== undefined) params.set(key, value);
+  params.set('tweet.fields', POST_FIELDS);
+  params.set('expansions', POST_EXPANSIONS);
+  params.set('user.fields', USER_FIELDS);
+  return params;
+}
+
+function userPage(endpoint: XEndpointName) {
+  return parser(endpoint, userListResponseSchema, (body): XUserPage => ({
+    users: (body.data ?? []).map(normalizeUser),
+    errors: (body.errors ?? []).map(normalizeProblem),
+    meta: { resultCount: body.meta?.result_count ?? body.data?.length ?? 0, nextToken: body.meta?.next_token ?? null },
+  }));
+}
 
 export function createXClient(options: XClientOptions): XClient {
   const settings = clientOptionsSchema.parse({ ...options, redis: undefined, logger: undefined });
-  const log = options.logger.child({ component: 'x-api' });
-  const budget = new RateBudget(options.redis, settings.keyPrefix);
-  const http: AxiosInstance = axios.create({
-    baseURL: settings.baseUrl.replace(/\/+$/, ''),
-    timeout: settings.timeoutMs,
-    validateStatus: () => true,
-    headers: { 'User-Agent': 'hashwatch-x-api/1', Accept: 'application/json' },
-    transitional: { clarifyTimeoutError: true },
-  });
+  const transport = createXTransport(settings, options.redis, options.logger);
+  return {
+    ...searchEndpoints(transport, settings),
+    ...lookupEndpoints(transport, settings),
+    ...engagementEndpoints(transport, settings),
+    readBudget(endpoint) {
+      return transport.budget.read(endpoint);
+    },
+  };
+}
 
-  function invalidInput(endpoint: XEndpointName, error: z.ZodError): XInvalidRequestError {
-    const issue = error.issues[0];
-    return new XInvalidRequestError({ endpoint, status: null }, issue ? `${issue.path.join('.') || 'input'} ${issue.message}` : 'invalid input');
-  }
-
-  function validate<T>(endpoint: XEndpointName, schema: z.ZodType<T>, input: unknown): T {
-    const parsed = schema.safeParse(input);
-    if (!parsed.success) throw invalidInput(endpoint, parsed.error);
-    return parsed.data;
-  }
-
-  // Redis trouble must not stop detection: without the budget the client still calls X, and X's own 429s
-  // still stop it.
-  async function guarded<T>(what: string, endpoint: XEndpointName, action: () => Promise<T>, fallback: T): Promise<T> {
-    try {
-      return await action();
-    } catch (error) {
-      log.warn('x rate budget unavailable', { what, endpoint, error: (error as Error).message });
-      return fallback;
-    }
-  }
-
-  async function send(endpoint: XEndpointName, path: string, params: URLSearchParams, bearer: string): Promise<AxiosResponse> {
-    const started = Date.now();
-    try {
-      const response = await http.get(path, { params, headers: { Authorization: `Bearer ${bearer}` } });
-      log.debug('x request', { endpoint, status: response.status, ms: Date.now() - started });
-      return response;
-    } catch (error) {
-      const timedOut = axios.isAxiosError(error) && (error.code === 'ETIMEDOUT' || error.code === 'ECONNABORTED');
-      log.warn('x request failed', { endpoint, reason: timedOut ? 'timeout' : 'network', error: (error as Error).message });
-      throw new XUnavailableError({ endpoint, status: null }, timedOut ? 'timeout' : 'network', (error as Error).message);
-    }
-  }
-
-  /** Waits for the reset in 'wait' mode when it falls before the deadline; throws XRateLimitedError otherwise. */
-  async function waitOrThrow(endpoint: XEndpointName, resetSeconds: number, upstream: boolean, deadline: number): Promise<void> {
-    const resumeAt = resetSeconds * 1000 + RESET_MARGIN_MS;
-    log.warn('x rate limited', { endpoint, resetAt: new Date(resetSeconds * 1000).toISOString(), upstream, mode: settings.onRateLimited });
-    if (settings.onRateLimited === 'wait' && resumeAt <= deadline) {
-      await sleep(Math.max(0, resumeAt - Date.now()));
-      return;
-    }
-    throw new XRateLimitedError({ endpoint, status: upstream ? 429 : null }, new Date(resetSeconds * 1000), upstream);
-  }
-
-  /** One logical call: budget check, request, budget update, typed error or validated body. */
-  async function call<T>(endpoint: XEndpointName, path: string, params: URLSearchParams, bearer: string, parse: (body: unknown) => T): Promise<T> {
-    const deadline = Date.now() + settings.maxRateLimitWaitMs;
-    for (;;) {
-      const blockedUntil = await guarded('reserve', endpoint, () => budget.reserve(endpoint, Date.now()), null);
-      if (blockedUntil !== null) {
-        await waitOrThrow(endpoint, blockedUntil, false, deadline);
-        continue;
-      }
-      const response = await send(endpoint, path, params, bearer);
-      const rate = readRateHeaders(response.headers as Record<string, unknown>);
-      if (response.status === 200) {
-        if (rate) await guarded('record', endpoint, () => budget.record(endpoint, rate, Date.now()), undefined);
-        return parse(response.data);
-      }
-      const fallbackReset = Math.ceil(Date.now() / 1000) + settings.rateLimitFallbackSeconds;
-      const error = interpretError(endpoint, response.status, response.data, rate, new Date(fallbackReset * 1000));
-      if (error instanceof XRateLimitedError) {
-        // A reset already past (clock skew) still blocks a second, so a waiting client never spins on 429s.
-        const reset = Math.max(error.resetAt.getTime() / 1000, Math.ceil(Date.now() / 1000) + 1);
-        const settled = await guarded('exhaust', endpoint, () => budget.exhaust(endpoint, reset), reset);
-        await waitOrThrow(endpoint, settled, true, deadline);
-        continue;
-      }
-      if (rate) await guarded('record', endpoint, () => budget.record(endpoint, rate, Date.now()), undefined);
-      log.warn('x request refused', { endpoint, status: response.status, code: error.code });
-      throw error;
-    }
-  }
-
-  function parser<S extends z.ZodType, T>(endpoint: XEndpointName, schema: S, normalize: (body: z.infer<S>) => T): (body: unknown) => T {
-    return (body) => {
-      const parsed = schema.safeParse(body);
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        throw new XInvalidResponseError({ endpoint, status: 200 }, issue ? `${issue.path.join('.')}: ${issue.message}` : 'body does not parse');
-      }
-      return normalize(parsed.data);
-    };
-  }
-
-  function postParams(entries: Record<string, string | undefined>): URLSearchParams {
-    const params = new URLSearchParams();
-    for (const [key, value] of Object.entries(entries)) if (value !== undefined) params.set(key, value);
-    params.set('tweet.fields', POST_FIELDS);
-    params.set('expansions', POST_EXPANSIONS);
-    params.set('user.fields', USER_FIELDS);
-    return params;
-  }
-
-  function userPage(endpoint: XEndpointName) {
-    return parser(endpoint, userListResponseSchema, (body): XUserPage => ({
-      users: (body.data ?? []).map(normalizeUser),
-      errors: (body.errors ?? []).map(normalizeProblem),
-      meta: { resultCount: body.meta?.result_count ?? body.data?.length ?? 0, nextToken: body.meta?.next_token ?? null },
-    }));
-  }
-
-  function engagement(endpoint: 'liking_users' | 'retweeted_by', postId: string, input: EngagementParams | undefined, bearer: string): Promise<XUserPage> {
-    const id = validate(endpoint, snowflake, postId);
-    const params = validate(endpoint, engagementParamsSchema, input ?? {});
-    const query = new URLSearchParams({ max_results: String(params.maxResults ?? 100) });
-    if (params.paginationToken) query.set('pagination_token', params.paginationToken);
-    const path = `/2/tweets/${id}/${endpoint}`;
-    return call(endpoint, path, query, bearer, userPage(endpoint));
-  }
-
+/** The endpoints that search or list posts. */
+function searchEndpoints({ call }: XTransport, settings: XClientSettings): Pick<XClient, 'searchRecent' | 'userPosts'> {
   return {
     async searchRecent(input) {
       const endpoint = 'search_recent';
@@ -222,6 +123,25 @@ export function createXClient(options: XClientOptions): XClient {
       return call(endpoint, '/2/tweets/search/recent', query, settings.bearerToken, parser(endpoint, postListResponseSchema, normalizePostPage));
     },
 
+    async userPosts(userId, input) {
+      const endpoint = 'user_posts';
+      const id = validate(endpoint, snowflake, userId);
+      const params = validate(endpoint, userPostsParamsSchema, input ?? {});
+      const query = postParams({
+        max_results: String(params.maxResults ?? 100),
+        since_id: params.sinceId,
+        start_time: params.startTime && xTime(params.startTime),
+        pagination_token: params.paginationToken,
+        exclude: params.exclude && params.exclude.length > 0 ? [...new Set(params.exclude)].join(',') : undefined,
+      });
+      return call(endpoint, `/2/users/${id}/tweets`, query, settings.bearerToken, parser(endpoint, postListResponseSchema, normalizePostPage));
+    },
+  };
+}
+
+/** The endpoints that look users and posts up by handle or id. */
+function lookupEndpoints({ call }: XTransport, settings: XClientSettings): Pick<XClient, 'usersByUsernames' | 'userByUsername' | 'postsByIds' | 'postCounts'> {
+  return {
     async usersByUsernames(usernames) {
       const endpoint = 'users_by_usernames';
       const names = validate(endpoint, z.array(username).max(100), [...new Set(usernames)]);
@@ -242,20 +162,6 @@ export function createXClient(options: XClientOptions): XClient {
       })));
     },
 
-    async userPosts(userId, input) {
-      const endpoint = 'user_posts';
-      const id = validate(endpoint, snowflake, userId);
-      const params = validate(endpoint, userPostsParamsSchema, input ?? {});
-      const query = postParams({
-        max_results: String(params.maxResults ?? 100),
-        since_id: params.sinceId,
-        start_time: params.startTime && xTime(params.startTime),
-        pagination_token: params.paginationToken,
-        exclude: params.exclude && params.exclude.length > 0 ? [...new Set(params.exclude)].join(',') : undefined,
-      });
-      return call(endpoint, `/2/users/${id}/tweets`, query, settings.bearerToken, parser(endpoint, postListResponseSchema, normalizePostPage));
-    },
-
     async postsByIds(ids) {
       const endpoint = 'posts_lookup';
       const unique = validate(endpoint, z.array(snowflake).max(100), [...new Set(ids)]);
@@ -270,18 +176,25 @@ export function createXClient(options: XClientOptions): XClient {
       const query = new URLSearchParams({ ids: unique.join(','), 'tweet.fields': COUNT_FIELDS });
       return call(endpoint, '/2/tweets', query, settings.bearerToken, parser(endpoint, postCountsResponseSchema, normalizePostCounts));
     },
+  };
+}
 
+/** Who liked or reposted a post; liking users only with the user token, as X serves them. */
+function engagementEndpoints({ call }: XTransport, settings: XClientSettings): Pick<XClient, 'likingUsers' | 'retweetedBy'> {
+  const engagement = (endpoint: 'liking_users' | 'retweeted_by', postId: string, input: EngagementParams | undefined, bearer: string) => {
+    const id = validate(endpoint, snowflake, postId);
+    const params = validate(endpoint, engagementParamsSchema, input ?? {});
+    const query = new URLSearchParams({ max_results: String(params.maxResults ?? 100) });
+    if (params.paginationToken) query.set('pagination_token', params.paginationToken);
+    return call(endpoint, `/2/tweets/${id}/${endpoint}`, query, bearer, userPage(endpoint));
+  };
+  return {
     async likingUsers(postId, input) {
       if (!settings.userToken) throw new XUserTokenRequiredError('liking_users');
       return engagement('liking_users', postId, input, settings.userToken);
     },
-
     async retweetedBy(postId, input) {
       return engagement('retweeted_by', postId, input, settings.bearerToken);
-    },
-
-    readBudget(endpoint) {
-      return budget.read(endpoint);
     },
   };
 }

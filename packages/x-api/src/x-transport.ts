@@ -1,0 +1,122 @@
+import axios, { type AxiosInstance, type AxiosResponse } from 'axios';
+import type { Redis } from 'ioredis';
+import { z } from 'zod';
+import type { Logger } from '@hashwatch/logger';
+import { interpretError, readRateHeaders } from './interpret-error';
+import { RateBudget } from './rate-budget';
+import type { XEndpointName } from './x-endpoints';
+import { XInvalidRequestError, XInvalidResponseError, XRateLimitedError, XUnavailableError } from './x-errors';
+import type { clientOptionsSchema } from './x-request.schema';
+
+/** The client's settings, as its options schema parsed them. */
+export type XClientSettings = z.output<typeof clientOptionsSchema>;
+
+// X's reset is whole seconds and clocks drift a little: a waiting client retries just after it.
+const RESET_MARGIN_MS = 250;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** How the client reaches X: one logical call at a time, within the rate budget every replica shares. */
+export interface XTransport {
+  readonly budget: RateBudget;
+  /** One logical call: budget check, request, budget update, typed error or validated body. */
+  call<T>(endpoint: XEndpointName, path: string, params: URLSearchParams, bearer: string, parse: (body: unknown) => T): Promise<T>;
+}
+
+/** The input checked before anything leaves: a bad one is an XInvalidRequestError naming the field. */
+export function validate<T>(endpoint: XEndpointName, schema: z.ZodType<T>, input: unknown): T {
+  const parsed = schema.safeParse(input);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw new XInvalidRequestError({ endpoint, status: null }, issue ? `${issue.path.join('.') || 'input'} ${issue.message}` : 'invalid input');
+}
+
+/** A body parser: X's answer checked against `schema` (an XInvalidResponseError when it does not parse), then normalised. */
+export function parser<S extends z.ZodType, T>(endpoint: XEndpointName, schema: S, normalize: (body: z.infer<S>) => T): (body: unknown) => T {
+  return (body) => {
+    const parsed = schema.safeParse(body);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new XInvalidResponseError({ endpoint, status: 200 }, issue ? `${issue.path.join('.')}: ${issue.message}` : 'body does not parse');
+    }
+    return normalize(parsed.data);
+  };
+}
+
+export function createXTransport(settings: XClientSettings, redis: Redis, logger: Logger): XTransport {
+  const log = logger.child({ component: 'x-api' });
+  const budget = new RateBudget(redis, settings.keyPrefix);
+  const http: AxiosInstance = axios.create({
+    baseURL: settings.baseUrl.replace(/\/+$/, ''),
+    timeout: settings.timeoutMs,
+    validateStatus: () => true,
+    headers: { 'User-Agent': 'hashwatch-x-api/1', Accept: 'application/json' },
+    transitional: { clarifyTimeoutError: true },
+  });
+
+  // Redis trouble must not stop detection: without the budget the client still calls X, and X's own 429s
+  // still stop it.
+  async function guarded<T>(what: string, endpoint: XEndpointName, action: () => Promise<T>, fallback: T): Promise<T> {
+    try {
+      return await action();
+    } catch (error) {
+      log.warn('x rate budget unavailable', { what, endpoint, error: (error as Error).message });
+      return fallback;
+    }
+  }
+
+  async function send(endpoint: XEndpointName, path: string, params: URLSearchParams, bearer: string): Promise<AxiosResponse> {
+    const started = Date.now();
+    try {
+      const response = await http.get(path, { params, headers: { Authorization: `Bearer ${bearer}` } });
+      log.debug('x request', { endpoint, status: response.status, ms: Date.now() - started });
+      return response;
+    } catch (error) {
+      const timedOut = axios.isAxiosError(error) && (error.code === 'ETIMEDOUT' || error.code === 'ECONNABORTED');
+      log.warn('x request failed', { endpoint, reason: timedOut ? 'timeout' : 'network', error: (error as Error).message });
+      throw new XUnavailableError({ endpoint, status: null }, timedOut ? 'timeout' : 'network', (error as Error).message);
+    }
+  }
+
+  /** Waits for the reset in 'wait' mode when it falls before the deadline; throws XRateLimitedError otherwise. */
+  async function waitOrThrow(endpoint: XEndpointName, resetSeconds: number, upstream: boolean, deadline: number): Promise<void> {
+    const resumeAt = resetSeconds * 1000 + RESET_MARGIN_MS;
+    log.warn('x rate limited', { endpoint, resetAt: new Date(resetSeconds * 1000).toISOString(), upstream, mode: settings.onRateLimited });
+    if (settings.onRateLimited === 'wait' && resumeAt <= deadline) {
+      await sleep(Math.max(0, resumeAt - Date.now()));
+      return;
+    }
+    throw new XRateLimitedError({ endpoint, status: upstream ? 429 : null }, new Date(resetSeconds * 1000), upstream);
+  }
+
+  async function call<T>(endpoint: XEndpointName, path: string, params: URLSearchParams, bearer: string, parse: (body: unknown) => T): Promise<T> {
+    const deadline = Date.now() + settings.maxRateLimitWaitMs;
+    for (;;) {
+      const blockedUntil = await guarded('reserve', endpoint, () => budget.reserve(endpoint, Date.now()), null);
+      if (blockedUntil !== null) {
+        await waitOrThrow(endpoint, blockedUntil, false, deadline);
+        continue;
+      }
+      const response = await send(endpoint, path, params, bearer);
+      const rate = readRateHeaders(response.headers as Record<string, unknown>);
+      if (response.status === 200) {
+        if (rate) await guarded('record', endpoint, () => budget.record(endpoint, rate, Date.now()), undefined);
+        return parse(response.data);
+      }
+      const fallbackReset = Math.ceil(Date.now() / 1000) + settings.rateLimitFallbackSeconds;
+      const error = interpretError(endpoint, response.status, response.data, rate, new Date(fallbackReset * 1000));
+      if (error instanceof XRateLimitedError) {
+        // A reset already past (clock skew) still blocks a second, so a waiting client never spins on 429s.
+        const reset = Math.max(error.resetAt.getTime() / 1000, Math.ceil(Date.now() / 1000) + 1);
+        const settled = await guarded('exhaust', endpoint, () => budget.exhaust(endpoint, reset), reset);
+        await waitOrThrow(endpoint, settled, true, deadline);
+        continue;
+      }
+      if (rate) await guarded('record', endpoint, () => budget.record(endpoint, rate, Date.now()), undefined);
+      log.warn('x request refused', { endpoint, status: response.status, code: error.code });
+      throw error;
+    }
+  }
+
+  return { budget, call };
+}
