@@ -1,20 +1,16 @@
 import { transaction } from '@hashwatch/db';
 import { createQueues, createRedisConnection, routeAlertsJobs, type Queues } from '@hashwatch/queues';
+import { useTestQueues } from '@hashwatch/queues/testing';
 import { useTestEnvironment } from '@hashwatch/testing';
 import { relayOutbox, relayWritten, writeNumberedOutbox, writeOutbox, writeOutboxBatch, relayOutboxUntilEmpty, type OutboxEntry } from './outbox';
 
 describe('outbox', () => {
   const env = useTestEnvironment();
   let queues: Queues;
-  let connection: ReturnType<typeof createRedisConnection>;
 
+  const testQueues = useTestQueues(env);
   beforeAll(() => {
-    connection = createRedisConnection(env.redisUrl, { role: 'producer' });
-    queues = createQueues({ connection, prefix: env.queuePrefix });
-  });
-  afterAll(async () => {
-    await queues.close();
-    connection.disconnect();
+    ({ queues } = testQueues);
   });
 
   const entry = (n: number): OutboxEntry => ({ queue: 'alert-routing', name: 'route-alerts', jobId: `route-post_${n}`, payload: { items: [{ feedItemId: `post_${n}`, userId: 'usr_1' }] } });

@@ -1,22 +1,16 @@
 import { createAccount } from '@hashwatch/accounts';
-import { createQueues, createRedisConnection, listSchedulers, upsertScheduler, type Queues } from '@hashwatch/queues';
-import type { Redis } from 'ioredis';
+import { listSchedulers, upsertScheduler, type Queues } from '@hashwatch/queues';
+import { useTestQueues } from '@hashwatch/queues/testing';
 import { useTestEnvironment } from '@hashwatch/testing';
 import { reconcileRefreshSchedulers } from './refresh-schedulers';
 
 describe('reconcileRefreshSchedulers', () => {
   const env = useTestEnvironment();
-  let connection: Redis;
   let queues: Queues;
 
+  const testQueues = useTestQueues(env);
   beforeAll(() => {
-    connection = createRedisConnection(env.redisUrl, { role: 'producer' });
-    queues = createQueues({ connection, prefix: env.queuePrefix });
-  });
-
-  afterAll(async () => {
-    await queues.close();
-    connection.disconnect();
+    ({ queues } = testQueues);
   });
 
   const ids = async () => (await listSchedulers(queues, 'engagement-refreshes')).map((s) => `${s.id} ${s.everyMs}`).sort();

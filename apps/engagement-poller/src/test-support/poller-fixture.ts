@@ -6,7 +6,8 @@ import { transaction } from '@hashwatch/db';
 import { insertFeedItems } from '@hashwatch/feed';
 import { createLogger } from '@hashwatch/logger';
 import { relayOutbox } from '@hashwatch/outbox';
-import { createQueues, createRedisConnection, routeAlertItems, type Queues } from '@hashwatch/queues';
+import { routeAlertItems, type Queues } from '@hashwatch/queues';
+import { useTestQueues } from '@hashwatch/queues/testing';
 import { useTestEnvironment, type TestEnvironment } from '@hashwatch/testing';
 import { createXClient, type XClient } from '@hashwatch/x-api';
 // The simulator plays X; tests drive it in-process. Test code only: the poller itself never imports it.
@@ -22,6 +23,15 @@ export const OPEN_ALLOWANCES: Record<SampleKind, SampleAllowance> = {
   retweet: { perWindow: 100_000, windowSeconds: 900, burst: 10_000 },
   reply: { perWindow: 100_000, windowSeconds: 900, burst: 10_000 },
 };
+
+/** How a test's post was detected: through which source, with which flags, when. */
+export interface DetectOptions {
+  hashtag?: string;
+  account?: string;
+  sources?: string[];
+  flags?: Flags;
+  detectedAt?: Date;
+}
 
 export interface Flags {
   trackEngagement?: boolean;
@@ -117,7 +127,7 @@ export interface PollerFixture {
   detect(
     userId: string,
     post: { id: string; author: string },
-    options?: { hashtag?: string; account?: string; sources?: string[]; flags?: Flags; detectedAt?: Date },
+    options?: DetectOptions,
   ): Promise<string>;
   item(id: string): Promise<FeedItemRow>;
   /** Engagement items of one account, oldest first. */
@@ -133,6 +143,63 @@ export function handles(prefix: string, count: number, from = 1): string[] {
   return Array.from({ length: count }, (_, i) => `${prefix}${String(from + i).padStart(4, '0')}`);
 }
 
+/** Stores a post as the scanner would have detected it for `userId` (and its hashtag track), answering the item id. */
+async function detectPost(pool: pg.Pool, userId: string, post: { id: string; author: string }, options: DetectOptions): Promise<string> {
+    const account = options.account ?? null;
+    const hashtag = account === null ? (options.hashtag ?? 'btc') : null;
+    const flags = { trackEngagement: true, trackLikes: true, trackReposts: true, trackComments: true, ...options.flags };
+    // The hashtag track the scanner found the post through, unless the test made it already.
+    if (hashtag !== null) {
+      await pool.query(
+        `INSERT INTO tracks (id, user_id, hashtag, hashtag_norm, track_engagement, track_likes, track_reposts, track_comments)
+         VALUES ($1, $2, $3, lower($3), $4, $5, $6, $7) ON CONFLICT DO NOTHING`,
+        [`trk_${randomBytes(8).toString('hex')}`, userId, hashtag, flags.trackEngagement, flags.trackLikes, flags.trackReposts, flags.trackComments],
+      );
+    }
+    const { inserted } = await transaction(pool, (client) =>
+      insertFeedItems(client, [
+        {
+          userId,
+          dedupeKey: `x:${post.id}`,
+          type: account === null ? 'hashtag' : 'account',
+          hashtag,
+          account,
+          sources: options.sources ?? [account === null ? `#${hashtag}` : `@${account}`],
+          xPostId: post.id,
+          authorId: null,
+          author: `@${post.author}`,
+          authorName: post.author,
+          text: `a post about ${hashtag === null ? `@${account}` : `#${hashtag}`}`,
+          url: `https://x.com/${post.author}/status/${post.id}`,
+          postedAt: new Date(),
+          engagementTracked: flags.trackEngagement,
+          trackLikes: flags.trackLikes,
+          trackReposts: flags.trackReposts,
+          trackComments: flags.trackComments,
+        },
+      ]),
+    );
+    const id = inserted[0]?.id;
+    if (!id) throw new Error(`post ${post.id} was already detected for ${userId}`);
+    if (options.detectedAt) await pool.query('UPDATE feed_items SET detected_at = $2 WHERE id = $1', [id, options.detectedAt]);
+    return id;
+  }
+
+async function readItem(pool: pg.Pool, id: string): Promise<FeedItemRow> {
+  const { rows } = await pool.query<FeedItemRow>('SELECT * FROM feed_items WHERE id = $1', [id]);
+  if (!rows[0]) throw new Error(`no feed item ${id}`);
+  return rows[0];
+}
+
+/** The account's engagement items, of one parent when given, in detection order. */
+async function engagementItemsOf(pool: pg.Pool, userId: string, parentId?: string): Promise<FeedItemRow[]> {
+  const { rows } = await pool.query<FeedItemRow>(
+    `SELECT * FROM feed_items WHERE user_id = $1 AND type = 'engagement' AND ($2::text IS NULL OR parent_id = $2) ORDER BY detected_at, dedupe_key`,
+    [userId, parentId ?? null],
+  );
+  return rows;
+}
+
 /**
  * Registers hooks giving the test file a database, a Redis prefix, an X simulator on a free port (with a
  * 2-second rate window, so a 429 blocks an endpoint for seconds, not 15 minutes) and BullMQ queues.
@@ -141,20 +208,9 @@ export function usePollerFixture(simOptions: SimulatorOptions = {}): PollerFixtu
   const env = useTestEnvironment();
   const logger = createLogger('engagement-test', { level: 'error' });
   const simulator = useTestSimulator({ rateLimitWindowSeconds: 2, ...simOptions });
-  let queues: Queues | undefined;
-  let producer: Redis | undefined;
+  const testQueues = useTestQueues(env);
   let at = new Date();
   let counter = 0;
-
-  beforeAll(async () => {
-    producer = createRedisConnection(env.redisUrl, { role: 'producer' });
-    queues = createQueues({ connection: producer, prefix: env.queuePrefix });
-  });
-
-  afterAll(async () => {
-    await queues?.close();
-    producer?.disconnect();
-  });
 
   const pool = () => env.database.db.pool;
 
@@ -167,8 +223,7 @@ export function usePollerFixture(simOptions: SimulatorOptions = {}): PollerFixtu
       return simulator.url;
     },
     get queues() {
-      if (!queues) throw new Error('queues are only available inside tests and hooks');
-      return queues;
+      return testQueues.queues;
     },
     clock: {
       now: () => new Date(at),
@@ -218,58 +273,9 @@ export function usePollerFixture(simOptions: SimulatorOptions = {}): PollerFixtu
       const post = fixture.sim.state.injectPost({ author, text });
       return { id: post.id, author };
     },
-    async detect(userId, post, options = {}) {
-      const account = options.account ?? null;
-      const hashtag = account === null ? (options.hashtag ?? 'btc') : null;
-      const flags = { trackEngagement: true, trackLikes: true, trackReposts: true, trackComments: true, ...options.flags };
-      // The hashtag track the scanner found the post through, unless the test made it already.
-      if (hashtag !== null) {
-        await pool().query(
-          `INSERT INTO tracks (id, user_id, hashtag, hashtag_norm, track_engagement, track_likes, track_reposts, track_comments)
-           VALUES ($1, $2, $3, lower($3), $4, $5, $6, $7) ON CONFLICT DO NOTHING`,
-          [`trk_${randomBytes(8).toString('hex')}`, userId, hashtag, flags.trackEngagement, flags.trackLikes, flags.trackReposts, flags.trackComments],
-        );
-      }
-      const { inserted } = await transaction(pool(), (client) =>
-        insertFeedItems(client, [
-          {
-            userId,
-            dedupeKey: `x:${post.id}`,
-            type: account === null ? 'hashtag' : 'account',
-            hashtag,
-            account,
-            sources: options.sources ?? [account === null ? `#${hashtag}` : `@${account}`],
-            xPostId: post.id,
-            authorId: null,
-            author: `@${post.author}`,
-            authorName: post.author,
-            text: `a post about ${hashtag === null ? `@${account}` : `#${hashtag}`}`,
-            url: `https://x.com/${post.author}/status/${post.id}`,
-            postedAt: new Date(),
-            engagementTracked: flags.trackEngagement,
-            trackLikes: flags.trackLikes,
-            trackReposts: flags.trackReposts,
-            trackComments: flags.trackComments,
-          },
-        ]),
-      );
-      const id = inserted[0]?.id;
-      if (!id) throw new Error(`post ${post.id} was already detected for ${userId}`);
-      if (options.detectedAt) await pool().query('UPDATE feed_items SET detected_at = $2 WHERE id = $1', [id, options.detectedAt]);
-      return id;
-    },
-    async item(id) {
-      const { rows } = await pool().query<FeedItemRow>('SELECT * FROM feed_items WHERE id = $1', [id]);
-      if (!rows[0]) throw new Error(`no feed item ${id}`);
-      return rows[0];
-    },
-    async engagementItems(userId, parentId) {
-      const { rows } = await pool().query<FeedItemRow>(
-        `SELECT * FROM feed_items WHERE user_id = $1 AND type = 'engagement' AND ($2::text IS NULL OR parent_id = $2) ORDER BY detected_at, dedupe_key`,
-        [userId, parentId ?? null],
-      );
-      return rows;
-    },
+    detect: (userId, post, options = {}) => detectPost(pool(), userId, post, options),
+    item: (id) => readItem(pool(), id),
+    engagementItems: (userId, parentId) => engagementItemsOf(pool(), userId, parentId),
     requests: (endpoint) => simulator.requests(endpoint),
     async alertedItemIds() {
       const jobs = await fixture.queues.byName['alert-routing'].getJobs(['waiting', 'delayed', 'active', 'completed', 'failed', 'prioritized']);

@@ -1,7 +1,9 @@
 import pg from 'pg';
 import { relayOutboxUntilEmpty } from '@hashwatch/outbox';
 import { useTestEnvironment, waitFor } from '@hashwatch/testing';
-import { createQueues, createRedisConnection, routeAlertsJobs, type Queues } from '@hashwatch/queues';
+import { routeAlertsJobs, type Queues } from '@hashwatch/queues';
+import { useTestQueues } from '@hashwatch/queues/testing';
+import type { Redis } from 'ioredis';
 import { createDrainScheduler } from '../delivery/drain-scheduler';
 import { messageIdFor } from '../delivery/delivery-store';
 import { createNotifierMetrics } from '../notifier-metrics';
@@ -11,17 +13,13 @@ import { createRouteBatcher, routeAlerts } from './route-alert.job';
 describe('route-alert', () => {
   const env = useTestEnvironment();
   let queues: Queues;
-  let connection: ReturnType<typeof createRedisConnection>;
+  let connection: Redis;
   const pool = () => env.database.db.pool;
   const log = quietLogger();
 
+  const testQueues = useTestQueues(env);
   beforeAll(() => {
-    connection = createRedisConnection(env.redisUrl, { role: 'producer' });
-    queues = createQueues({ connection, prefix: env.queuePrefix });
-  });
-  afterAll(async () => {
-    await queues.close();
-    connection.disconnect();
+    ({ queues, producer: connection } = testQueues);
   });
 
   const route = async (feedItemId: string, userId: string) => {

@@ -3,7 +3,8 @@ import type { Redis } from 'ioredis';
 import type pg from 'pg';
 import { createAccount } from '@hashwatch/accounts';
 import { createLogger, type Logger } from '@hashwatch/logger';
-import { createQueues, createRedisConnection, routeAlertItems, type Queues } from '@hashwatch/queues';
+import { routeAlertItems, type Queues } from '@hashwatch/queues';
+import { useTestQueues } from '@hashwatch/queues/testing';
 import { useTestEnvironment, type TestEnvironment } from '@hashwatch/testing';
 import { createXClient, type XClient, type XClientOptions } from '@hashwatch/x-api';
 // The simulator plays X; tests drive it in-process. Test code only: the scanner itself never imports it.
@@ -76,29 +77,84 @@ export interface ScannerFixture {
   duplicatedAlertJobIds(): Promise<string[]>;
 }
 
+// Ids and emails unique within the test file's database.
+let counter = 0;
+
+async function createTestAccount(env: TestEnvironment, options: Parameters<ScannerFixture['account']>[0] = {}): Promise<string> {
+  counter += 1;
+  const email = `scan${counter}-${randomBytes(3).toString('hex')}@example.com`;
+  const { accountId } = await createAccount(env.database.db.prisma, { email, planId: options.plan ?? 'business' });
+  if (options.scanIntervalSeconds !== undefined || options.alertsLimit !== undefined) {
+    await env.database.db.pool.query(
+      'UPDATE users SET scan_interval_seconds = COALESCE($2, scan_interval_seconds), alerts_limit = COALESCE($3, alerts_limit) WHERE id = $1',
+      [accountId, options.scanIntervalSeconds ?? null, options.alertsLimit ?? null],
+    );
+  }
+  return accountId;
+}
+
+async function insertTrack(pool: pg.Pool, userId: string, hashtag: string, options: TrackOptions): Promise<string> {
+  counter += 1;
+  const id = `trk_t${counter}${randomBytes(4).toString('hex')}`;
+  await pool.query(
+    `INSERT INTO tracks (id, user_id, hashtag, hashtag_norm, lang, exclude_retweets, track_engagement, track_likes, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+    [id, userId, hashtag, hashtag.toLowerCase(), options.lang ?? null, options.excludeRetweets ?? true, options.trackEngagement ?? false,
+      options.trackLikes ?? true, options.createdAt ?? new Date(Date.now() - 1000)],
+  );
+  return id;
+}
+
+async function insertAccountTrack(pool: pg.Pool, userId: string, username: string, options: AccountTrackOptions): Promise<string> {
+  counter += 1;
+  const id = `acc_a${counter}${randomBytes(4).toString('hex')}`;
+  await pool.query(
+    `INSERT INTO account_tracks (id, user_id, username, username_norm, exclude_replies, track_engagement, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+    [id, userId, username, username.toLowerCase(), options.excludeReplies ?? true, options.trackEngagement ?? false,
+      options.createdAt ?? new Date(Date.now() - 1000)],
+  );
+  return id;
+}
+
+async function storedItems(pool: pg.Pool, userId: string): Promise<StoredItem[]> {
+  const { rows } = await pool.query<StoredItem>(
+    `SELECT id, user_id, x_post_id, type, hashtag, account, sources, author, author_name, text, url, posted_at, detected_at,
+            engagement_tracked, track_likes
+       FROM feed_items WHERE user_id = $1 ORDER BY x_post_id::numeric`,
+    [userId],
+  );
+  return rows;
+}
+
+async function usageOf(pool: pg.Pool, userId: string): Promise<{ alerts_used: number; upstream_posts_read: number } | null> {
+  const { rows } = await pool.query<{ alerts_used: number; upstream_posts_read: string }>(
+    `SELECT p.alerts_used, p.upstream_posts_read::text FROM usage_periods p JOIN users u ON u.id = p.user_id AND p.period_start = u.current_period_start
+      WHERE p.user_id = $1`,
+    [userId],
+  );
+  const row = rows[0];
+  return row ? { alerts_used: row.alerts_used, upstream_posts_read: Number(row.upstream_posts_read) } : null;
+}
+
+/** Job ids BullMQ reported as `duplicated` on the queue's event stream: each an add of a job it already held. */
+async function duplicatedJobIds(queue: Queues['byName']['alert-routing'], redis: Redis): Promise<string[]> {
+  const events = await redis.xrange(queue.keys.events as string, '-', '+');
+  const ids: string[] = [];
+  for (const [, fields] of events) {
+    const event = new Map<string, string>();
+    for (let i = 0; i + 1 < fields.length; i += 2) event.set(fields[i] as string, fields[i + 1] as string);
+    if (event.get('event') === 'duplicated') ids.push(event.get('jobId') ?? '');
+  }
+  return ids;
+}
+
 /** Hooks for a scanner test file: its own database, Redis prefix and X simulator (rate window 2 s). */
 export function useScannerFixture(simOptions: SimulatorOptions = {}): ScannerFixture {
   const env = useTestEnvironment();
   const logger = createLogger('scanner-test', { level: process.env.TEST_LOG_LEVEL ?? 'error' });
   const simulator = useTestSimulator({ rateLimitWindowSeconds: 2, ...simOptions });
-  let producer: Redis | undefined;
-  let queues: Queues | undefined;
-  let counter = 0;
-
-  beforeAll(async () => {
-    producer = createRedisConnection(env.redisUrl, { role: 'producer' });
-    queues = createQueues({ connection: producer, prefix: env.queuePrefix });
-  });
-
-  afterAll(async () => {
-    await queues?.close();
-    producer?.disconnect();
-  });
-
-  const ready = <T>(value: T | undefined, what: string): T => {
-    if (value === undefined) throw new Error(`${what} is only available inside tests and hooks`);
-    return value;
-  };
+  const testQueues = useTestQueues(env);
   const pool = () => env.database.db.pool;
 
   const fixture: ScannerFixture = {
@@ -111,10 +167,10 @@ export function useScannerFixture(simOptions: SimulatorOptions = {}): ScannerFix
       return simulator.url;
     },
     get queues() {
-      return ready(queues, 'queues');
+      return testQueues.queues;
     },
     get producer() {
-      return ready(producer, 'producer');
+      return testQueues.producer;
     },
     pool,
     xClient(overrides = {}) {
@@ -131,61 +187,14 @@ export function useScannerFixture(simOptions: SimulatorOptions = {}): ScannerFix
         ...overrides,
       });
     },
-    async account(options = {}) {
-      counter += 1;
-      const email = `scan${counter}-${randomBytes(3).toString('hex')}@example.com`;
-      const { accountId } = await createAccount(env.database.db.prisma, { email, planId: options.plan ?? 'business' });
-      if (options.scanIntervalSeconds !== undefined || options.alertsLimit !== undefined) {
-        await pool().query(
-          'UPDATE users SET scan_interval_seconds = COALESCE($2, scan_interval_seconds), alerts_limit = COALESCE($3, alerts_limit) WHERE id = $1',
-          [accountId, options.scanIntervalSeconds ?? null, options.alertsLimit ?? null],
-        );
-      }
-      return accountId;
-    },
-    async track(userId, hashtag, options = {}) {
-      counter += 1;
-      const id = `trk_t${counter}${randomBytes(4).toString('hex')}`;
-      await pool().query(
-        `INSERT INTO tracks (id, user_id, hashtag, hashtag_norm, lang, exclude_retweets, track_engagement, track_likes, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-        [id, userId, hashtag, hashtag.toLowerCase(), options.lang ?? null, options.excludeRetweets ?? true, options.trackEngagement ?? false,
-          options.trackLikes ?? true, options.createdAt ?? new Date(Date.now() - 1000)],
-      );
-      return id;
-    },
-    async accountTrack(userId, username, options = {}) {
-      counter += 1;
-      const id = `acc_a${counter}${randomBytes(4).toString('hex')}`;
-      await pool().query(
-        `INSERT INTO account_tracks (id, user_id, username, username_norm, exclude_replies, track_engagement, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-        [id, userId, username, username.toLowerCase(), options.excludeReplies ?? true, options.trackEngagement ?? false,
-          options.createdAt ?? new Date(Date.now() - 1000)],
-      );
-      return id;
-    },
+    account: (options = {}) => createTestAccount(env, options),
+    track: (userId, hashtag, options = {}) => insertTrack(pool(), userId, hashtag, options),
+    accountTrack: (userId, username, options = {}) => insertAccountTrack(pool(), userId, username, options),
     async makeDue() {
       await pool().query('UPDATE source_cursors SET next_scan_at = now() - interval \'1 second\'');
     },
-    async items(userId) {
-      const { rows } = await pool().query<StoredItem>(
-        `SELECT id, user_id, x_post_id, type, hashtag, account, sources, author, author_name, text, url, posted_at, detected_at,
-                engagement_tracked, track_likes
-           FROM feed_items WHERE user_id = $1 ORDER BY x_post_id::numeric`,
-        [userId],
-      );
-      return rows;
-    },
-    async usage(userId) {
-      const { rows } = await pool().query<{ alerts_used: number; upstream_posts_read: string }>(
-        `SELECT p.alerts_used, p.upstream_posts_read::text FROM usage_periods p JOIN users u ON u.id = p.user_id AND p.period_start = u.current_period_start
-          WHERE p.user_id = $1`,
-        [userId],
-      );
-      const row = rows[0];
-      return row ? { alerts_used: row.alerts_used, upstream_posts_read: Number(row.upstream_posts_read) } : null;
-    },
+    items: (userId) => storedItems(pool(), userId),
+    usage: (userId) => usageOf(pool(), userId),
     searchRequests() {
       return simulator.requests('search_recent');
     },
@@ -196,17 +205,7 @@ export function useScannerFixture(simOptions: SimulatorOptions = {}): ScannerFix
       const jobs = await fixture.queues.byName['alert-routing'].getJobs(['waiting', 'delayed', 'active', 'completed', 'failed', 'prioritized']);
       return jobs.flatMap((job) => routeAlertItems(job).map((item) => ({ id: job.id as string, ...item })));
     },
-    async duplicatedAlertJobIds() {
-      const queue = fixture.queues.byName['alert-routing'];
-      const events = await ready(producer, 'redis').xrange(queue.keys.events as string, '-', '+');
-      const ids: string[] = [];
-      for (const [, fields] of events) {
-        const event = new Map<string, string>();
-        for (let i = 0; i + 1 < fields.length; i += 2) event.set(fields[i] as string, fields[i + 1] as string);
-        if (event.get('event') === 'duplicated') ids.push(event.get('jobId') ?? '');
-      }
-      return ids;
-    },
+    duplicatedAlertJobIds: () => duplicatedJobIds(fixture.queues.byName['alert-routing'], fixture.producer),
   };
   return fixture;
 }
