@@ -14,7 +14,7 @@
 //   3. nothing changed.
 // Baseline in the same run: the lookups alone (the same 1,000 counts-only calls the poller makes, nothing written), so
 // the ratio shows what the database side adds to the time X takes to answer.
-import { DEFAULT_POLLER_OPTIONS } from '../apps/engagement-poller/src/engagement-poller';
+import { DEFAULT_POLLER_OPTIONS } from '@hashwatch/engagement-poller';
 import { cpuBetween } from './bench-support';
 import { createWorld, log, machine, ownCpuSeconds, pick, postgresCpu } from './engagement-support';
 

@@ -7,8 +7,7 @@
 //
 // Needs what bench/engagement-cycle.ts needs; ENGAGEMENT_BENCH_POSTS changes the size (default 100,000).
 import pg from 'pg';
-import { CLAIM, WRITE_COUNTS } from '../apps/engagement-poller/src/counts/refresh-counts';
-import { discoverTrackedPosts } from '../apps/engagement-poller/src/discovery/discover-tracked-posts';
+import { CLAIM, discoverTrackedPosts, WRITE_COUNTS } from '@hashwatch/engagement-poller';
 import { cpuBetween } from './bench-support';
 import { createWorld, log, machine, ownCpuSeconds, postgresCpu } from './engagement-support';
 

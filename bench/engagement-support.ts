@@ -16,7 +16,7 @@ import { createQueues, createRedisConnection, type Queues } from '@hashwatch/que
 import { databaseUrlFor, deletePrefixKeys } from '@hashwatch/testing';
 import { createXClient, type XClient } from '@hashwatch/x-api';
 import { createSimulator, serveSimulator, DEFAULT_APP_TOKEN, DEFAULT_USER_TOKEN } from '@hashwatch/x-simulator';
-import { createEngagementPoller, type EngagementPoller, type PollerOptions } from '../apps/engagement-poller/src/engagement-poller';
+import { createEngagementPoller, type EngagementPoller, type PollerOptions } from '@hashwatch/engagement-poller';
 import { admin, cpuSecondsOf, machineDescription } from './bench-support';
 
 export const log = (line: string) => process.stdout.write(`${line}\n`);

@@ -2,8 +2,9 @@
 // posts, as the gateway and the scanner store them. The bench's two processes share SECRETS_KEY.
 import type pg from 'pg';
 import { generateSigningSecret } from '@hashwatch/channels';
+import { newId } from '@hashwatch/db';
 import type { NewFeedItem } from '@hashwatch/feed';
-import { createCipher, generateSecretsKey, newId } from '@hashwatch/secrets';
+import { createCipher, generateSecretsKey } from '@hashwatch/secrets';
 
 /** Seals the channels' signing secrets here; the notifier child opens them with the same key. */
 export const SECRETS_KEY = generateSecretsKey();

@@ -21,8 +21,7 @@ import { createAccount } from '@hashwatch/accounts';
 import { createDatabase, migrate, seedPlans, type Database } from '@hashwatch/db';
 import { generateSecretsKey } from '@hashwatch/secrets';
 import { baseDatabaseUrl, databaseUrlFor, deletePrefixKeys } from '@hashwatch/testing';
-import { postCursor } from '../apps/gateway/src/routes/posts/post-cursor';
-import { listPosts } from '../apps/gateway/src/routes/posts/posts.service';
+import { listPosts, postCursor } from '@hashwatch/gateway';
 import { admin, cpuBetween, cpuSecondsWhere, machineDescription } from './bench-support';
 import type { ServerReady } from './posts-server';
 

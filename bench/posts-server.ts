@@ -14,10 +14,7 @@ import { Redis } from 'ioredis';
 import { createDatabase } from '@hashwatch/db';
 import { createLogger } from '@hashwatch/logger';
 import { createCipher } from '@hashwatch/secrets';
-import { createApp } from '../apps/gateway/src/app';
-import type { GatewayDeps } from '../apps/gateway/src/deps';
-import { Authenticator } from '../apps/gateway/src/middleware/authenticate';
-import { errorHandler } from '../apps/gateway/src/middleware/error-handler';
+import { Authenticator, createApp, errorHandler, type GatewayDeps } from '@hashwatch/gateway';
 import { childEnv as env } from './child-env';
 
 export interface ServerReady {

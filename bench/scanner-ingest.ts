@@ -12,13 +12,7 @@ import type pg from 'pg';
 import { newId, transaction } from '@hashwatch/db';
 import { insertFeedItems, type NewFeedItem } from '@hashwatch/feed';
 import type { XPost } from '@hashwatch/x-api';
-import { fetchPack, packSinceId } from '../apps/scanner/src/fetching/fetch-pack';
-import { matchPosts, toFeedItem, type Subscription } from '../apps/scanner/src/matching/match-posts';
-import { buildQuery, sourceTerms } from '../apps/scanner/src/packing/pack-sources';
-import { createScanner } from '../apps/scanner/src/scanner';
-import type { Source } from '../apps/scanner/src/sources/source';
-import { syncSources } from '../apps/scanner/src/sources/sync-sources';
-import { storePack } from '../apps/scanner/src/storing/store-pack';
+import { buildQuery, createScanner, fetchPack, matchPosts, packSinceId, sourceTerms, storePack, syncSources, toFeedItem, type Source, type Subscription } from '@hashwatch/scanner';
 import { benchEnvironment, log, machineLine, seedAccounts, seedTracks, type BenchEnvironment } from './scanner-support';
 
 const ACCOUNTS = 100;

@@ -21,9 +21,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createRedisConnection, listSchedulers, removeScheduler } from '@hashwatch/queues';
 import { createXClient } from '@hashwatch/x-api';
 import { DEFAULT_APP_TOKEN } from '@hashwatch/x-simulator';
-import { reconcileScanSchedulers } from '../apps/scanner/src/scan-schedulers';
-import { createScanner } from '../apps/scanner/src/scanner';
-import { startScannerWorkers } from '../apps/scanner/src/scanner-workers';
+import { createScanner, reconcileScanSchedulers, startScannerWorkers } from '@hashwatch/scanner';
 import { benchEnvironment, log, machineLine, percentile, seedAccounts, seedTracks } from './scanner-support';
 
 const SECONDS = Number(process.env.SCANNER_BENCH_SECONDS ?? 30);

@@ -9,10 +9,7 @@
 // (rate limits lifted: this counts calls, it does not wait for windows) and counts what the simulator served.
 import type { XClient } from '@hashwatch/x-api';
 import { seededRandom, ZipfSampler } from '@hashwatch/x-simulator';
-import { fetchPack, packSinceId } from '../apps/scanner/src/fetching/fetch-pack';
-import { packSources, sourceTerms, queryLength, buildQuery } from '../apps/scanner/src/packing/pack-sources';
-import { createScanner } from '../apps/scanner/src/scanner';
-import type { Source } from '../apps/scanner/src/sources/source';
+import { buildQuery, createScanner, fetchPack, packSinceId, packSources, queryLength, sourceTerms, type Source } from '@hashwatch/scanner';
 import {
   benchEnvironment,
   log,

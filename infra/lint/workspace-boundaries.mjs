@@ -4,7 +4,7 @@
 //   - a relative import never leaves its workspace (import the other workspace by its package name, so
 //     package.json states the dependency and the build order follows it);
 //   - nothing imports another workspace's test fixtures or files below its entry point (`@hashwatch/x/...`),
-//     except through a subpath that workspace's package.json `exports` offers.
+//     except through a subpath that workspace's package.json `exports` offers, and bench/ never a `/testing` one.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
@@ -58,6 +58,10 @@ export function workspaceBoundaries(root) {
           return;
         }
         const subpath = rest.length > 0 ? `./${rest.join('/')}` : '.';
+        if (home.group === 'bench' && subpath === './testing') {
+          context.report({ node, message: `bench/ measures what users run: '${specifier}' is a test fixture, import the public entry point` });
+          return;
+        }
         if (subpath !== '.' && subpath !== './package.json' && !target.exports.includes(subpath)) {
           context.report({ node, message: `'${specifier}' reaches below ${target.name}'s entry point: import what its package.json exports` });
         }

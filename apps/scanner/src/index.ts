@@ -1,0 +1,14 @@
+// The scanner's public entry: what a process that embeds a scanner, or measures its stages one by one (bench/),
+// needs. src/main.ts composes the app itself from the environment; everything else in src/ is internal.
+export { createScanner } from './scanner';
+export type { Scanner, ScannerOptions, StoredBatch, TickSummary } from './scanner';
+export { startScannerWorkers } from './scanner-workers';
+export { reconcileScanSchedulers, ensureRelayScheduler } from './scan-schedulers';
+// The stages of one scan: sync the sources, pack them into queries, fetch, match, store.
+export { syncSources } from './sources/sync-sources';
+export type { Source } from './sources/source';
+export { buildQuery, packSources, queryLength, sourceTerms } from './packing/pack-sources';
+export { fetchPack, packSinceId } from './fetching/fetch-pack';
+export { matchPosts, toFeedItem } from './matching/match-posts';
+export type { Subscription } from './matching/match-posts';
+export { storePack } from './storing/store-pack';
