@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { isPgError, PgErrorCode, transaction } from '@hashwatch/db';
+import { eraseFromOutbox } from '@hashwatch/outbox';
 
 /**
  * First key of the advisory lock the scanner's source sync holds while it writes source_cursors
@@ -70,13 +71,6 @@ WITH cursors AS (
 SELECT (SELECT count(*) FROM cursors)::int AS cursors,
        ARRAY(SELECT id FROM posts UNION SELECT x_post_id FROM states) AS post_ids`;
 
-// Outbox rows (not yet relayed) that name the account, one of its channels or an erased post.
-const OUTBOX_ROWS = `
-SELECT o.id, o.payload FROM outbox_jobs o
- WHERE EXISTS (SELECT 1 FROM unnest($1::text[]) AS needle WHERE strpos(o.payload::text, needle) > 0)
- ORDER BY o.id
-   FOR UPDATE`;
-
 interface SourceSets {
   tags: string[];
   users: string[];
@@ -116,52 +110,6 @@ async function eraseShared(client: pg.PoolClient, sources: SourceSets, postIds: 
   return { cursors: rows[0]?.cursors ?? 0, postIds: rows[0]?.post_ids ?? [] };
 }
 
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-type JobPayload = { [key: string]: Json };
-
-/** The payload without what belongs to the erased account; null when nothing of the job is left. */
-function cleanPayload(payload: JobPayload, gone: { userId: string; channels: Set<string>; posts: Set<string> }): JobPayload | null {
-  if (payload.userId === gone.userId) return null;
-  if (typeof payload.channelId === 'string' && gone.channels.has(payload.channelId)) return null;
-  if (typeof payload.xPostId === 'string' && gone.posts.has(payload.xPostId)) return null;
-  const items = payload.items;
-  if (Array.isArray(items)) {
-    const kept = items.filter((item) => !(typeof item === 'object' && item !== null && !Array.isArray(item) && item.userId === gone.userId));
-    if (kept.length === 0) return null;
-    if (kept.length !== items.length) return { ...payload, items: kept };
-  }
-  return payload;
-}
-
-/**
- * Removes from outbox rows every job (or route-alerts item) of the account, of its channels and of the posts
- * erased with it; a row left with no job is deleted. The relay claims rows with FOR UPDATE SKIP LOCKED, so a row it
- * holds is waited for and then found relayed and gone.
- */
-async function eraseOutbox(client: pg.PoolClient, userId: string, channelIds: readonly string[], postIds: readonly string[]): Promise<void> {
-  const needles = [userId, ...channelIds, ...postIds];
-  const { rows } = await client.query<{ id: string; payload: JobPayload | { jobId: string; payload: JobPayload }[] }>(OUTBOX_ROWS, [needles]);
-  const gone = { userId, channels: new Set(channelIds), posts: new Set(postIds) };
-  for (const row of rows) {
-    let next: JobPayload | { jobId: string; payload: JobPayload }[] | null;
-    let jobId: string | null = null;
-    if (Array.isArray(row.payload)) {
-      const jobs = row.payload.flatMap((job) => {
-        const payload = cleanPayload(job.payload, gone);
-        return payload ? [{ jobId: job.jobId, payload }] : [];
-      });
-      next = jobs.length > 0 ? jobs : null;
-      jobId = jobs[0]?.jobId ?? null;
-    } else {
-      next = cleanPayload(row.payload, gone);
-    }
-    if (next === null) await client.query('DELETE FROM outbox_jobs WHERE id = $1', [row.id]);
-    else if (JSON.stringify(next) !== JSON.stringify(row.payload)) {
-      await client.query('UPDATE outbox_jobs SET payload = $2::jsonb, job_id = COALESCE($3, job_id) WHERE id = $1', [row.id, JSON.stringify(next), jobId]);
-    }
-  }
-}
-
 /**
  * Erases the account and, in the same transaction, every row that holds its data or that only it needed, so
  * nothing of it is left once `DELETE /me` answers: its own rows go with the account row (foreign keys); then the
@@ -199,7 +147,7 @@ export async function eraseAccount(pool: pg.Pool, accountId: string): Promise<Er
         postIds: shared.postIds,
         rateLimits: refs[0]?.rate_limits ?? [],
       };
-      await eraseOutbox(client, accountId, erased.channelIds, erased.postIds);
+      await eraseFromOutbox(client, { userId: accountId, channelIds: erased.channelIds, postIds: erased.postIds });
       return erased;
     }),
   );

@@ -2,7 +2,7 @@ import { transaction } from '@hashwatch/db';
 import { createQueues, createRedisConnection, routeAlertsJobs, type Queues } from '@hashwatch/queues';
 import { useTestQueues } from '@hashwatch/queues/testing';
 import { useTestEnvironment } from '@hashwatch/testing';
-import { relayOutbox, relayWritten, writeNumberedOutbox, writeOutbox, writeOutboxBatch, relayOutboxUntilEmpty, type OutboxEntry } from './outbox';
+import { numberedOutboxStatement, relayOutbox, relayWritten, writeNumberedOutbox, writeOutbox, writeOutboxBatch, relayOutboxUntilEmpty, type OutboxEntry } from './outbox';
 
 describe('outbox', () => {
   const env = useTestEnvironment();
@@ -282,6 +282,22 @@ describe('outbox', () => {
       { queue: 'alert-deliveries', name: 'drain-channel', jobId: 'x', payload: { deliveryId: 'dlv_1' } } satisfies OutboxEntry,
     ];
     expect([known.length, unknown.length]).toEqual([2, 3]);
+  });
+
+  it('builds numbered writes as one statement for a Prisma batch, each job id from its own row, and refuses a payload the catalog does not', async () => {
+    await env.database.db.pool.query('DELETE FROM outbox_jobs');
+    const statement = numberedOutboxStatement([
+      { queue: 'source-scans', name: 'reconcile-schedulers', payload: {}, jobIdPrefix: 'reconcile-schedulers-' },
+      { queue: 'engagement-refreshes', name: 'reconcile-schedulers', payload: {}, jobIdPrefix: 'reconcile-schedulers-' },
+    ]);
+    await env.database.db.pool.query(statement.text, statement.values);
+    await env.database.db.pool.query(statement.text, statement.values);
+    const { rows } = await env.database.db.pool.query<{ id: string; queue: string; job_id: string; payload: unknown }>('SELECT id::text, queue, job_id, payload FROM outbox_jobs ORDER BY id');
+    expect(rows.map((row) => row.queue)).toEqual(['source-scans', 'engagement-refreshes', 'source-scans', 'engagement-refreshes']);
+    expect(rows.map((row) => row.job_id)).toEqual(rows.map((row) => `reconcile-schedulers-${row.id}`));
+    expect(rows.every((row) => JSON.stringify(row.payload) === '{}')).toBe(true);
+    expect(() => numberedOutboxStatement([{ queue: 'source-scans', name: 'scan-sources', payload: { intervalSeconds: 0 }, jobIdPrefix: 'scan-' }])).toThrow(/intervalSeconds/);
+    await env.database.db.pool.query('DELETE FROM outbox_jobs');
   });
 
   it('writes a numbered job under an id made from its own row number, a new one on every write, relayed once', async () => {

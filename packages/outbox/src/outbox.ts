@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { transaction } from '@hashwatch/db';
-import { enqueueBulk, type JobName, type JobPayload, type QueueName, type Queues } from '@hashwatch/queues';
+import { enqueueBulk, parseJobPayload, type JobName, type JobPayload, type QueueName, type Queues } from '@hashwatch/queues';
 
 /**
  * A job to hand to BullMQ once the transaction that wrote it commits, typed by the queue catalog of
@@ -100,6 +100,23 @@ export async function writeNumberedOutbox<E extends OutboxEntry>(client: pg.Pool
     JSON.stringify(entry.payload),
   ]);
   return entry;
+}
+
+/**
+ * {@link writeNumberedOutbox} as one statement, for a writer whose transaction is not a pg client (a Prisma batch
+ * transaction): each entry's job id is its `jobIdPrefix` followed by the number of its own outbox row, so every
+ * write is a new job. The payloads are checked against the catalog here, before anything is written.
+ */
+export function numberedOutboxStatement(entries: readonly (Omit<OutboxEntry, 'jobId'> & { jobIdPrefix: string })[]): { text: string; values: [string] } {
+  for (const entry of entries) parseJobPayload(entry.queue, entry.name, entry.payload);
+  const rows = entries.map((entry) => ({ queue: entry.queue, name: entry.name, prefix: entry.jobIdPrefix, payload: entry.payload }));
+  return {
+    text: `INSERT INTO outbox_jobs (id, queue, name, job_id, payload)
+SELECT n.id, n.e->>'queue', n.e->>'name', (n.e->>'prefix') || n.id, n.e->'payload'
+  FROM (SELECT nextval(pg_get_serial_sequence('outbox_jobs', 'id')) AS id, t.e
+          FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS t(e, ord) ORDER BY t.ord) n`,
+    values: [JSON.stringify(rows)],
+  };
 }
 
 /** A data-modifying statement of the caller's, its parameters numbered from $1. */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Plan, PrismaClient } from '@hashwatch/db';
+import { numberedOutboxStatement } from '@hashwatch/outbox';
 
 export const PLAN_IDS = ['starter', 'pro', 'business'] as const;
 export const planIdSchema = z.enum(PLAN_IDS);
@@ -59,11 +60,10 @@ export async function listPlans(prisma: PrismaClient): Promise<Plan[]> {
 // second) rather than after the next tick of an existing cadence, which may be far slower than the new one
 // (a cadence change must take effect within one period of the new cadence). The job id takes the outbox
 // row's sequence number: every change is a new job, since BullMQ keeps finished jobs and drops a reused id.
-const SIGNAL_CADENCE_CHANGE = `
-INSERT INTO outbox_jobs (id, queue, name, job_id, payload)
-SELECT n.id, n.queue, 'reconcile-schedulers', 'reconcile-schedulers-' || n.id, '{}'::jsonb
-  FROM (SELECT nextval(pg_get_serial_sequence('outbox_jobs', 'id')) AS id, q.queue
-          FROM (VALUES ('source-scans'), ('engagement-refreshes')) AS q(queue)) n`;
+const SIGNAL_CADENCE_CHANGE = numberedOutboxStatement(
+  (['source-scans', 'engagement-refreshes'] as const).map((queue) => ({ queue, name: 'reconcile-schedulers' as const, payload: {}, jobIdPrefix: 'reconcile-schedulers-' })),
+);
+const signalCadenceChange = (prisma: PrismaClient) => prisma.$executeRawUnsafe(SIGNAL_CADENCE_CHANGE.text, ...SIGNAL_CADENCE_CHANGE.values);
 
 const CADENCE_FIELDS = ['scanIntervalSeconds', 'engagementRefreshSeconds'] as const satisfies readonly (keyof PlanConfigPatch)[];
 
@@ -75,7 +75,7 @@ export async function updatePlan(prisma: PrismaClient, planId: PlanId, patch: Pl
   const data = planConfigPatchSchema.parse(patch);
   const update = prisma.plan.update({ where: { id: planId }, data: { ...data, updatedAt: new Date() } });
   if (!CADENCE_FIELDS.some((field) => data[field] !== undefined)) return update;
-  const [plan] = await prisma.$transaction([update, prisma.$executeRawUnsafe(SIGNAL_CADENCE_CHANGE)]);
+  const [plan] = await prisma.$transaction([update, signalCadenceChange(prisma)]);
   return plan;
 }
 
@@ -85,7 +85,7 @@ export async function switchPlan(prisma: PrismaClient, userId: string, planId: P
   const snapshot = snapshotOf(plan);
   await prisma.$transaction([
     prisma.user.update({ where: { id: userId }, data: { ...snapshot, updatedAt: new Date() } }),
-    prisma.$executeRawUnsafe(SIGNAL_CADENCE_CHANGE),
+    signalCadenceChange(prisma),
   ]);
   return snapshot;
 }
@@ -99,7 +99,7 @@ export async function resyncLimits(prisma: PrismaClient, userId: string): Promis
   const snapshot = snapshotOf(user.plan);
   await prisma.$transaction([
     prisma.user.update({ where: { id: userId }, data: { ...snapshot, updatedAt: new Date() } }),
-    prisma.$executeRawUnsafe(SIGNAL_CADENCE_CHANGE),
+    signalCadenceChange(prisma),
   ]);
   return snapshot;
 }
