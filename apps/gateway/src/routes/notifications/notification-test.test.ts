@@ -1,7 +1,6 @@
-import { createServer, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import { createSender, verifyWebhookSignature, type Sender } from '@hashwatch/channels';
+import { startLocalServer, type LocalServer } from '@hashwatch/channels/testing';
 import { createApp } from '../../app';
 import { request, useGateway } from '../../test-support/gateway-harness';
 
@@ -11,13 +10,8 @@ const TOKEN = '123456789:AAHn7ZkP2yQ-exampleToken_wxyz';
 const CHAT = '-1001234567890';
 const BLOCKED_CHAT = '-1009999999999';
 
-interface Received {
-  path: string;
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
-interface Reply {
+/** A scripted answer; `body` is sent as JSON unless it is a string. */
+interface Answer {
   status: number;
   body: unknown;
 }
@@ -26,7 +20,7 @@ interface Reply {
  * One real HTTP server on 127.0.0.1 playing three outside worlds by path: a json receiver (`/json/...`),
  * a Discord-like webhook (`/api/webhooks/...`) and the Telegram Bot API (`/bot<token>/sendMessage`).
  */
-function reply(path: string, body: string): Reply {
+function reply(path: string, body: string): Answer {
   if (path === '/json/ok') return { status: 200, body: { received: true } };
   if (path === '/json/broken') return { status: 500, body: 'receiver exploded' };
   if (path.startsWith('/api/webhooks/')) {
@@ -43,36 +37,17 @@ function reply(path: string, body: string): Reply {
   return { status: 404, body: 'no such path' };
 }
 
-async function startReceiver(): Promise<{ origin: string; received: Received[]; close(): Promise<void> }> {
-  const received: Received[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const entry = { path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
-      received.push(entry);
-      const answer = reply(entry.path, entry.body);
-      const text = typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body);
-      res.writeHead(answer.status, { 'content-type': typeof answer.body === 'string' ? 'text/plain' : 'application/json' });
-      res.end(text);
-    });
+function startReceiver(): Promise<LocalServer> {
+  return startLocalServer((request) => {
+    const answer = reply(request.path, request.body);
+    const text = typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body);
+    return { status: answer.status, headers: { 'content-type': typeof answer.body === 'string' ? 'text/plain' : 'application/json' }, body: text };
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    origin: `http://127.0.0.1:${port}`,
-    received,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
 }
 
 describe('POST /notifications/test', () => {
   const gw = useGateway();
-  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let receiver: LocalServer;
   let sender: Sender;
   let app: Express;
 
