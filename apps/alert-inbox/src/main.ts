@@ -4,7 +4,7 @@ import { createShutdown, runMain } from '@hashwatch/lifecycle';
 import { createLogger } from '@hashwatch/logger';
 import { createAlertInbox } from './alert-inbox';
 
-/** The inbox is a stand-in for the outside world: of the shared variables it reads only LOG_LEVEL. */
+/** The inbox stands in for the outside world: of the shared variables it uses only LOG_LEVEL (a malformed one stops it, as it stops every app). */
 const inboxConfig = configSchema.extend({
   ALERT_INBOX_PORT: envPort.default(4200),
   ALERT_INBOX_HOST: z.string().min(1).default('127.0.0.1'),

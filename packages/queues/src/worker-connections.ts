@@ -12,7 +12,10 @@ export interface WorkerConnections {
   readonly queues: Queues;
   /** Resolves once the producer connection is ready (it refuses commands before). */
   ready(): Promise<void>;
-  /** Closes the queues, then both connections. Register it after the workers start, so it runs after they stop. */
+  /**
+   * Closes the queues, then drops both connections. Register it before the workers, so it runs after they stopped:
+   * nothing is in flight then, and dropping (not QUIT) cannot hang a shutdown while Redis is away.
+   */
   close(): Promise<void>;
 }
 
