@@ -135,16 +135,57 @@ export interface BenchWorld {
   close(): Promise<void>;
 }
 
+/** A migrated database of its own, with the plans seeded. */
+async function benchDatabase(name: string): Promise<Database> {
+  await admin((client) => client.query(`CREATE DATABASE "${name}"`));
+  const db = createDatabase(databaseUrlFor(name), { max: 16, applicationName: 'hashwatch-bench' });
+  await migrate(db.pool);
+  await seedPlans(db.pool);
+  return db;
+}
+
+/** `count` Business accounts, each tracking #btc with engagement on, refreshed every `refreshSeconds`; returns their ids. */
+async function seedAccounts(db: Database, count: number, refreshSeconds: number): Promise<string[]> {
+  const userIds: string[] = [];
+  for (let i = 0; i < count; i += 1) {
+    const { accountId } = await createAccount(db.prisma, { email: `bench${i}@example.com`, planId: 'business' });
+    userIds.push(accountId);
+  }
+  await db.pool.query('UPDATE users SET engagement_refresh_seconds = $1, alerts_limit = 10000000', [refreshSeconds]);
+  await db.pool.query(
+    `INSERT INTO tracks (id, user_id, hashtag, hashtag_norm, track_engagement) SELECT 'trk_' || md5(u), u, 'btc', 'btc', true FROM unnest($1::text[]) AS u`,
+    [userIds],
+  );
+  return userIds;
+}
+
+/** One feed item per post, detected within the hour before `now` by the accounts in turn; the first `shared` posts also by the next account. */
+async function seedFeedItems(db: Database, postIds: string[], userIds: string[], shared: number, now: Date): Promise<void> {
+  // ENGAGEMENT_BENCH_FEED_FILLFACTOR overrides feed_items' fillfactor (85 since migration
+  // 20261125001500_feed_items_fillfactor; 100 measures without it).
+  if (process.env.ENGAGEMENT_BENCH_FEED_FILLFACTOR) {
+    await db.pool.query(`ALTER TABLE feed_items SET (fillfactor = ${Number(process.env.ENGAGEMENT_BENCH_FEED_FILLFACTOR)})`);
+  }
+  const owners = postIds.map((_, i) => userIds[i % userIds.length] as string);
+  const second = postIds.slice(0, shared).map((_, i) => userIds[(i + 1) % userIds.length] as string);
+  await db.pool.query(
+    `INSERT INTO feed_items (id, user_id, dedupe_key, type, hashtag, sources, x_post_id, author, author_name, text, url,
+                             posted_at, detected_at, engagement_tracked)
+     SELECT 'post_' || substr(md5(p.user_id || p.id), 1, 16), p.user_id, 'x:' || p.id, 'hashtag', 'btc', ARRAY['#btc'], p.id,
+            '@bench', 'Bench', 'gm #btc', 'https://x.com/bench/status/' || p.id, $3::timestamptz,
+            $3::timestamptz - random() * interval '1 hour', true
+       FROM unnest($1::text[], $2::text[]) AS p(id, user_id)`,
+    [[...postIds, ...postIds.slice(0, shared)], [...owners, ...second], now],
+  );
+}
+
 /**
  * `posts` simulator posts with no engagement, detected (engagement on, every category) by `accounts`
  * accounts in turn within the last hour; the first `shared` posts also by a second account.
  */
 export async function createWorld(options: { posts: number; accounts: number; shared?: number; refreshSeconds?: number; simProcess?: boolean }): Promise<BenchWorld> {
   const name = `hw_bench_engagement_${randomBytes(4).toString('hex')}`;
-  await admin((client) => client.query(`CREATE DATABASE "${name}"`));
-  const db = createDatabase(databaseUrlFor(name), { max: 16, applicationName: 'hashwatch-bench' });
-  await migrate(db.pool);
-  await seedPlans(db.pool);
+  const db = await benchDatabase(name);
 
   const prefix = `hwbench${randomBytes(4).toString('hex')}`;
   const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: 3 });
@@ -156,33 +197,8 @@ export async function createWorld(options: { posts: number; accounts: number; sh
   const clock = { now: () => new Date(at), advance: (ms: number) => void (at += ms) };
 
   const postIds = await sim.createPosts(options.posts);
-  const userIds: string[] = [];
-  for (let i = 0; i < options.accounts; i += 1) {
-    const { accountId } = await createAccount(db.prisma, { email: `bench${i}@example.com`, planId: 'business' });
-    userIds.push(accountId);
-  }
-  await db.pool.query('UPDATE users SET engagement_refresh_seconds = $1, alerts_limit = 10000000', [options.refreshSeconds ?? 60]);
-  await db.pool.query(
-    `INSERT INTO tracks (id, user_id, hashtag, hashtag_norm, track_engagement) SELECT 'trk_' || md5(u), u, 'btc', 'btc', true FROM unnest($1::text[]) AS u`,
-    [userIds],
-  );
-  // ENGAGEMENT_BENCH_FEED_FILLFACTOR overrides feed_items' fillfactor (85 since migration
-  // 20261125001500_feed_items_fillfactor; 100 measures without it).
-  if (process.env.ENGAGEMENT_BENCH_FEED_FILLFACTOR) {
-    await db.pool.query(`ALTER TABLE feed_items SET (fillfactor = ${Number(process.env.ENGAGEMENT_BENCH_FEED_FILLFACTOR)})`);
-  }
-  const shared = options.shared ?? 0;
-  const owners = postIds.map((_, i) => userIds[i % userIds.length] as string);
-  const second = postIds.slice(0, shared).map((_, i) => userIds[(i + 1) % userIds.length] as string);
-  await db.pool.query(
-    `INSERT INTO feed_items (id, user_id, dedupe_key, type, hashtag, sources, x_post_id, author, author_name, text, url,
-                             posted_at, detected_at, engagement_tracked)
-     SELECT 'post_' || substr(md5(p.user_id || p.id), 1, 16), p.user_id, 'x:' || p.id, 'hashtag', 'btc', ARRAY['#btc'], p.id,
-            '@bench', 'Bench', 'gm #btc', 'https://x.com/bench/status/' || p.id, $3::timestamptz,
-            $3::timestamptz - random() * interval '1 hour', true
-       FROM unnest($1::text[], $2::text[]) AS p(id, user_id)`,
-    [[...postIds, ...postIds.slice(0, shared)], [...owners, ...second], clock.now()],
-  );
+  const userIds = await seedAccounts(db, options.accounts, options.refreshSeconds ?? 60);
+  await seedFeedItems(db, postIds, userIds, options.shared ?? 0, clock.now());
   await db.pool.query('ANALYZE');
 
   const logger = createLogger('engagement-bench', { level: 'error' });

@@ -145,12 +145,43 @@ async function untilArrived(sink: Sink, ids: string[], timeoutMs: number): Promi
   return false;
 }
 
-async function main(): Promise<void> {
-  const dbName = `hw_bench_notifier_${randomBytes(4).toString('hex')}`;
-  const prefix = `hwb${randomBytes(4).toString('hex')}`;
-  const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-  log(`machine: ${machineDescription()}`);
-  log(`database ${dbName} on ${new URL(baseDatabaseUrl()).host}, redis prefix ${prefix}`);
+/** What every phase works with: the database, the queues, the sink and the notifier child, and how to remove them. */
+interface Bench {
+  db: Database;
+  queues: Queues;
+  sink: Sink;
+  notifier: NotifierChild;
+  close(): Promise<void>;
+}
+
+type Account = { userId: string };
+
+/** One message per alert (no digests) and a json pace high enough not to be what is measured. */
+const ONE_MESSAGE_PER_ALERT: Partial<NotifierOptions> = { digestThreshold: 1_000_000, pace: { json: [{ limit: 1_000, windowMs: 1_000 }] } as never };
+
+/** The notifier's options in every phase, with the phase's own on top. */
+function notifierOptions(options: Partial<NotifierOptions>): Partial<NotifierOptions> {
+  return {
+    sendTimeoutMs: 10_000,
+    sweepIntervalMs: 1_000,
+    relayIntervalMs: 1_000,
+    backoffBaseMs: 5_000,
+    maxBackoffMs: 3_600_000,
+    failurePauseMs: 2_000,
+    // 1 s drain leases, as in every run docs/BENCHMARKS.md records (a live drain renews its lease in the background).
+    leaseMs: 1_000,
+    ...options,
+  };
+}
+
+/** Stops the running notifier, if any, and starts one with these options. */
+async function restartNotifier(notifier: NotifierChild, options: Partial<NotifierOptions>): Promise<void> {
+  await notifier.stop();
+  await notifier.start(notifierOptions(options));
+}
+
+/** The run's database, Redis connections, queues, sink and notifier child (loaded, not started). */
+async function openBench(dbName: string, prefix: string, redisUrl: string): Promise<Bench> {
   await admin((client) => client.query(`CREATE DATABASE "${dbName}"`));
   const db = createDatabase(databaseUrlFor(dbName), { max: 20, applicationName: 'hashwatch-bench' });
   const cleanup = new Redis(redisUrl);
@@ -161,142 +192,186 @@ async function main(): Promise<void> {
   // One child for every phase, as one long-running replica: its code stays compiled and warm across phases, as it
   // was when the notifier ran in this process. Each phase starts a notifier in it and stops it after.
   const notifier = await loadNotifier({ databaseUrl: databaseUrlFor(dbName), redisUrl, prefix });
-  const notifierOptions = (options: Partial<NotifierOptions>): Partial<NotifierOptions> => ({
-    sendTimeoutMs: 10_000,
-    sweepIntervalMs: 1_000,
-    relayIntervalMs: 1_000,
-    backoffBaseMs: 5_000,
-    maxBackoffMs: 3_600_000,
-    failurePauseMs: 2_000,
-    // 1 s drain leases, as in every run docs/BENCHMARKS.md records (a live drain renews its lease in the background).
-    leaseMs: 1_000,
-    ...options,
-  });
-  const startNotifier = async (options: Partial<NotifierOptions>) => {
-    await notifier.stop();
-    await notifier.start(notifierOptions(options));
+  return {
+    db,
+    queues,
+    sink,
+    notifier,
+    async close() {
+      await notifier.exit().catch(() => notifier.process.kill('SIGKILL'));
+      await queues.close();
+      producer.disconnect();
+      await sink.close();
+      await deletePrefixKeys(cleanup, prefix);
+      cleanup.disconnect();
+      await db.close();
+      await admin((client) => client.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`));
+    },
   };
+}
+
+/** Migrates the database and makes 100 accounts, each with a webhook of its own on the sink. */
+async function seedAccounts(bench: Bench): Promise<Account[]> {
+  await migrate(bench.db.pool);
+  await seedPlans(bench.db.pool);
+  const accounts: Account[] = [];
+  for (let i = 0; i < 100; i += 1) {
+    const { accountId } = await createAccount(bench.db.prisma, { email: `bench${i}@example.com`, planId: 'business' });
+    await addWebhook(bench.db.pool, accountId, { url: `${bench.sink.url}/hook/${i}` });
+    accounts.push({ userId: accountId });
+  }
+  return accounts;
+}
+
+/** Stores `n` items over the accounts, 100 at a time (one per account); returns their ids. */
+async function storeOverAccounts(bench: Bench, accounts: Account[], n: number): Promise<string[]> {
+  const stored: string[] = [];
+  for (let batch = 0; batch < n / 100; batch += 1) {
+    stored.push(...(await store(bench.db, bench.queues, accounts.map(({ userId }) => post(userId)))).map((item) => item.id));
+  }
+  return stored;
+}
+
+/** Seconds from `started` to the last of these items' arrival at the sink. */
+function secondsToLastArrival(sink: Sink, ids: string[], started: number): number {
+  return (Math.max(...ids.map((id) => sink.arrivals.get(id) ?? Date.now())) - started) / 1000;
+}
+
+/** Baseline: `n` alerts posted to the sink by a bare axios keep-alive sender, 50 in flight; returns its alerts/s. */
+async function measureBareSender(sink: Sink, n: number): Promise<number> {
+  const agent = new Agent({ keepAlive: true, maxSockets: 50 });
+  const client = axios.create({ httpAgent: agent, validateStatus: () => true });
+  const sample = JSON.stringify({ type: 'post', post: { id: 'post_x', type: 'hashtag', source: '#btc', author: '@alice', author_name: 'Alice', text: 'post about #btc', url: 'https://x.com/alice/status/1' }, text: '#btc @alice' });
+  let next = 0;
+  const bareStarted = Date.now();
+  await Promise.all(Array.from({ length: 50 }, async () => {
+    while (next < n) {
+      next += 1;
+      await client.post(`${sink.url}/bare`, sample, { headers: { 'content-type': 'application/json', 'webhook-id': `msg_${next}` } });
+    }
+  }));
+  const bareRate = n / ((Date.now() - bareStarted) / 1000);
+  agent.destroy();
+  log(`throughput: bare axios keep-alive sender (50 in flight): ${bareRate.toFixed(0)} alerts/s`);
+  return bareRate;
+}
+
+/** Throughput: `n` alerts over 100 channels, end to end, stored while the notifier delivers them. */
+async function measureThroughput(bench: Bench, accounts: Account[], n: number, bareRate: number): Promise<void> {
+  await restartNotifier(bench.notifier, ONE_MESSAGE_PER_ALERT);
+  const started = Date.now();
+  const stored = await storeOverAccounts(bench, accounts, n);
+  const storedAt = Date.now();
+  const ok = await untilArrived(bench.sink, stored, 120_000);
+  const ourRate = stored.length / secondsToLastArrival(bench.sink, stored, started);
+  log(`throughput: notifier, ${stored.length} alerts over 100 channels, stored in ${((storedAt - started) / 1000).toFixed(1)} s: ${ourRate.toFixed(0)} alerts/s end to end${ok ? '' : ' (NOT ALL ARRIVED)'}`);
+  log(`throughput: ratio ${(ourRate / bareRate * 100).toFixed(0)}% of the bare sender (goal >= 50%)`);
+}
+
+/** Throughput of the notifier alone: `n` alerts stored while no notifier runs, then one starts and delivers them all. */
+async function measureDrain(bench: Bench, accounts: Account[], n: number, bareRate: number): Promise<void> {
+  // The same as measureThroughput without the generator competing for the cores.
+  await bench.notifier.stop();
+  const queuedItems = await storeOverAccounts(bench, accounts, n);
+  const drainStarted = Date.now();
+  await bench.notifier.start(notifierOptions(ONE_MESSAGE_PER_ALERT));
+  const drained = await untilArrived(bench.sink, queuedItems, 120_000);
+  const drainRate = queuedItems.length / secondsToLastArrival(bench.sink, queuedItems, drainStarted);
+  log(`throughput: notifier alone, ${queuedItems.length} alerts stored beforehand (route jobs queued), from start to the last arrival: ${drainRate.toFixed(0)} alerts/s${drained ? '' : ' (NOT ALL ARRIVED)'}, ${(drainRate / bareRate * 100).toFixed(0)}% of the bare sender`);
+}
+
+type StoredItem = { id: string; detectedAt: Date };
+
+/** Stores 50 items every 100 ms over the 100 accounts (500 alerts/s): `warmupTicks` ticks of warm-up, then `seconds` measured. */
+async function generateAt500PerSecond(bench: Bench, accounts: Account[], warmupTicks: number, seconds: number) {
+  const warmupItems: StoredItem[] = [];
+  const latencyItems: StoredItem[] = [];
+  const tickStart = Date.now();
+  for (let tick = 0; tick < warmupTicks + seconds * 10; tick += 1) {
+    const due = tickStart + tick * 100;
+    if (Date.now() < due) await sleep(due - Date.now());
+    const items = Array.from({ length: 50 }, (_, i) => post(accounts[(tick * 50 + i) % 100]!.userId));
+    (tick < warmupTicks ? warmupItems : latencyItems).push(...(await store(bench.db, bench.queues, items)));
+  }
+  const measuredStart = tickStart + warmupTicks * 100;
+  const generated = latencyItems.length / ((Date.now() - measuredStart) / 1000);
+  return { warmupItems, latencyItems, measuredStart, generated };
+}
+
+/** The p99 latency of each second of the run, to tell a stall from a steady tail. */
+function p99PerSecond(sink: Sink, items: StoredItem[], measuredStart: number): string {
+  const perSecond = new Map<number, number[]>();
+  for (const item of items) {
+    const second = Math.floor((item.detectedAt.getTime() - measuredStart) / 1000);
+    perSecond.set(second, [...(perSecond.get(second) ?? []), (sink.arrivals.get(item.id) ?? Infinity) - item.detectedAt.getTime()]);
+  }
+  return [...perSecond].sort((a, b) => a[0] - b[0]).map(([second, values]) => `${second}s ${percentile(values.sort((a, b) => a - b), 99)}`).join(' | ');
+}
+
+/** Latency at 500 alerts/s: 50 items every 100 ms over 100 accounts (5/s each), default pacing and digests. */
+async function measureLatency(bench: Bench, accounts: Account[]): Promise<void> {
+  // A freshly started notifier opens its connections to the sink (one per channel) and Redis in its first
+  // second: the first 2 s are a warm-up at the same rate, measured apart; a long-running replica is past it.
+  await restartNotifier(bench.notifier, {});
+  const seconds = Math.max(2, Math.round(10 * SCALE));
+  const { warmupItems, latencyItems, measuredStart, generated } = await generateAt500PerSecond(bench, accounts, 20, seconds);
+  const arrived = await untilArrived(bench.sink, [...warmupItems, ...latencyItems].map((item) => item.id), 60_000);
+  const latencyOf = (item: StoredItem) => (bench.sink.arrivals.get(item.id) ?? Infinity) - item.detectedAt.getTime();
+  const latencies = latencyItems.map(latencyOf).sort((a, b) => a - b);
+  const warmup = warmupItems.map(latencyOf).sort((a, b) => a - b);
+  log(`latency per second (p99 ms): ${p99PerSecond(bench.sink, latencyItems, measuredStart)}`);
+  log(`latency: warm-up, first 2 s after the notifier started (${warmupItems.length} alerts): p50 ${percentile(warmup, 50)} ms, p99 ${percentile(warmup, 99)} ms, max ${warmup.at(-1)} ms (not in the measure below)`);
+  log(`latency: ${latencyItems.length} alerts at ${generated.toFixed(0)} alerts/s, stored (detected_at) -> received: p50 ${percentile(latencies, 50)} ms, p90 ${percentile(latencies, 90)} ms, p99 ${percentile(latencies, 99)} ms, max ${latencies.at(-1)} ms${arrived ? '' : ' (NOT ALL ARRIVED)'} (goal p99 < 200 ms)`);
+}
+
+/** Queues `queued` alerts for one new account's Slack-paced channel (1 message/s), waits until all are routed; returns how many are pending. */
+async function floodPacedChannel(bench: Bench, queued: number): Promise<number> {
+  const { accountId: busy } = await createAccount(bench.db.prisma, { email: 'busy@example.com', planId: 'business' });
+  const busyChannel = await addWebhook(bench.db.pool, busy, { url: `${bench.sink.url}/busy`, format: 'slack' });
+  for (let batch = 0; batch < queued / 500; batch += 1) {
+    await store(bench.db, bench.queues, Array.from({ length: 500 }, () => post(busy)));
+  }
+  const routedBy = Date.now() + 120_000;
+  while (Date.now() < routedBy) {
+    const { rows } = await bench.db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM deliveries WHERE channel_id = $1`, [busyChannel.id]);
+    if ((rows[0]?.n ?? 0) >= queued) break;
+    await sleep(200);
+  }
+  const { rows: pendingRows } = await bench.db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM deliveries WHERE channel_id = $1 AND status = 'pending'`, [busyChannel.id]);
+  return pendingRows[0]?.n ?? 0;
+}
+
+/** Isolation: 10,000 alerts queued for one paced channel, then how long another account's alerts take to arrive. */
+async function measureIsolation(bench: Bench, accounts: Account[]): Promise<void> {
+  const pending = await floodPacedChannel(bench, Math.round(10_000 * SCALE));
+  const isolation: number[] = [];
+  for (let i = 0; i < 10; i += 1) {
+    const [item] = await store(bench.db, bench.queues, [post(accounts[i]!.userId)]);
+    await untilArrived(bench.sink, [item!.id], 5_000);
+    isolation.push((bench.sink.arrivals.get(item!.id) ?? Infinity) - item!.detectedAt.getTime());
+    await sleep(300);
+  }
+  isolation.sort((a, b) => a - b);
+  log(`isolation: ${pending} alerts pending for one paced channel; another account's alert stored -> received: p50 ${percentile(isolation, 50)} ms, max ${isolation.at(-1)} ms over ${isolation.length} alerts (goal < 1000 ms)`);
+}
+
+async function main(): Promise<void> {
+  const dbName = `hw_bench_notifier_${randomBytes(4).toString('hex')}`;
+  const prefix = `hwb${randomBytes(4).toString('hex')}`;
+  const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+  log(`machine: ${machineDescription()}`);
+  log(`database ${dbName} on ${new URL(baseDatabaseUrl()).host}, redis prefix ${prefix}`);
+  const bench = await openBench(dbName, prefix, redisUrl);
   try {
-    await migrate(db.pool);
-    await seedPlans(db.pool);
-    const accounts: { userId: string }[] = [];
-    for (let i = 0; i < 100; i += 1) {
-      const { accountId } = await createAccount(db.prisma, { email: `bench${i}@example.com`, planId: 'business' });
-      await addWebhook(db.pool, accountId, { url: `${sink.url}/hook/${i}` });
-      accounts.push({ userId: accountId });
-    }
-
-    // ---------------------------------------------------------------------------------------------
-    // 1. Throughput: N alerts over 100 channels, end to end, against a bare axios keep-alive sender.
+    const accounts = await seedAccounts(bench);
     const n = Math.round(5_000 * SCALE);
-    const agent = new Agent({ keepAlive: true, maxSockets: 50 });
-    const client = axios.create({ httpAgent: agent, validateStatus: () => true });
-    const sample = JSON.stringify({ type: 'post', post: { id: 'post_x', type: 'hashtag', source: '#btc', author: '@alice', author_name: 'Alice', text: 'post about #btc', url: 'https://x.com/alice/status/1' }, text: '#btc @alice' });
-    let next = 0;
-    const bareStarted = Date.now();
-    await Promise.all(Array.from({ length: 50 }, async () => {
-      while (next < n) {
-        next += 1;
-        await client.post(`${sink.url}/bare`, sample, { headers: { 'content-type': 'application/json', 'webhook-id': `msg_${next}` } });
-      }
-    }));
-    const bareRate = n / ((Date.now() - bareStarted) / 1000);
-    agent.destroy();
-    log(`throughput: bare axios keep-alive sender (50 in flight): ${bareRate.toFixed(0)} alerts/s`);
-
-    // One message per alert (no digests) and a json pace high enough not to be what is measured.
-    await startNotifier({ digestThreshold: 1_000_000, pace: { json: [{ limit: 1_000, windowMs: 1_000 }] } as never });
-    const stored: string[] = [];
-    const started = Date.now();
-    for (let batch = 0; batch < n / 100; batch += 1) {
-      const items = accounts.map(({ userId }) => post(userId));
-      stored.push(...(await store(db, queues, items)).map((item) => item.id));
-    }
-    const storedAt = Date.now();
-    const ok = await untilArrived(sink, stored, 120_000);
-    const elapsed = (Math.max(...stored.map((id) => sink.arrivals.get(id) ?? Date.now())) - started) / 1000;
-    const ourRate = stored.length / elapsed;
-    log(`throughput: notifier, ${stored.length} alerts over 100 channels, stored in ${((storedAt - started) / 1000).toFixed(1)} s: ${ourRate.toFixed(0)} alerts/s end to end${ok ? '' : ' (NOT ALL ARRIVED)'}`);
-    log(`throughput: ratio ${(ourRate / bareRate * 100).toFixed(0)}% of the bare sender (goal >= 50%)`);
-
-    // The same without the generator competing for the cores: the items and their route-alerts jobs are stored
-    // while no notifier runs, then one starts and delivers them all.
-    await notifier.stop();
-    const queuedItems: string[] = [];
-    for (let batch = 0; batch < n / 100; batch += 1) {
-      queuedItems.push(...(await store(db, queues, accounts.map(({ userId }) => post(userId)))).map((item) => item.id));
-    }
-    const drainStarted = Date.now();
-    await notifier.start(notifierOptions({ digestThreshold: 1_000_000, pace: { json: [{ limit: 1_000, windowMs: 1_000 }] } as never }));
-    const drained = await untilArrived(sink, queuedItems, 120_000);
-    const drainRate = queuedItems.length / ((Math.max(...queuedItems.map((id) => sink.arrivals.get(id) ?? Date.now())) - drainStarted) / 1000);
-    log(`throughput: notifier alone, ${queuedItems.length} alerts stored beforehand (route jobs queued), from start to the last arrival: ${drainRate.toFixed(0)} alerts/s${drained ? '' : ' (NOT ALL ARRIVED)'}, ${(drainRate / bareRate * 100).toFixed(0)}% of the bare sender`);
-
-    // ---------------------------------------------------------------------------------------------
-    // 2. Latency at 500 alerts/s: 50 items every 100 ms over 100 accounts (5/s each), default pacing/digests.
-    // A freshly started notifier opens its connections to the sink (one per channel) and Redis in its first
-    // second: the first 2 s are a warm-up at the same rate, measured apart; a long-running replica is past it.
-    await startNotifier({});
-    const seconds = Math.max(2, Math.round(10 * SCALE));
-    const warmupTicks = 20;
-    const warmupItems: { id: string; detectedAt: Date }[] = [];
-    const latencyItems: { id: string; detectedAt: Date }[] = [];
-    const tickStart = Date.now();
-    for (let tick = 0; tick < warmupTicks + seconds * 10; tick += 1) {
-      const due = tickStart + tick * 100;
-      if (Date.now() < due) await sleep(due - Date.now());
-      const items = Array.from({ length: 50 }, (_, i) => post(accounts[(tick * 50 + i) % 100]!.userId));
-      (tick < warmupTicks ? warmupItems : latencyItems).push(...(await store(db, queues, items)));
-    }
-    const measuredStart = tickStart + warmupTicks * 100;
-    const generated = latencyItems.length / ((Date.now() - measuredStart) / 1000);
-    const arrived = await untilArrived(sink, [...warmupItems, ...latencyItems].map((item) => item.id), 60_000);
-    const latencyOf = (item: { id: string; detectedAt: Date }) => (sink.arrivals.get(item.id) ?? Infinity) - item.detectedAt.getTime();
-    const latencies = latencyItems.map(latencyOf).sort((a, b) => a - b);
-    const warmup = warmupItems.map(latencyOf).sort((a, b) => a - b);
-    // Per second of the run, to tell a stall from a steady tail.
-    const perSecond = new Map<number, number[]>();
-    for (const item of latencyItems) {
-      const second = Math.floor((item.detectedAt.getTime() - measuredStart) / 1000);
-      perSecond.set(second, [...(perSecond.get(second) ?? []), (sink.arrivals.get(item.id) ?? Infinity) - item.detectedAt.getTime()]);
-    }
-    log(`latency per second (p99 ms): ${[...perSecond].sort((a, b) => a[0] - b[0]).map(([second, values]) => `${second}s ${percentile(values.sort((a, b) => a - b), 99)}`).join(' | ')}`);
-    log(`latency: warm-up, first 2 s after the notifier started (${warmupItems.length} alerts): p50 ${percentile(warmup, 50)} ms, p99 ${percentile(warmup, 99)} ms, max ${warmup.at(-1)} ms (not in the measure below)`);
-    log(`latency: ${latencyItems.length} alerts at ${generated.toFixed(0)} alerts/s, stored (detected_at) -> received: p50 ${percentile(latencies, 50)} ms, p90 ${percentile(latencies, 90)} ms, p99 ${percentile(latencies, 99)} ms, max ${latencies.at(-1)} ms${arrived ? '' : ' (NOT ALL ARRIVED)'} (goal p99 < 200 ms)`);
-
-    // ---------------------------------------------------------------------------------------------
-    // 3. Isolation: 10,000 alerts queued for one Slack-paced channel (1 message/s), then another account's alerts.
-    const queued = Math.round(10_000 * SCALE);
-    const { accountId: busy } = await createAccount(db.prisma, { email: 'busy@example.com', planId: 'business' });
-    const busyChannel = await addWebhook(db.pool, busy, { url: `${sink.url}/busy`, format: 'slack' });
-    for (let batch = 0; batch < queued / 500; batch += 1) {
-      await store(db, queues, Array.from({ length: 500 }, () => post(busy)));
-    }
-    const routedBy = Date.now() + 120_000;
-    while (Date.now() < routedBy) {
-      const { rows } = await db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM deliveries WHERE channel_id = $1`, [busyChannel.id]);
-      if ((rows[0]?.n ?? 0) >= queued) break;
-      await sleep(200);
-    }
-    const { rows: pendingRows } = await db.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM deliveries WHERE channel_id = $1 AND status = 'pending'`, [busyChannel.id]);
-    const isolation: number[] = [];
-    for (let i = 0; i < 10; i += 1) {
-      const [item] = await store(db, queues, [post(accounts[i]!.userId)]);
-      await untilArrived(sink, [item!.id], 5_000);
-      isolation.push((sink.arrivals.get(item!.id) ?? Infinity) - item!.detectedAt.getTime());
-      await sleep(300);
-    }
-    isolation.sort((a, b) => a - b);
-    log(`isolation: ${pendingRows[0]?.n ?? 0} alerts pending for one paced channel; another account's alert stored -> received: p50 ${percentile(isolation, 50)} ms, max ${isolation.at(-1)} ms over ${isolation.length} alerts (goal < 1000 ms)`);
+    const bareRate = await measureBareSender(bench.sink, n);
+    await measureThroughput(bench, accounts, n, bareRate);
+    await measureDrain(bench, accounts, n, bareRate);
+    await measureLatency(bench, accounts);
+    await measureIsolation(bench, accounts);
   } finally {
-    await notifier.exit().catch(() => notifier.process.kill('SIGKILL'));
-    await queues.close();
-    producer.disconnect();
-    await sink.close();
-    await deletePrefixKeys(cleanup, prefix);
-    cleanup.disconnect();
-    await db.close();
-    await admin((client) => client.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`));
+    await bench.close();
   }
 }
 

@@ -11,7 +11,7 @@
 import type pg from 'pg';
 import { newId, transaction } from '@hashwatch/db';
 import { insertFeedItems, type NewFeedItem } from '@hashwatch/feed';
-import type { XPost } from '@hashwatch/x-api';
+import type { XClient, XPost } from '@hashwatch/x-api';
 import { buildQuery, createScanner, fetchPack, matchPosts, packSinceId, sourceTerms, storePack, syncSources, toFeedItem, type Source, type Subscription } from '@hashwatch/scanner';
 import { benchEnvironment, log, machineLine, seedAccounts, seedTracks, type BenchEnvironment } from './scanner-support';
 
@@ -58,98 +58,149 @@ async function reset(env: BenchEnvironment): Promise<void> {
   await env.db.pool.query('VACUUM ANALYZE feed_items');
 }
 
+type Results = { raw: number[]; feed: number[]; scanner: number[] };
+
+let postNo = 0;
+/** Publishes one round of posts on the simulator, each with one of the tags in turn. */
+function publishRound(env: BenchEnvironment): void {
+  for (let i = 0; i < POSTS_PER_ROUND; i += 1) {
+    postNo += 1;
+    env.sim.state.injectPost({ author: `writer${postNo % 50}`, text: `news ${postNo} about #${TAGS[postNo % TAGS.length]}`, lang: 'en' });
+  }
+}
+
+/** The accounts and their tracks, and the tag sources they make, all packed in one query. */
+async function seedWorkload(env: BenchEnvironment): Promise<{ sources: Source[]; query: string }> {
+  const users = await seedAccounts(env.db, ACCOUNTS, { alertsLimit: 10_000_000, scanIntervalSeconds: 60 });
+  await seedTracks(env.db, users.flatMap((userId, u) => Array.from({ length: TAGS_PER_ACCOUNT }, (_, k) => ({ userId, hashtag: TAGS[(u + k * 4) % TAGS.length] as string }))), 3_600_000);
+  await syncSources(env.db.pool);
+  const { rows: sourceRows } = await env.db.pool.query<{ not_before: Date }>('SELECT not_before FROM source_cursors LIMIT 1');
+  const notBefore = sourceRows[0]?.not_before ?? new Date(0);
+  const sources: Source[] = TAGS.map((name) => ({ key: `tag:${name}`, kind: 'tag', name, sinceId: null, notBefore, intervalSeconds: 60, failures: 0 }));
+  return { sources, query: buildQuery(sources.flatMap(sourceTerms)) };
+}
+
+/** The rounds, fetched once from the simulator (full pages of 100), replayed by every contender; and the last cursor. */
+async function fetchRounds(env: BenchEnvironment, x: XClient, sources: Source[], query: string): Promise<{ rounds: Round[]; cursor: string | null }> {
+  const rounds: Round[] = [];
+  let cursor: string | null = null;
+  for (let r = 0; r < ROUNDS; r += 1) {
+    publishRound(env);
+    const fetched = await fetchPack(x, query, packSinceId(sources.map((s) => ({ ...s, sinceId: cursor })), Date.now()), { retryDelaysMs: [], sleep: async () => undefined, now: Date.now });
+    cursor = fetched.newestId;
+    rounds.push({ posts: fetched.posts, newestId: fetched.newestId, postsRead: fetched.postsRead });
+  }
+  return { rounds, cursor };
+}
+
+/** The tracks as the scanner's matcher sees them. */
+async function loadSubscriptions(env: BenchEnvironment): Promise<Subscription[]> {
+  const { rows: subscriptionRows } = await env.db.pool.query<{ id: string; user_id: string; hashtag: string; hashtag_norm: string; created_at: Date }>(
+    'SELECT id, user_id, hashtag, hashtag_norm, created_at FROM tracks',
+  );
+  return subscriptionRows.map((row) => ({
+    id: row.id, kind: 'hashtag', sourceKey: `tag:${row.hashtag_norm}`, userId: row.user_id, label: row.hashtag, norm: row.hashtag_norm,
+    lang: null, excludeRetweets: true, excludeReplies: false, xUserId: null, trackEngagement: false, trackLikes: true, trackReposts: true,
+    trackComments: true, createdAt: row.created_at,
+  }));
+}
+
+/** Each round's feed items, matched and built in JS as storePack does it, timed; the rows the raw insert and insertFeedItems store. */
+function buildItems(rounds: Round[], sources: Source[], subscriptions: Subscription[]): NewFeedItem[][] {
+  const matchStarted = performance.now();
+  const rawRounds = rounds.map((round) => matchPosts(round.posts, sources, subscriptions).candidates.map(toFeedItem));
+  const matchMs = performance.now() - matchStarted;
+  const totalItems = rawRounds.reduce((sum, items) => sum + items.length, 0);
+  log(`matching and building the items alone (in JS, part of storePack): ${matchMs.toFixed(0)} ms for all rounds`);
+  log(`workload: ${ROUNDS} rounds of ${POSTS_PER_ROUND} posts, ${totalItems} feed items (${totalItems / ROUNDS} per transaction)`);
+  return rawRounds;
+}
+
+/** The raw INSERT ... SELECT FROM unnest of every round, one transaction each. */
+async function storeRaw(env: BenchEnvironment, rawRounds: NewFeedItem[][]): Promise<void> {
+  for (const items of rawRounds) await transaction(env.db.pool, (client) => rawInsert(client, items));
+}
+
+/** insertFeedItems of every round, one transaction each. */
+async function storeFeed(env: BenchEnvironment, rawRounds: NewFeedItem[][]): Promise<void> {
+  for (const items of rawRounds) await transaction(env.db.pool, (client) => insertFeedItems(client, items));
+}
+
+/** The scanner's storePack of every round, one transaction each; returns how many items it stored. */
+async function storeScanner(env: BenchEnvironment, rounds: Round[], sources: Source[]): Promise<number> {
+  let stored = 0;
+  for (const round of rounds) {
+    const result = await transaction(env.db.pool, (client) => storePack(client, { sources, claimId: 0, posts: round.posts, complete: { newestId: round.newestId }, postsRead: round.postsRead }));
+    stored += result.inserted.length;
+  }
+  return stored;
+}
+
+/** Runs `work` on emptied tables; returns what it returned and the seconds it took. */
+async function onEmptyTables<T>(env: BenchEnvironment, work: () => Promise<T>): Promise<{ result: T; seconds: number }> {
+  await reset(env);
+  const started = performance.now();
+  const result = await work();
+  return { result, seconds: (performance.now() - started) / 1000 };
+}
+
+/** Items/s of the raw insert, insertFeedItems alone and the scanner's storePack on the same rounds, REPEATS times each. */
+async function measureStores(env: BenchEnvironment, rounds: Round[], rawRounds: NewFeedItem[][], sources: Source[]): Promise<Results> {
+  const totalItems = rawRounds.reduce((sum, items) => sum + items.length, 0);
+  const results: Results = { raw: [], feed: [], scanner: [] };
+  for (let repeat = 0; repeat < REPEATS; repeat += 1) {
+    const raw = await onEmptyTables(env, () => storeRaw(env, rawRounds));
+    results.raw.push(totalItems / raw.seconds);
+    // The feed package's insert alone (feed clock, RETURNING, its row building): the floor of any feed writer.
+    const feed = await onEmptyTables(env, () => storeFeed(env, rawRounds));
+    results.feed.push(totalItems / feed.seconds);
+    const scanner = await onEmptyTables(env, () => storeScanner(env, rounds, sources));
+    results.scanner.push(scanner.result / scanner.seconds);
+    if (scanner.result !== totalItems) throw new Error(`scanner stored ${scanner.result} of ${totalItems}`);
+  }
+  return results;
+}
+
+/** The contenders' best items/s, their runs and their share of the raw insert's. */
+function reportStores(results: Results): void {
+  const best = (values: number[]) => Math.max(...values);
+  log('');
+  log(`| contender | feed items/s (best of ${REPEATS}) | runs | vs raw |`);
+  log('|---|---|---|---|');
+  log(`| raw INSERT ... SELECT FROM unnest (same rows and batches) | ${best(results.raw).toFixed(0)} | ${results.raw.map((v) => v.toFixed(0)).join(', ')} | 100% |`);
+  log(`| insertFeedItems alone (@hashwatch/feed: feed clock, RETURNING) | ${best(results.feed).toFixed(0)} | ${results.feed.map((v) => v.toFixed(0)).join(', ')} | ${((best(results.feed) / best(results.raw)) * 100).toFixed(0)}% |`);
+  log(`| scanner storePack: match, dedupe, quota, x_posts, cursors, health, feed clock, outbox | ${best(results.scanner).toFixed(0)} | ${results.scanner.map((v) => v.toFixed(0)).join(', ')} | ${((best(results.scanner) / best(results.raw)) * 100).toFixed(0)}% |`);
+}
+
+/** End to end: 5 ticks of the real scanner, fetching from the simulator and relaying each alert job to BullMQ. */
+async function measureEndToEnd(env: BenchEnvironment, x: XClient, cursor: string | null): Promise<void> {
+  await reset(env);
+  await env.db.pool.query(`UPDATE source_cursors SET since_id = $1`, [cursor]);
+  const scanner = createScanner({ pool: env.db.pool, x, queues: env.queues, logger: env.logger, maxQueryLength: 512 });
+  let e2eItems = 0;
+  let e2eMs = 0;
+  for (let r = 0; r < 5; r += 1) {
+    publishRound(env);
+    await env.db.pool.query('UPDATE source_cursors SET next_scan_at = now()');
+    const started = performance.now();
+    const summary = await scanner.runTick();
+    e2eMs += performance.now() - started;
+    e2eItems += summary.stored;
+  }
+  const jobs = await env.queues.byName['alert-routing'].getJobCountByTypes('waiting', 'prioritized', 'delayed');
+  log(`| scanner tick end to end: fetch 2 pages, store, relay every alert job to BullMQ | ${(e2eItems / (e2eMs / 1000)).toFixed(0)} | 5 ticks, ${e2eItems} items, ${jobs} jobs in Redis | |`);
+}
+
 async function main(): Promise<void> {
   log(machineLine());
   const env = await benchEnvironment('ingest');
   try {
-    const users = await seedAccounts(env.db, ACCOUNTS, { alertsLimit: 10_000_000, scanIntervalSeconds: 60 });
-    await seedTracks(env.db, users.flatMap((userId, u) => Array.from({ length: TAGS_PER_ACCOUNT }, (_, k) => ({ userId, hashtag: TAGS[(u + k * 4) % TAGS.length] as string }))), 3_600_000);
-    await syncSources(env.db.pool);
-    const { rows: sourceRows } = await env.db.pool.query<{ not_before: Date }>('SELECT not_before FROM source_cursors LIMIT 1');
-    const notBefore = sourceRows[0]?.not_before ?? new Date(0);
-    const sources: Source[] = TAGS.map((name) => ({ key: `tag:${name}`, kind: 'tag', name, sinceId: null, notBefore, intervalSeconds: 60, failures: 0 }));
-    const query = buildQuery(sources.flatMap(sourceTerms));
-
-    // The rounds, fetched once from the simulator (full pages of 100), replayed by both contenders.
+    const { sources, query } = await seedWorkload(env);
     const x = env.xClient();
-    const rounds: Round[] = [];
-    let cursor: string | null = null;
-    let postNo = 0;
-    for (let r = 0; r < ROUNDS; r += 1) {
-      for (let i = 0; i < POSTS_PER_ROUND; i += 1) {
-        postNo += 1;
-        env.sim.state.injectPost({ author: `writer${postNo % 50}`, text: `news ${postNo} about #${TAGS[postNo % TAGS.length]}`, lang: 'en' });
-      }
-      const fetched = await fetchPack(x, query, packSinceId(sources.map((s) => ({ ...s, sinceId: cursor })), Date.now()), { retryDelaysMs: [], sleep: async () => undefined, now: Date.now });
-      cursor = fetched.newestId;
-      rounds.push({ posts: fetched.posts, newestId: fetched.newestId, postsRead: fetched.postsRead });
-    }
-
-    const { rows: subscriptionRows } = await env.db.pool.query<{ id: string; user_id: string; hashtag: string; hashtag_norm: string; created_at: Date }>(
-      'SELECT id, user_id, hashtag, hashtag_norm, created_at FROM tracks',
-    );
-    const subscriptions: Subscription[] = subscriptionRows.map((row) => ({
-      id: row.id, kind: 'hashtag', sourceKey: `tag:${row.hashtag_norm}`, userId: row.user_id, label: row.hashtag, norm: row.hashtag_norm,
-      lang: null, excludeRetweets: true, excludeReplies: false, xUserId: null, trackEngagement: false, trackLikes: true, trackReposts: true,
-      trackComments: true, createdAt: row.created_at,
-    }));
-    const matchStarted = performance.now();
-    const rawRounds = rounds.map((round) => matchPosts(round.posts, sources, subscriptions).candidates.map(toFeedItem));
-    const matchMs = performance.now() - matchStarted;
-    const totalItems = rawRounds.reduce((sum, items) => sum + items.length, 0);
-    log(`matching and building the items alone (in JS, part of storePack): ${matchMs.toFixed(0)} ms for all rounds`);
-    log(`workload: ${ROUNDS} rounds of ${POSTS_PER_ROUND} posts, ${totalItems} feed items (${totalItems / ROUNDS} per transaction)`);
-
-    const results: { raw: number[]; feed: number[]; scanner: number[] } = { raw: [], feed: [], scanner: [] };
-    for (let repeat = 0; repeat < REPEATS; repeat += 1) {
-      await reset(env);
-      let started = performance.now();
-      for (const items of rawRounds) await transaction(env.db.pool, (client) => rawInsert(client, items));
-      results.raw.push(totalItems / ((performance.now() - started) / 1000));
-
-      // The feed package's insert alone (feed clock, RETURNING, its row building): the floor of any feed writer.
-      await reset(env);
-      started = performance.now();
-      for (const items of rawRounds) await transaction(env.db.pool, (client) => insertFeedItems(client, items));
-      results.feed.push(totalItems / ((performance.now() - started) / 1000));
-
-      await reset(env);
-      let stored = 0;
-      started = performance.now();
-      for (const round of rounds) {
-        const result = await transaction(env.db.pool, (client) => storePack(client, { sources, claimId: 0, posts: round.posts, complete: { newestId: round.newestId }, postsRead: round.postsRead }));
-        stored += result.inserted.length;
-      }
-      results.scanner.push(stored / ((performance.now() - started) / 1000));
-      if (stored !== totalItems) throw new Error(`scanner stored ${stored} of ${totalItems}`);
-    }
-    const best = (values: number[]) => Math.max(...values);
-    log('');
-    log(`| contender | feed items/s (best of ${REPEATS}) | runs | vs raw |`);
-    log('|---|---|---|---|');
-    log(`| raw INSERT ... SELECT FROM unnest (same rows and batches) | ${best(results.raw).toFixed(0)} | ${results.raw.map((v) => v.toFixed(0)).join(', ')} | 100% |`);
-    log(`| insertFeedItems alone (@hashwatch/feed: feed clock, RETURNING) | ${best(results.feed).toFixed(0)} | ${results.feed.map((v) => v.toFixed(0)).join(', ')} | ${((best(results.feed) / best(results.raw)) * 100).toFixed(0)}% |`);
-    log(`| scanner storePack: match, dedupe, quota, x_posts, cursors, health, feed clock, outbox | ${best(results.scanner).toFixed(0)} | ${results.scanner.map((v) => v.toFixed(0)).join(', ')} | ${((best(results.scanner) / best(results.raw)) * 100).toFixed(0)}% |`);
-
-    // End to end: ticks of the real scanner, fetching from the simulator and relaying each alert job to BullMQ.
-    await reset(env);
-    await env.db.pool.query(`UPDATE source_cursors SET since_id = $1`, [cursor]);
-    const scanner = createScanner({ pool: env.db.pool, x, queues: env.queues, logger: env.logger, maxQueryLength: 512 });
-    let e2eItems = 0;
-    let e2eMs = 0;
-    for (let r = 0; r < 5; r += 1) {
-      for (let i = 0; i < POSTS_PER_ROUND; i += 1) {
-        postNo += 1;
-        env.sim.state.injectPost({ author: `writer${postNo % 50}`, text: `news ${postNo} about #${TAGS[postNo % TAGS.length]}`, lang: 'en' });
-      }
-      await env.db.pool.query('UPDATE source_cursors SET next_scan_at = now()');
-      const started = performance.now();
-      const summary = await scanner.runTick();
-      e2eMs += performance.now() - started;
-      e2eItems += summary.stored;
-    }
-    const jobs = await env.queues.byName['alert-routing'].getJobCountByTypes('waiting', 'prioritized', 'delayed');
-    log(`| scanner tick end to end: fetch 2 pages, store, relay every alert job to BullMQ | ${(e2eItems / (e2eMs / 1000)).toFixed(0)} | 5 ticks, ${e2eItems} items, ${jobs} jobs in Redis | |`);
+    const { rounds, cursor } = await fetchRounds(env, x, sources, query);
+    const rawRounds = buildItems(rounds, sources, await loadSubscriptions(env));
+    reportStores(await measureStores(env, rounds, rawRounds, sources));
+    await measureEndToEnd(env, x, cursor);
   } finally {
     await env.close();
   }

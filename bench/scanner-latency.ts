@@ -18,11 +18,12 @@ import { once } from 'node:events';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Redis } from 'ioredis';
 import { createRedisConnection, listSchedulers, removeScheduler } from '@hashwatch/queues';
 import { createXClient } from '@hashwatch/x-api';
 import { DEFAULT_APP_TOKEN } from '@hashwatch/x-simulator';
-import { createScanner, reconcileScanSchedulers, startScannerWorkers } from '@hashwatch/scanner';
-import { benchEnvironment, log, machineLine, percentile, seedAccounts, seedTracks } from './scanner-support';
+import { createScanner, reconcileScanSchedulers, startScannerWorkers, type Scanner } from '@hashwatch/scanner';
+import { benchEnvironment, log, machineLine, percentile, seedAccounts, seedTracks, type BenchEnvironment } from './scanner-support';
 
 const SECONDS = Number(process.env.SCANNER_BENCH_SECONDS ?? 30);
 const WARMUP_SECONDS = 5;
@@ -45,6 +46,136 @@ async function message<T>(process: ChildProcess, pick: (message: Record<string, 
   }
 }
 
+/** What the scanner recorded of each batch it stored: when the answer carrying each item arrived, and the phases after. */
+interface Recording {
+  /** feed item id -> when X's answer carrying its post was received */
+  receivedAt: Map<string, number>;
+  phases: { commit: number[]; relay: number[] };
+  batches: { items: number; storeMs: number; relayMs: number }[];
+}
+
+/** When the observer saw each item: visible to the `since` query, and added to alert-routing in a job. */
+type Observed = {
+  visible: [string, number][];
+  enqueued: [string, number][];
+};
+
+/** 20 accounts; tag k is tracked by accounts 2k and 2k+1, so every post is two feed items. */
+async function seedWorkload(env: BenchEnvironment): Promise<void> {
+  const users = await seedAccounts(env.db, TAGS.length * 2, { scanIntervalSeconds: 1, alertsLimit: 10_000_000 });
+  await seedTracks(env.db, users.map((userId, i) => ({ userId, hashtag: TAGS[Math.floor(i / 2)] as string })));
+}
+
+/** The scanner on the simulator child, recording every batch it stores. */
+function recordingScanner(env: BenchEnvironment, simUrl: string, recording: Recording): Scanner {
+  const x = createXClient({ baseUrl: simUrl, bearerToken: DEFAULT_APP_TOKEN, redis: env.producer, keyPrefix: env.prefix, logger: env.logger });
+  return createScanner({
+    pool: env.db.pool,
+    x,
+    queues: env.queues,
+    logger: env.logger,
+    maxQueryLength: 512,
+    ...(process.env.SCANNER_BENCH_MAX_PAGES ? { maxPagesPerBatch: Number(process.env.SCANNER_BENCH_MAX_PAGES) } : {}),
+    onBatchStored: ({ receivedAt: answers, stored, startedAt, committedAt, relayedAt }) => {
+      recording.batches.push({ items: stored.inserted.length, storeMs: committedAt - startedAt, relayMs: relayedAt - committedAt });
+      for (const item of stored.inserted) {
+        const at = answers.get(item.xPostId);
+        if (at === undefined) continue;
+        recording.receivedAt.set(item.id, at);
+        recording.phases.commit.push(committedAt - at);
+        recording.phases.relay.push(relayedAt - at);
+      }
+    },
+  });
+}
+
+/** The scanner's workers run for SECONDS while the simulator publishes; returns what the observer saw and how many posts were published. */
+async function runScanner(env: BenchEnvironment, scanner: Scanner, processes: { sim: ChildProcess; observer: ChildProcess; workerConnection: Redis }) {
+  const { sim, observer, workerConnection } = processes;
+  const workers = startScannerWorkers({ pool: env.db.pool, queues: env.queues, scanner, connection: workerConnection, prefix: env.prefix, logger: env.logger });
+  await reconcileScanSchedulers(env.db.pool, env.queues);
+  const loopDelay = monitorEventLoopDelay({ resolution: 5 });
+  loopDelay.enable();
+  const started = Date.now();
+  sim.send({ start: { postsPerSecond: POSTS_PER_SECOND, stepMs: STEP_MS, tags: TAGS } });
+  await sleep(SECONDS * 1000);
+  sim.send({ stop: true });
+  const injected = await message(sim, (m) => m.injected as number | undefined);
+  await sleep(3000);
+  observer.send({ stop: true });
+  const observed = await message(observer, (m) => (m.visible ? (m as Observed) : undefined));
+  await Promise.all(workers.map((worker) => worker.close()));
+  for (const scheduler of await listSchedulers(env.queues, 'source-scans')) await removeScheduler(env.queues, 'source-scans', scheduler.id);
+  return { started, injected, observed, loopDelay };
+}
+
+/** Each item's latency past the warm-up, from the answer received to visible, to enqueued, and to both; and how many were not observed. */
+function latencies(receivedAt: Map<string, number>, visibleAt: Map<string, number>, enqueuedAt: Map<string, number>, warmupEnd: number) {
+  const visible: number[] = [];
+  const enqueued: number[] = [];
+  const both: number[] = [];
+  let missing = 0;
+  for (const [id, at] of receivedAt) {
+    if (at < warmupEnd) continue;
+    const seen = visibleAt.get(id);
+    const queued = enqueuedAt.get(id);
+    if (seen === undefined || queued === undefined) {
+      missing += 1;
+      continue;
+    }
+    visible.push(seen - at);
+    enqueued.push(queued - at);
+    both.push(Math.max(seen, queued) - at);
+  }
+  return { visible, enqueued, both, missing };
+}
+
+/** The same, per 5 s window, to show whether latency drifts as tables grow and the outbox churns. */
+function latencyPerWindow(receivedAt: Map<string, number>, visibleAt: Map<string, number>, enqueuedAt: Map<string, number>, started: number): string[] {
+  const windows = new Map<number, number[]>();
+  for (const [id, at] of receivedAt) {
+    const seen = visibleAt.get(id);
+    const queued = enqueuedAt.get(id);
+    if (seen === undefined || queued === undefined) continue;
+    const key = Math.floor((at - started) / 5000);
+    windows.set(key, [...(windows.get(key) ?? []), Math.max(seen, queued) - at]);
+  }
+  return [...windows].sort((a, b) => a[0] - b[0]).map(([key, values]) => {
+    const sorted = values.sort((a, b) => a - b);
+    return `${key * 5}-${key * 5 + 5}s p50 ${percentile(sorted, 50).toFixed(0)} p99 ${percentile(sorted, 99).toFixed(0)}`;
+  });
+}
+
+/** A table row: the p50, p95, p99 and max of these latencies. */
+function line(name: string, values: number[]): string {
+  const sorted = [...values].sort((a, b) => a - b);
+  return `| ${name} | ${percentile(sorted, 50).toFixed(0)} | ${percentile(sorted, 95).toFixed(0)} | ${percentile(sorted, 99).toFixed(0)} | ${(sorted.at(-1) ?? Number.NaN).toFixed(0)} |`;
+}
+
+/** The drift per window, the scanner's event-loop delay and batches, the run's totals and the latency table. */
+async function report(env: BenchEnvironment, recording: Recording, run: Awaited<ReturnType<typeof runScanner>>): Promise<void> {
+  const { batches, phases, receivedAt } = recording;
+  const visibleAt = new Map(run.observed.visible);
+  const enqueuedAt = new Map(run.observed.enqueued);
+  const { visible, enqueued, both, missing } = latencies(receivedAt, visibleAt, enqueuedAt, run.started + WARMUP_SECONDS * 1000);
+  log(`per window (both): ${latencyPerWindow(receivedAt, visibleAt, enqueuedAt, run.started).join(' | ')}`);
+  const average = (pick: (b: Recording['batches'][number]) => number) => (batches.reduce((sum, b) => sum + pick(b), 0) / Math.max(1, batches.length)).toFixed(0);
+  const { loopDelay } = run;
+  loopDelay.disable();
+  log(`scanner event-loop delay: p50 ${(loopDelay.percentile(50) / 1e6).toFixed(1)} ms, p99 ${(loopDelay.percentile(99) / 1e6).toFixed(1)} ms, max ${(loopDelay.max / 1e6).toFixed(1)} ms`);
+  log(`batches: ${batches.length}, on average ${average((b) => b.items)} items, ${average((b) => b.storeMs)} ms in the transaction, ${average((b) => b.relayMs)} ms more to relay`);
+  const { rows } = await env.db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM feed_items');
+  log(`ran ${SECONDS} s: ${run.injected} posts published, ${rows[0]?.n} items stored (${((rows[0]?.n ?? 0) / SECONDS).toFixed(0)} items/s), ${both.length} measured after a ${WARMUP_SECONDS} s warm-up, ${missing} not observed`);
+  log('');
+  log('| from the upstream answer received to ... (ms) | p50 | p95 | p99 | max |');
+  log('|---|---|---|---|---|');
+  log(line('transaction committed (scanner)', phases.commit));
+  log(line('outbox relayed (scanner)', phases.relay));
+  log(line('visible to the posts `since` query (observer)', visible));
+  log(line('alert job carrying it added to alert-routing (observer)', enqueued));
+  log(line('both: visible and enqueued (the goal: p99 < 150)', both));
+}
+
 async function main(): Promise<void> {
   log(machineLine());
   const env = await benchEnvironment('latency');
@@ -54,99 +185,11 @@ async function main(): Promise<void> {
   try {
     const simUrl = await message(sim, (m) => m.url as string | undefined);
     await message(observer, (m) => m.ready as boolean | undefined);
-    // 20 accounts; tag k is tracked by accounts 2k and 2k+1, so every post is two feed items.
-    const users = await seedAccounts(env.db, TAGS.length * 2, { scanIntervalSeconds: 1, alertsLimit: 10_000_000 });
-    await seedTracks(env.db, users.map((userId, i) => ({ userId, hashtag: TAGS[Math.floor(i / 2)] as string })));
-
-    const receivedAt = new Map<string, number>();
-    const phases: { commit: number[]; relay: number[] } = { commit: [], relay: [] };
-    const batches: { items: number; storeMs: number; relayMs: number }[] = [];
-    const x = createXClient({ baseUrl: simUrl, bearerToken: DEFAULT_APP_TOKEN, redis: env.producer, keyPrefix: env.prefix, logger: env.logger });
-    const scanner = createScanner({
-      pool: env.db.pool,
-      x,
-      queues: env.queues,
-      logger: env.logger,
-      maxQueryLength: 512,
-      ...(process.env.SCANNER_BENCH_MAX_PAGES ? { maxPagesPerBatch: Number(process.env.SCANNER_BENCH_MAX_PAGES) } : {}),
-      onBatchStored: ({ receivedAt: answers, stored, startedAt, committedAt, relayedAt }) => {
-        batches.push({ items: stored.inserted.length, storeMs: committedAt - startedAt, relayMs: relayedAt - committedAt });
-        for (const item of stored.inserted) {
-          const at = answers.get(item.xPostId);
-          if (at === undefined) continue;
-          receivedAt.set(item.id, at);
-          phases.commit.push(committedAt - at);
-          phases.relay.push(relayedAt - at);
-        }
-      },
-    });
-
-    const workers = startScannerWorkers({ pool: env.db.pool, queues: env.queues, scanner, connection: workerConnection, prefix: env.prefix, logger: env.logger });
-    await reconcileScanSchedulers(env.db.pool, env.queues);
-    const loopDelay = monitorEventLoopDelay({ resolution: 5 });
-    loopDelay.enable();
-    const started = Date.now();
-    sim.send({ start: { postsPerSecond: POSTS_PER_SECOND, stepMs: STEP_MS, tags: TAGS } });
-    await sleep(SECONDS * 1000);
-    sim.send({ stop: true });
-    const injected = await message(sim, (m) => m.injected as number | undefined);
-    await sleep(3000);
-    observer.send({ stop: true });
-    const observed = await message(observer, (m) => (m.visible ? (m as { visible: [string, number][]; enqueued: [string, number][] }) : undefined));
-    await Promise.all(workers.map((worker) => worker.close()));
-    for (const scheduler of await listSchedulers(env.queues, 'source-scans')) await removeScheduler(env.queues, 'source-scans', scheduler.id);
-
-    const visibleAt = new Map(observed.visible);
-    const enqueuedAt = new Map(observed.enqueued);
-    const warmupEnd = started + WARMUP_SECONDS * 1000;
-    const visible: number[] = [];
-    const enqueued: number[] = [];
-    const both: number[] = [];
-    let missing = 0;
-    for (const [id, at] of receivedAt) {
-      if (at < warmupEnd) continue;
-      const seen = visibleAt.get(id);
-      const queued = enqueuedAt.get(id);
-      if (seen === undefined || queued === undefined) {
-        missing += 1;
-        continue;
-      }
-      visible.push(seen - at);
-      enqueued.push(queued - at);
-      both.push(Math.max(seen, queued) - at);
-    }
-    // The same, per 5 s window, to show whether latency drifts as tables grow and the outbox churns.
-    const windows = new Map<number, number[]>();
-    for (const [id, at] of receivedAt) {
-      const seen = visibleAt.get(id);
-      const queued = enqueuedAt.get(id);
-      if (seen === undefined || queued === undefined) continue;
-      const key = Math.floor((at - started) / 5000);
-      windows.set(key, [...(windows.get(key) ?? []), Math.max(seen, queued) - at]);
-    }
-    const drift = [...windows].sort((a, b) => a[0] - b[0]).map(([key, values]) => {
-      const sorted = values.sort((a, b) => a - b);
-      return `${key * 5}-${key * 5 + 5}s p50 ${percentile(sorted, 50).toFixed(0)} p99 ${percentile(sorted, 99).toFixed(0)}`;
-    });
-    log(`per window (both): ${drift.join(' | ')}`);
-    const average = (pick: (b: (typeof batches)[number]) => number) => (batches.reduce((sum, b) => sum + pick(b), 0) / Math.max(1, batches.length)).toFixed(0);
-    loopDelay.disable();
-    log(`scanner event-loop delay: p50 ${(loopDelay.percentile(50) / 1e6).toFixed(1)} ms, p99 ${(loopDelay.percentile(99) / 1e6).toFixed(1)} ms, max ${(loopDelay.max / 1e6).toFixed(1)} ms`);
-    log(`batches: ${batches.length}, on average ${average((b) => b.items)} items, ${average((b) => b.storeMs)} ms in the transaction, ${average((b) => b.relayMs)} ms more to relay`);
-    const { rows } = await env.db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM feed_items');
-    log(`ran ${SECONDS} s: ${injected} posts published, ${rows[0]?.n} items stored (${((rows[0]?.n ?? 0) / SECONDS).toFixed(0)} items/s), ${both.length} measured after a ${WARMUP_SECONDS} s warm-up, ${missing} not observed`);
-    const line = (name: string, values: number[]) => {
-      const sorted = [...values].sort((a, b) => a - b);
-      return `| ${name} | ${percentile(sorted, 50).toFixed(0)} | ${percentile(sorted, 95).toFixed(0)} | ${percentile(sorted, 99).toFixed(0)} | ${(sorted.at(-1) ?? Number.NaN).toFixed(0)} |`;
-    };
-    log('');
-    log('| from the upstream answer received to ... (ms) | p50 | p95 | p99 | max |');
-    log('|---|---|---|---|---|');
-    log(line('transaction committed (scanner)', phases.commit));
-    log(line('outbox relayed (scanner)', phases.relay));
-    log(line('visible to the posts `since` query (observer)', visible));
-    log(line('alert job carrying it added to alert-routing (observer)', enqueued));
-    log(line('both: visible and enqueued (the goal: p99 < 150)', both));
+    await seedWorkload(env);
+    const recording: Recording = { receivedAt: new Map(), phases: { commit: [], relay: [] }, batches: [] };
+    const scanner = recordingScanner(env, simUrl, recording);
+    const run = await runScanner(env, scanner, { sim, observer, workerConnection });
+    await report(env, recording, run);
   } finally {
     for (const process of [sim, observer]) if (process.exitCode === null) process.kill();
     workerConnection.disconnect();

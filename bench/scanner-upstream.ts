@@ -9,7 +9,7 @@
 // (rate limits lifted: this counts calls, it does not wait for windows) and counts what the simulator served.
 import type { XClient } from '@hashwatch/x-api';
 import { seededRandom, ZipfSampler } from '@hashwatch/x-simulator';
-import { buildQuery, createScanner, fetchPack, packSinceId, packSources, queryLength, sourceTerms, type Source } from '@hashwatch/scanner';
+import { buildQuery, createScanner, fetchPack, packSinceId, packSources, queryLength, sourceTerms, type Scanner, type Source } from '@hashwatch/scanner';
 import {
   benchEnvironment,
   log,
@@ -18,6 +18,7 @@ import {
   seedAccountTracks,
   seedTracks,
   tagVocabulary,
+  type BenchEnvironment,
 } from './scanner-support';
 
 const ACCOUNTS = 1000;
@@ -34,6 +35,173 @@ interface Tally {
   postsRead: number;
 }
 
+/** Requests per endpoint the simulator has served so far. */
+type Counters = ReturnType<BenchEnvironment['sim']['state']['requestLog']['counters']>['endpoints'];
+
+/** The sources of one cycle: the distinct tags tracked and the watched users, and the packing bounds of their terms. */
+interface Workload {
+  tagSources: Source[];
+  userSources: Source[];
+  termChars: number;
+  termCount: number;
+  boundTermsOnly: number;
+  boundWithSeparators: number;
+}
+
+/** 1,000 accounts with 10 tags each drawn Zipf from the vocabulary, and 300 watched users followed by one or two accounts. */
+async function seedTracking(env: BenchEnvironment, pickTag: () => string) {
+  // A small alert quota: this bench counts upstream calls, and storing 700,000 items would only slow it.
+  // A 60 s cadence: a cycle here is one pass over every source, whatever the time it takes on this machine.
+  const users = await seedAccounts(env.db, ACCOUNTS, { alertsLimit: 20, scanIntervalSeconds: 60 });
+  const tracks: { userId: string; hashtag: string }[] = [];
+  for (const userId of users) {
+    const chosen = new Set<string>();
+    while (chosen.size < TAGS_PER_ACCOUNT) chosen.add(pickTag());
+    for (const hashtag of chosen) tracks.push({ userId, hashtag });
+  }
+  await seedTracks(env.db, tracks);
+  const handles = Array.from({ length: TRACKED_USERS }, (_, i) => `watched${String(i).padStart(4, '0')}`);
+  for (const handle of handles) env.sim.state.createUser({ username: handle });
+  // Each handle followed by one account, a third of them by a second one too.
+  const follows = handles.flatMap((username, i) => [
+    { userId: users[i % ACCOUNTS] as string, username },
+    ...(i % 3 === 0 ? [{ userId: users[(i * 7 + 500) % ACCOUNTS] as string, username }] : []),
+  ]);
+  await seedAccountTracks(env.db, follows);
+  return { tracks, handles, follows };
+}
+
+/** The sources the tracks make and the fewest queries that can hold their terms; logs their counts. */
+function describeWorkload({ tracks, handles, follows }: Awaited<ReturnType<typeof seedTracking>>): Workload {
+  const distinctTags = [...new Set(tracks.map((t) => t.hashtag))];
+  const sourcesOf = (kind: Source['kind'], names: string[]): Source[] =>
+    names.map((name) => ({ key: `${kind}:${name}`, kind, name, sinceId: null, notBefore: new Date(), intervalSeconds: 10, failures: 0 }));
+  const tagSources = sourcesOf('tag', distinctTags);
+  const userSources = sourcesOf('user', handles);
+  const termChars = [...tagSources, ...userSources].flatMap(sourceTerms).reduce((sum, term) => sum + queryLength(term), 0);
+  const termCount = [...tagSources, ...userSources].flatMap(sourceTerms).length;
+  const cashtagForms = tagSources.filter((s) => sourceTerms(s).length === 2).length;
+  // Any valid query is its terms joined by " OR " (4 characters): k terms in q queries need
+  // sum(len) + 4(k - q) characters, at most 512 per query, so q >= (sum(len) + 4k) / (512 + 4).
+  const boundTermsOnly = Math.ceil(termChars / MAX_QUERY_LENGTH);
+  const boundWithSeparators = Math.ceil((termChars + 4 * termCount) / (MAX_QUERY_LENGTH + 4));
+  log(`sources: ${distinctTags.length} distinct tags (${cashtagForms} with a cashtag form) from ${tracks.length} tracks, ${handles.length} users from ${follows.length} account tracks`);
+  log(`needed terms: ${termCount}, ${termChars} characters`);
+  return { tagSources, userSources, termChars, termCount, boundTermsOnly, boundWithSeparators };
+}
+
+/** Requests and posts served on `endpoint` since the `before` reading. */
+function tallySince(env: BenchEnvironment, endpoint: string, before: Counters): Tally {
+  const counters = env.sim.state.requestLog.counters().endpoints;
+  return {
+    requests: (counters[endpoint]?.requests ?? 0) - (before[endpoint]?.requests ?? 0),
+    postsRead: (counters[endpoint]?.postsServed ?? 0) - (before[endpoint]?.postsServed ?? 0),
+  };
+}
+
+/** Posts of one cycle: 1-2 tags each (Zipf), a fifth of them by watched users. */
+function publishCycle(env: BenchEnvironment, random: () => number, pickTag: () => string, handles: string[]): void {
+  const authorRanks = new ZipfSampler(handles.length, 1, random);
+  const pickAuthor = () => authorRanks.sample();
+  for (let i = 0; i < POSTS_PER_CYCLE; i += 1) {
+    const author = i % 5 === 0 ? (handles[pickAuthor()] as string) : `someone${i % 997}`;
+    const tags = [pickTag(), ...(random() < 0.4 ? [pickTag()] : [])];
+    env.sim.state.injectPost({ author, text: `${tags.map((tag) => `#${tag}`).join(' ')} post ${i}` });
+  }
+}
+
+/** Each source as it stands in source_cursors now: its cursor and not-before. */
+async function withCursors(env: BenchEnvironment): Promise<(source: Source) => Source> {
+  const { rows: cursorRows } = await env.db.pool.query<{ source_key: string; since_id: string | null; not_before: Date }>('SELECT source_key, since_id, not_before FROM source_cursors');
+  const cursors = new Map(cursorRows.map((row) => [row.source_key, row]));
+  return (source: Source): Source => ({ ...source, sinceId: cursors.get(source.key)?.since_id ?? null, notBefore: cursors.get(source.key)?.not_before ?? source.notBefore });
+}
+
+/** Runs these queries once each, with their pages; returns the requests and posts they took. */
+async function runQueries(x: XClient, queries: { query: string; sources: Source[] }[]): Promise<Tally & { queries: number }> {
+  const options = { retryDelaysMs: [], sleep: async () => undefined, now: Date.now };
+  const tally = { requests: 0, postsRead: 0, queries: queries.length };
+  for (const { query, sources } of queries) {
+    const fetched = await fetchPack(x, query, packSinceId(sources, Date.now()), options);
+    tally.requests += fetched.requests;
+    tally.postsRead += fetched.postsRead;
+  }
+  return tally;
+}
+
+/** The scanner as shipped (1,000 sources per claim, 512-character queries), noting each packed query it completes. */
+function countingScanner(env: BenchEnvironment): { scanner: Scanner; packLog: { requests: number }[] } {
+  const packLog: { requests: number }[] = [];
+  const scanner = createScanner({
+    pool: env.db.pool, x: env.xClient(), queues: env.queues, logger: env.logger, maxQueryLength: MAX_QUERY_LENGTH,
+    onBatchStored: ({ complete }) => {
+      if (complete) packLog.push({ requests: 1 });
+    },
+  });
+  return { scanner, packLog };
+}
+
+/** Cycle 1 creates the sources, resolves the handles once and sets every cursor. */
+async function coldCycle(env: BenchEnvironment, scanner: Scanner): Promise<void> {
+  const before = env.sim.state.requestLog.counters().endpoints;
+  const first = await scanner.runTick();
+  log(`cycle 1 (cold): ${first.claimed} sources claimed, ${tallySince(env, 'search_recent', before).requests} searches, ${tallySince(env, 'users_by_usernames', before).requests} user lookups (once per handle, ever)`);
+}
+
+/** Cycle 2 over one cycle's posts: the scanner's packed queries, and the requests and posts they took. */
+async function steadyCycle(env: BenchEnvironment, { scanner, packLog }: ReturnType<typeof countingScanner>): Promise<{ queries: number; tally: Tally }> {
+  await env.db.pool.query('UPDATE source_cursors SET next_scan_at = now()');
+  const before = env.sim.state.requestLog.counters().endpoints;
+  packLog.length = 0;
+  const steady = await scanner.runTick();
+  const scannerTally = tallySince(env, 'search_recent', before);
+  const scannerQueries = packLog.length;
+  log(`cycle 2 (steady): ${steady.claimed} sources, ${steady.stored} items stored, ${scannerQueries} packed queries, ${scannerTally.requests} requests with next_token pages, ${scannerTally.postsRead} posts read`);
+  return { queries: scannerQueries, tally: scannerTally };
+}
+
+/** The same posts fetched the other ways, each source from the cursor it had before cycle 2. */
+async function measureAlternatives(env: BenchEnvironment, { tagSources, userSources }: Workload, withCursor: (source: Source) => Source) {
+  const x = env.xClient();
+  // Baseline: one query per source over the same posts.
+  const perSource = await runQueries(x, [...tagSources, ...userSources].map(withCursor).map((source) => ({ query: buildQuery(sourceTerms(source)), sources: [source] })));
+  // Accounts alone, both ways: packed from: queries, and one timeline call (with pages) per user.
+  const fromPacks = packSources(userSources.map(withCursor), MAX_QUERY_LENGTH).packs;
+  const packedFrom = await runQueries(x, fromPacks.map((pack) => ({ query: pack.query, sources: pack.sources })));
+  const timelines = await runTimelines(x, env.sim, userSources.map(withCursor));
+  const tagPacks = packSources(tagSources.map(withCursor), MAX_QUERY_LENGTH).packs;
+  return { perSource, fromPacks: fromPacks.length, packedFrom, timelines, tagPacks: tagPacks.length };
+}
+
+/** The scanner's queries against one query per source and the lower bounds; then other query lengths and claims. */
+function reportPacking(workload: Workload, scanner: Awaited<ReturnType<typeof steadyCycle>>, others: Awaited<ReturnType<typeof measureAlternatives>>): void {
+  const { tagSources, userSources, termChars, termCount, boundTermsOnly, boundWithSeparators } = workload;
+  const { queries: scannerQueries, tally: scannerTally } = scanner;
+  const { perSource } = others;
+  const ratio = (a: number, b: number) => (a / b).toFixed(2);
+  log('');
+  log('| strategy | queries per cycle | vs bound with separators | vs terms-only bound | requests incl. next_token pages | posts read |');
+  log('|---|---|---|---|---|---|');
+  log(`| scanner: tags and users packed together (FFD per cadence, per claim of ≤1,000 sources) | ${scannerQueries} | ${ratio(scannerQueries, boundWithSeparators)}× | ${ratio(scannerQueries, boundTermsOnly)}× | ${scannerTally.requests} | ${scannerTally.postsRead} |`);
+  log(`| one query per source | ${perSource.queries} | ${ratio(perSource.queries, boundWithSeparators)}× | ${ratio(perSource.queries, boundTermsOnly)}× | ${perSource.requests} | ${perSource.postsRead} |`);
+  log(`| lower bound with " OR " separators: ceil((${termChars} + 4·${termCount}) / 516) | ${boundWithSeparators} | 1.00× | | | |`);
+  log(`| lower bound, terms only: ceil(${termChars} / 512) | ${boundTermsOnly} | | 1.00× | | |`);
+  log('');
+  const enterprise = packSources([...tagSources, ...userSources], 4096).packs.length;
+  log(`with X_QUERY_MAX_LENGTH=4096 (Enterprise) the same sources take ${enterprise} queries (bound ${Math.ceil((termChars + 4 * termCount) / (4096 + 4))})`);
+  log(`all sources packed in one claim would take ${packSources([...tagSources, ...userSources], MAX_QUERY_LENGTH).packs.length} queries (tags alone ${others.tagPacks}, users alone ${others.fromPacks})`);
+  log(`scanner vs one query per source: ${ratio(perSource.requests, scannerTally.requests)}× fewer requests, ${ratio(perSource.postsRead, scannerTally.postsRead)}× the posts read`);
+}
+
+/** Watching the 300 users: packed from: queries against one timeline call per user. */
+function reportWatching({ packedFrom, timelines }: Awaited<ReturnType<typeof measureAlternatives>>): void {
+  log('');
+  log('| watching 300 users | requests per cycle | posts read | rate-limit bucket (per 15 min, app) |');
+  log('|---|---|---|---|');
+  log(`| packed from: queries (recent search) | ${packedFrom.requests} | ${packedFrom.postsRead} | search_recent 450 |`);
+  log(`| timelines (GET /2/users/:id/tweets) | ${timelines.requests} | ${timelines.postsRead} | user_posts 10,000 |`);
+}
+
 async function main(): Promise<void> {
   log(machineLine());
   const env = await benchEnvironment('upstream');
@@ -41,118 +209,17 @@ async function main(): Promise<void> {
     const random = seededRandom(42);
     const vocabulary = tagVocabulary(VOCABULARY, random);
     const tagRanks = new ZipfSampler(VOCABULARY, ZIPF_EXPONENT, random);
-    const pickTag = () => tagRanks.sample();
-    // A small alert quota: this bench counts upstream calls, and storing 700,000 items would only slow it.
-    // A 60 s cadence: a cycle here is one pass over every source, whatever the time it takes on this machine.
-    const users = await seedAccounts(env.db, ACCOUNTS, { alertsLimit: 20, scanIntervalSeconds: 60 });
-    const tracks: { userId: string; hashtag: string }[] = [];
-    for (const userId of users) {
-      const chosen = new Set<string>();
-      while (chosen.size < TAGS_PER_ACCOUNT) chosen.add(vocabulary[pickTag()] as string);
-      for (const hashtag of chosen) tracks.push({ userId, hashtag });
-    }
-    await seedTracks(env.db, tracks);
-    const handles = Array.from({ length: TRACKED_USERS }, (_, i) => `watched${String(i).padStart(4, '0')}`);
-    for (const handle of handles) env.sim.state.createUser({ username: handle });
-    // Each handle followed by one account, a third of them by a second one too.
-    const follows = handles.flatMap((username, i) => [
-      { userId: users[i % ACCOUNTS] as string, username },
-      ...(i % 3 === 0 ? [{ userId: users[(i * 7 + 500) % ACCOUNTS] as string, username }] : []),
-    ]);
-    await seedAccountTracks(env.db, follows);
-
-    const distinctTags = [...new Set(tracks.map((t) => t.hashtag))];
-    const sourcesOf = (kind: Source['kind'], names: string[]): Source[] =>
-      names.map((name) => ({ key: `${kind}:${name}`, kind, name, sinceId: null, notBefore: new Date(), intervalSeconds: 10, failures: 0 }));
-    const tagSources = sourcesOf('tag', distinctTags);
-    const userSources = sourcesOf('user', handles);
-    const termChars = [...tagSources, ...userSources].flatMap(sourceTerms).reduce((sum, term) => sum + queryLength(term), 0);
-    const termCount = [...tagSources, ...userSources].flatMap(sourceTerms).length;
-    const cashtagForms = tagSources.filter((s) => sourceTerms(s).length === 2).length;
-    // Any valid query is its terms joined by " OR " (4 characters): k terms in q queries need
-    // sum(len) + 4(k - q) characters, at most 512 per query, so q >= (sum(len) + 4k) / (512 + 4).
-    const boundTermsOnly = Math.ceil(termChars / MAX_QUERY_LENGTH);
-    const boundWithSeparators = Math.ceil((termChars + 4 * termCount) / (MAX_QUERY_LENGTH + 4));
-    log(`sources: ${distinctTags.length} distinct tags (${cashtagForms} with a cashtag form) from ${tracks.length} tracks, ${handles.length} users from ${follows.length} account tracks`);
-    log(`needed terms: ${termCount}, ${termChars} characters`);
-
-    const packLog: { requests: number }[] = [];
-    const scanner = createScanner({
-      pool: env.db.pool, x: env.xClient(), queues: env.queues, logger: env.logger, maxQueryLength: MAX_QUERY_LENGTH,
-      onBatchStored: ({ complete }) => {
-        if (complete) packLog.push({ requests: 1 });
-      },
-    });
-    const counters = () => env.sim.state.requestLog.counters().endpoints;
-    const tallyOf = (endpoint: string, before: ReturnType<typeof counters>): Tally => ({
-      requests: (counters()[endpoint]?.requests ?? 0) - (before[endpoint]?.requests ?? 0),
-      postsRead: (counters()[endpoint]?.postsServed ?? 0) - (before[endpoint]?.postsServed ?? 0),
-    });
-
-    // Cycle 1 creates the sources, resolves the handles once and sets every cursor.
-    let before = counters();
-    const first = await scanner.runTick();
-    log(`cycle 1 (cold): ${first.claimed} sources claimed, ${tallyOf('search_recent', before).requests} searches, ${tallyOf('users_by_usernames', before).requests} user lookups (once per handle, ever)`);
-
-    // Posts of one cycle: 1-2 tags each (Zipf), a fifth of them by watched users.
-    const authorRanks = new ZipfSampler(handles.length, 1, random);
-    const pickAuthor = () => authorRanks.sample();
-    for (let i = 0; i < POSTS_PER_CYCLE; i += 1) {
-      const author = i % 5 === 0 ? (handles[pickAuthor()] as string) : `someone${i % 997}`;
-      const tags = [vocabulary[pickTag()], ...(random() < 0.4 ? [vocabulary[pickTag()]] : [])];
-      env.sim.state.injectPost({ author, text: `${tags.map((tag) => `#${tag}`).join(' ')} post ${i}` });
-    }
-    const { rows: cursorRows } = await env.db.pool.query<{ source_key: string; since_id: string | null; not_before: Date }>('SELECT source_key, since_id, not_before FROM source_cursors');
-    const cursors = new Map(cursorRows.map((row) => [row.source_key, row]));
-    const withCursor = (source: Source): Source => ({ ...source, sinceId: cursors.get(source.key)?.since_id ?? null, notBefore: cursors.get(source.key)?.not_before ?? source.notBefore });
-
-    await env.db.pool.query('UPDATE source_cursors SET next_scan_at = now()');
-    before = counters();
-    packLog.length = 0;
-    const steady = await scanner.runTick();
-    const scannerTally = tallyOf('search_recent', before);
-    const scannerQueries = packLog.length;
-    log(`cycle 2 (steady): ${steady.claimed} sources, ${steady.stored} items stored, ${scannerQueries} packed queries, ${scannerTally.requests} requests with next_token pages, ${scannerTally.postsRead} posts read`);
-
-    const x = env.xClient();
-    const options = { retryDelaysMs: [], sleep: async () => undefined, now: Date.now };
-    const runQueries = async (queries: { query: string; sources: Source[] }[]): Promise<Tally & { queries: number }> => {
-      const tally = { requests: 0, postsRead: 0, queries: queries.length };
-      for (const { query, sources } of queries) {
-        const fetched = await fetchPack(x, query, packSinceId(sources, Date.now()), options);
-        tally.requests += fetched.requests;
-        tally.postsRead += fetched.postsRead;
-      }
-      return tally;
-    };
-
-    // Baseline: one query per source over the same posts (each from the cursor it had before cycle 2).
-    const perSource = await runQueries([...tagSources, ...userSources].map(withCursor).map((source) => ({ query: buildQuery(sourceTerms(source)), sources: [source] })));
-
-    // Accounts alone, both ways: packed from: queries, and one timeline call (with pages) per user.
-    const fromPacks = packSources(userSources.map(withCursor), MAX_QUERY_LENGTH).packs;
-    const packedFrom = await runQueries(fromPacks.map((pack) => ({ query: pack.query, sources: pack.sources })));
-    const timelines = await runTimelines(x, env.sim, userSources.map(withCursor));
-    const tagPacks = packSources(tagSources.map(withCursor), MAX_QUERY_LENGTH).packs;
-
-    const ratio = (a: number, b: number) => (a / b).toFixed(2);
-    log('');
-    log('| strategy | queries per cycle | vs bound with separators | vs terms-only bound | requests incl. next_token pages | posts read |');
-    log('|---|---|---|---|---|---|');
-    log(`| scanner: tags and users packed together (FFD per cadence, per claim of ≤1,000 sources) | ${scannerQueries} | ${ratio(scannerQueries, boundWithSeparators)}× | ${ratio(scannerQueries, boundTermsOnly)}× | ${scannerTally.requests} | ${scannerTally.postsRead} |`);
-    log(`| one query per source | ${perSource.queries} | ${ratio(perSource.queries, boundWithSeparators)}× | ${ratio(perSource.queries, boundTermsOnly)}× | ${perSource.requests} | ${perSource.postsRead} |`);
-    log(`| lower bound with " OR " separators: ceil((${termChars} + 4·${termCount}) / 516) | ${boundWithSeparators} | 1.00× | | | |`);
-    log(`| lower bound, terms only: ceil(${termChars} / 512) | ${boundTermsOnly} | | 1.00× | | |`);
-    log('');
-    const enterprise = packSources([...tagSources, ...userSources], 4096).packs.length;
-    log(`with X_QUERY_MAX_LENGTH=4096 (Enterprise) the same sources take ${enterprise} queries (bound ${Math.ceil((termChars + 4 * termCount) / (4096 + 4))})`);
-    log(`all sources packed in one claim would take ${packSources([...tagSources, ...userSources], MAX_QUERY_LENGTH).packs.length} queries (tags alone ${tagPacks.length}, users alone ${fromPacks.length})`);
-    log(`scanner vs one query per source: ${ratio(perSource.requests, scannerTally.requests)}× fewer requests, ${ratio(perSource.postsRead, scannerTally.postsRead)}× the posts read`);
-    log('');
-    log('| watching 300 users | requests per cycle | posts read | rate-limit bucket (per 15 min, app) |');
-    log('|---|---|---|---|');
-    log(`| packed from: queries (recent search) | ${packedFrom.requests} | ${packedFrom.postsRead} | search_recent 450 |`);
-    log(`| timelines (GET /2/users/:id/tweets) | ${timelines.requests} | ${timelines.postsRead} | user_posts 10,000 |`);
+    const pickTag = () => vocabulary[tagRanks.sample()] as string;
+    const tracking = await seedTracking(env, pickTag);
+    const workload = describeWorkload(tracking);
+    const counting = countingScanner(env);
+    await coldCycle(env, counting.scanner);
+    publishCycle(env, random, pickTag, tracking.handles);
+    const withCursor = await withCursors(env);
+    const scanner = await steadyCycle(env, counting);
+    const others = await measureAlternatives(env, workload, withCursor);
+    reportPacking(workload, scanner, others);
+    reportWatching(others);
   } finally {
     await env.close();
   }
