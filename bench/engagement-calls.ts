@@ -11,9 +11,9 @@
 //   1. the poller as shipped: X's limits for liking users (75 per 15 min), most-changed first;
 //   2. the poller with no sample budget: what the design costs when every post whose count rose is sampled
 //      (the floor: one lookup per 100 posts plus one sample call per post whose count rose);
-//   3. the naive baseline of SPEC 8.2: every post on its own, every refresh: one lookup of that post, its
+//   3. the naive baseline ("up to 3 calls per tracked post"): every post on its own, every refresh: one lookup of that post, its
 //      liking users and its retweeting users (3 calls; replies would make it 4).
-// Goal: under 0.05 calls per tracked post per refresh; floor 0.03; SPEC's figure 3.
+// Goal: under 0.05 calls per tracked post per refresh; floor 0.03; the naive figure is 3.
 import { createWorld, log, machine, pick, sum, type BenchWorld } from './engagement-support';
 
 const POSTS = Number(process.env.ENGAGEMENT_BENCH_POSTS ?? 10_000);

@@ -4,8 +4,8 @@ export type AlertType = 'hashtag' | 'account' | 'engagement';
 export type EngagementKind = 'retweet' | 'like' | 'reply';
 
 /**
- * What one alert is about: the feed item (SPEC 2.3) in the shape the formatters need.
- * Prefixes follow CONTRACT section 4: `author` and `source` carry `@`/`#`, `hashtag` and `account` are bare.
+ * What one alert is about: the feed item (as `GET /v1/posts` returns it) in the shape the formatters need.
+ * Prefixes as the API gives them: `author` and `source` carry `@`/`#`, `hashtag` and `account` are bare.
  */
 export interface AlertPost {
   /** The feed item's `post_` id, when known; receivers of the json format can use it to deduplicate. */
@@ -35,7 +35,7 @@ export interface AlertPost {
   test?: boolean;
 }
 
-/** Several alerts sent as one message when a chat channel is paced (never to json channels: CONTRACT 5). */
+/** Several alerts sent as one message when a chat channel is paced (never to json channels: each item is its own message there). */
 export interface AlertDigest {
   type: 'digest';
   /** Shown in order; only the first {@link MAX_DIGEST_ALERTS} are listed. */
@@ -55,7 +55,7 @@ export function isDigest(message: ChannelMessage): message is AlertDigest {
 
 /**
  * Whether a burst to this kind of channel may be folded into digests: only on chat platforms, where a person
- * reads them (CONTRACT 5). A json channel is read by a machine that processes and dedupes per item by
+ * reads them. A json channel is read by a machine that processes and dedupes per item by
  * `webhook-id`, so it always gets one message per feed item, whatever the backlog.
  */
 export function takesDigests(kind: ChannelKind): boolean {

@@ -1,7 +1,7 @@
 import { MAX_DIGEST_ALERTS, type AlertDigest, type AlertPost } from './alert';
 import { fitText, oneLine } from './text-fit';
 
-/** The platform-neutral parts of a default card (SPEC 6), rendered by each adapter in its own markup. */
+/** The platform-neutral parts of a default card (header, byline, body, link), rendered by each adapter in its own markup. */
 export interface CardContent {
   /** The header line, naming the matched source. */
   header: string;
@@ -34,7 +34,7 @@ export interface DigestContent {
 export const LINK_LABEL = 'View post';
 
 // Caps that keep a card's fixed parts small whatever the data holds, so the post text always has room:
-// hashtags are at most 100 characters (CONTRACT 4), handles 16 with the @, X display names 50.
+// hashtags are at most 100 characters (POST /tracks refuses longer), handles 16 with the @, X display names 50.
 const MAX_SOURCE = 101;
 const MAX_HANDLE = 32;
 const MAX_NAME = 100;

@@ -4,7 +4,7 @@ export type WebhookFormat = 'auto' | 'discord' | 'slack' | 'json';
 
 const DISCORD_HOSTS = new Set(['discord.com', 'discordapp.com']);
 
-/** CONTRACT section 4: `auto` picks Discord for discord.com / discordapp.com hosts, Slack for hooks.slack.com, else json. */
+/** `auto` picks Discord for discord.com / discordapp.com hosts, Slack for hooks.slack.com, else json. */
 export function resolveFormat(format: WebhookFormat, url: string): Exclude<ChannelKind, 'telegram'> {
   if (format !== 'auto') return format;
   let host: string;

@@ -3,7 +3,7 @@ import { fitText } from './text-fit';
 import { accountAlert, EVERY_PLACEHOLDER, hashtagAlert } from './test-support/alerts';
 
 describe('renderTemplate', () => {
-  it('fills every placeholder with CONTRACT prefixes for a hashtag post and leaves unknown ones as written', () => {
+  it('fills every placeholder with the prefixes the API gives for a hashtag post and leaves unknown ones as written', () => {
     expect(renderTemplate(EVERY_PLACEHOLDER, hashtagAlert)).toBe(
       '#btc|@alice|Alice Example|Bitcoin just crossed 100k #btc|https://x.com/alice/status/1890000000000000001|btc||{unknown}',
     );

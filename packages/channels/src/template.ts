@@ -1,7 +1,7 @@
 import type { AlertPost } from './alert';
 import { fitText } from './text-fit';
 
-/** SPEC 2.5 placeholders; anything else in braces stays as written. */
+/** The template placeholders the API documents (`PUT /notifications`, `template`); anything else in braces stays as written. */
 const PLACEHOLDER = /\{(source|author|name|text|url|hashtag|account)\}/g;
 
 export interface TemplateOptions {

@@ -4,7 +4,7 @@ import { effectiveTemplate, renderTemplate } from '../template';
 import { fitList, fitRendered, fitText } from '../text-fit';
 
 /*
- * Discord execute-webhook limits (PLATFORMS f): `content` ≤ 2,000 characters; `username` ≤ 80 and must not
+ * Discord execute-webhook limits (Discord's Execute Webhook and embed limits documentation): `content` ≤ 2,000 characters; `username` ≤ 80 and must not
  * contain "discord" or "clyde"; ≤ 10 embeds; embed title ≤ 256, description ≤ 4,096, and title +
  * description + fields + footer + author names ≤ 6,000 over all embeds. Any violation is a 400.
  */

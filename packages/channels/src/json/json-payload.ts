@@ -2,7 +2,7 @@ import type { AlertPost } from '../alert';
 import { cardContent, plainCard } from '../card-content';
 import { renderTemplate } from '../template';
 
-/** A feed item as the json format sends it: the `GET /posts` item fields (SPEC 2.3, CONTRACT 4). */
+/** A feed item as the json format sends it: the `GET /posts` item fields (the fields and prefixes of the OpenAPI document's FeedItem). */
 export interface JsonPost {
   id: string | null;
   type: AlertPost['type'];
@@ -21,7 +21,7 @@ export interface JsonPost {
   parent_text?: string | null;
 }
 
-/** One feed item per message, whatever the backlog (CONTRACT 5): json channels never get digests. */
+/** One feed item per message, whatever the backlog: json channels never get digests (docs/DECISIONS.md, Notifications). */
 export interface JsonPayload {
   type: 'post' | 'engagement' | 'test';
   post: JsonPost;

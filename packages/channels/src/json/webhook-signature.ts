@@ -1,7 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /*
- * Standard Webhooks v1 (PLATFORMS h): the signed content is `{webhook-id}.{webhook-timestamp}.{body}` over
+ * Standard Webhooks v1 (standardwebhooks.com): the signed content is `{webhook-id}.{webhook-timestamp}.{body}` over
  * the exact bytes sent; `webhook-signature` is a space-separated list of `v1,<base64 HMAC-SHA256>`; the key
  * is the base64 payload of a `whsec_` secret, 24–64 random bytes.
  */

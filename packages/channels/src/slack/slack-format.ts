@@ -4,7 +4,7 @@ import { effectiveTemplate, renderTemplate } from '../template';
 import { fitList, fitRendered, fitText } from '../text-fit';
 
 /*
- * Slack incoming-webhook limits (PLATFORMS g): section text ≤ 3,000 characters, ≤ 50 blocks, message `text`
+ * Slack incoming-webhook and Block Kit limits: section text ≤ 3,000 characters, ≤ 50 blocks, message `text`
  * truncated past 40,000. App webhooks cannot override the username or icon, so the bot name is written
  * into the message as a context line. mrkdwn needs only & < > escaped; links are <url|label>.
  */

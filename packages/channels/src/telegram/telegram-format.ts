@@ -4,7 +4,7 @@ import { effectiveTemplate, renderTemplate } from '../template';
 import { fitList, fitRendered, fitText } from '../text-fit';
 
 /*
- * Telegram sendMessage (PLATFORMS e): `text` is 1–4,096 characters after entity parsing. In HTML mode every
+ * Telegram Bot API sendMessage: `text` is 1–4,096 characters after entity parsing. In HTML mode every
  * literal <, > and & must be written &lt; &gt; &amp; (and " as &quot; inside an attribute); nothing else is
  * special, so # $ _ pass through. Supported named entities are only &lt; &gt; &amp; &quot;.
  */

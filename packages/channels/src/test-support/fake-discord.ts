@@ -19,7 +19,7 @@ interface Embed {
 const invalidForm = (field: string, message: string): Reply =>
   jsonReply(400, { message: 'Invalid Form Body', code: 50035, errors: { [field]: { _errors: [{ code: 'BASE_TYPE_BAD_LENGTH', message }] } } });
 
-/** Checks a payload against Discord's documented limits (PLATFORMS f). */
+/** Checks a payload against Discord's documented limits (message, embed and username lengths). */
 function validate(payload: Record<string, unknown>): Reply | null {
   const username = payload.username;
   if (username !== undefined) {

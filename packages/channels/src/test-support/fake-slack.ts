@@ -6,7 +6,7 @@ export interface FakeSlack extends LocalServer {
   messages: { text?: string; blocks?: { type: string; text?: { text: string } }[] }[];
 }
 
-// Slack answers incoming-webhook errors as plain-text codes (PLATFORMS g).
+// Slack answers incoming-webhook errors as plain-text codes (invalid_payload, no_service, …), as Slack documents.
 const error = (status: number, code: string): Reply => ({ status, headers: { 'content-type': 'text/plain' }, body: code });
 
 /** A Slack incoming webhook on 127.0.0.1, with one live and one archived channel. */

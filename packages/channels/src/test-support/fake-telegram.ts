@@ -14,7 +14,7 @@ const failure = (status: number, description: string, parameters?: object): Repl
   jsonReply(status, { ok: false, error_code: status, description, ...(parameters ? { parameters } : {}) });
 
 /**
- * The Bot API's sendMessage on 127.0.0.1, answering as PLATFORMS e describes: {ok, result} or
+ * The Bot API's sendMessage on 127.0.0.1, answering as the Bot API documents: {ok, result} or
  * {ok:false, error_code, description, parameters}.
  */
 export async function startFakeTelegram(options: {

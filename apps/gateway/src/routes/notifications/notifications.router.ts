@@ -9,7 +9,7 @@ import { sendTestAlert } from './notification-test.service';
 import { notificationConfigInputSchema, notificationConfigSchema, notificationTestResultSchema, notificationTestSchema } from './notifications.schema';
 import { getNotificationConfig, putNotificationConfig } from './notifications.service';
 
-/** SPEC 8.3: `POST /notifications/test` is limited to 10 per minute. */
+/** `POST /notifications/test` is limited to 10 per minute per account (each sends a real message). */
 export const TESTS_PER_MINUTE = 10;
 
 export function registerNotificationRoutes(api: ApiBuilder, deps: GatewayDeps, options: NotificationOptions): void {

@@ -23,7 +23,7 @@ function lowerUnique(values: string[]): string[] {
   return [...new Set(values.map((value) => value.toLowerCase()))];
 }
 
-// Scope entries follow the same character rules as POST /tracks and POST /accounts (CONTRACT section 4).
+// Scope entries follow the same character rules as POST /tracks and POST /accounts.
 // The generator would print the hashtag regex's /u flag into the pattern.
 const scopeHashtag = createTrackSchema.shape.hashtag.meta({ pattern: '^[\\p{L}\\p{M}\\p{N}_]{1,100}$', example: 'btc' });
 const scopeFields = {
