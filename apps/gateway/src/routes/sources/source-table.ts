@@ -1,6 +1,8 @@
 import type pg from 'pg';
+import { eraseSource } from '@hashwatch/accounts';
 import { newId, transaction, type IdPrefix } from '@hashwatch/db';
 import { AppError } from '@hashwatch/errors';
+import { iso } from '../../http/time';
 import { assertEngagementRoom, lockAccountLimits, type SourceLimits } from './source-limits';
 import { flagAssignments, type EngagementFlagsPatch } from './engagement-flags.schema';
 
@@ -11,6 +13,48 @@ export interface SourceTable {
   columns: string;
   /** How a not_found message names the resource ("track", "account"). */
   noun: string;
+}
+
+/** The columns every source has after its own: engagement flags, status, creation and scan health. */
+export const SHARED_SOURCE_COLUMNS = 'track_engagement, track_likes, track_reposts, track_comments, status, created_at, last_scanned_at, last_post_at, scan_error';
+
+/** A source row as read with its SELECT list: its own columns, then the shared ones. */
+export interface SourceRow {
+  id: string;
+  track_engagement: boolean;
+  track_likes: boolean;
+  track_reposts: boolean;
+  track_comments: boolean;
+  status: 'active';
+  created_at: Date;
+  last_scanned_at: Date | null;
+  last_post_at: Date | null;
+  scan_error: string | null;
+}
+
+/** A source row as the API answers it: times as ISO 8601 strings. */
+export type SourceBody<Row extends SourceRow> = Omit<Row, 'created_at' | 'last_scanned_at' | 'last_post_at'> & {
+  created_at: string;
+  last_scanned_at: string | null;
+  last_post_at: string | null;
+};
+
+export function sourceBody<Row extends SourceRow>(row: Row): SourceBody<Row> {
+  return { ...row, created_at: iso(row.created_at), last_scanned_at: iso(row.last_scanned_at), last_post_at: iso(row.last_post_at) };
+}
+
+/** The account's sources of one table, oldest first. */
+export async function listSources<Row extends SourceRow>(pool: pg.Pool, source: SourceTable, userId: string): Promise<Row[]> {
+  const { rows } = await pool.query<Row>(`SELECT ${source.columns} FROM ${source.table} WHERE user_id = $1 ORDER BY created_at, id`, [userId]);
+  return rows;
+}
+
+/**
+ * Deletes one source of the account with its scan cursor and stored posts when nothing else needs them, erased
+ * before the request answers; another account's id is not_found, like an unknown one.
+ */
+export async function deleteSource(pool: pg.Pool, source: SourceTable, userId: string, id: string): Promise<void> {
+  if (!(await eraseSource(pool, source.table, userId, id))) throw new AppError('not_found', `no ${source.noun} ${id}`);
 }
 
 /** A new source: its own columns and values, how a duplicate is found, and the engagement flags asked for. */
@@ -90,10 +134,4 @@ export async function updateSourceFlags<Row extends { track_engagement: boolean 
     );
     return rows[0] as Row;
   });
-}
-
-/** Deletes one source of the account; another account's id is not_found, like an unknown one. */
-export async function deleteSource(pool: pg.Pool, source: SourceTable, userId: string, id: string): Promise<void> {
-  const { rowCount } = await pool.query(`DELETE FROM ${source.table} WHERE id = $1 AND user_id = $2`, [id, userId]);
-  if (!rowCount) throw new AppError('not_found', `no ${source.noun} ${id}`);
 }
