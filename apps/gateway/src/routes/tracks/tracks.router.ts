@@ -1,52 +1,31 @@
 import type { ApiBuilder } from '../../http/api-builder';
 import type { GatewayDeps } from '../../deps';
-import { deletedSchema, engagementFlagsPatchSchema } from '../sources/engagement-flags.schema';
+import { registerSourceRoutes } from '../sources/source-routes';
 import { createTrackSchema, trackIdParamsSchema, trackListSchema, trackSchema } from './tracks.schema';
 import { createTrack, deleteTrack, listTracks, updateTrackFlags } from './tracks.service';
 
 export function registerTrackRoutes(api: ApiBuilder, deps: GatewayDeps): void {
   const { pool } = deps.db;
-  api.route({
-    method: 'get',
+  registerSourceRoutes(api, {
     path: '/tracks',
     tag: 'Tracks',
-    summary: 'List the hashtags this account tracks, oldest first, with each source’s scan health.',
-    success: { status: 200, description: 'Every track of the account.', schema: trackListSchema },
-    handler: async ({ auth }) => ({ data: await listTracks(pool, auth.userId) }),
-  });
-  api.route({
-    method: 'post',
-    path: '/tracks',
-    tag: 'Tracks',
-    summary: 'Track a hashtag (matches #tag and $tag).',
-    description: 'Only posts published after creation are detected.',
-    body: createTrackSchema,
-    success: { status: 201, description: 'The created track, every field.', schema: trackSchema },
-    errors: ['plan_limit_reached', 'already_exists'],
-    handler: ({ auth, body }) => createTrack(pool, auth.userId, body, deps.now()),
-  });
-  api.route({
-    method: 'patch',
-    path: '/tracks/{id}',
-    tag: 'Tracks',
-    summary: 'Change the engagement flags of a track; takes effect at the next refresh.',
-    params: trackIdParamsSchema,
-    body: engagementFlagsPatchSchema,
-    success: { status: 200, description: 'The whole updated track.', schema: trackSchema },
-    errors: ['not_found', 'plan_limit_reached'],
-    handler: ({ auth, params, body }) => updateTrackFlags(pool, auth.userId, params.id, body),
-  });
-  api.route({
-    method: 'delete',
-    path: '/tracks/{id}',
-    tag: 'Tracks',
-    summary: 'Stop tracking a hashtag. Posts already detected stay in the feed.',
-    params: trackIdParamsSchema,
-    success: { status: 200, description: 'The track is gone.', schema: deletedSchema },
-    errors: ['not_found'],
-    handler: async ({ auth, params }) => {
-      await deleteTrack(pool, auth.userId, params.id);
-      return { id: params.id, deleted: true as const };
+    docs: {
+      list: 'List the hashtags this account tracks, oldest first, with each source’s scan health.',
+      listed: 'Every track of the account.',
+      create: 'Track a hashtag (matches #tag and $tag).',
+      createDescription: 'Only posts published after creation are detected.',
+      created: 'The created track, every field.',
+      patch: 'Change the engagement flags of a track; takes effect at the next refresh.',
+      patched: 'The whole updated track.',
+      remove: 'Stop tracking a hashtag. Posts already detected stay in the feed.',
+      removed: 'The track is gone.',
+    },
+    schemas: { create: createTrackSchema, source: trackSchema, list: trackListSchema, idParams: trackIdParamsSchema },
+    service: {
+      list: async (userId) => ({ data: await listTracks(pool, userId) }),
+      create: (userId, input) => createTrack(pool, userId, input, deps.now()),
+      updateFlags: (userId, id, patch) => updateTrackFlags(pool, userId, id, patch),
+      remove: (userId, id) => deleteTrack(pool, userId, id),
     },
   });
 }
