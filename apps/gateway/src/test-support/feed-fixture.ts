@@ -1,5 +1,6 @@
 import { transaction } from '@hashwatch/db';
 import { insertFeedItems, type FeedItemRow, type NewFeedItem } from '@hashwatch/feed';
+import { hashtagPost } from '@hashwatch/feed/testing';
 import { request, type GatewayHarness } from './gateway-harness';
 
 export const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
@@ -15,22 +16,12 @@ export function feedFixture(gw: GatewayHarness) {
 
   function item(userId: string, extra: Partial<NewFeedItem> = {}): NewFeedItem {
     counter += 1;
-    return {
-      userId,
-      dedupeKey: `x:${counter}`,
-      type: 'hashtag',
-      hashtag: 'btc',
-      account: null,
-      sources: ['#btc'],
+    return hashtagPost(userId, counter, {
       xPostId: String(1_860_000_000_000_000_000n + BigInt(counter)),
       authorId: String(counter),
-      author: `author${counter}`,
-      authorName: `Author ${counter}`,
       text: `post ${counter} #btc`,
-      url: `https://x.com/author${counter}/status/${counter}`,
-      postedAt: new Date('2026-11-22T01:00:00.123Z'),
       ...extra,
-    };
+    });
   }
 
   /** Stores the items in one transaction (so they share one detected_at) and returns them as stored. */

@@ -5,6 +5,7 @@ import { createAccount } from '@hashwatch/accounts';
 import { createSender, generateSigningSecret, type Sender } from '@hashwatch/channels';
 import { newId, transaction } from '@hashwatch/db';
 import { insertFeedItems, type NewFeedItem } from '@hashwatch/feed';
+import { hashtagPost } from '@hashwatch/feed/testing';
 import { createLogger, type Logger } from '@hashwatch/logger';
 import { relayOutboxUntilEmpty, writeOutbox } from '@hashwatch/outbox';
 import { createQueues, createRedisConnection, routeAlertsJobs, type Queues } from '@hashwatch/queues';
@@ -98,26 +99,11 @@ export async function addBot(pool: pg.Pool, userId: string, input: { token: stri
 
 let counter = 0;
 
-/** A hashtag post for `userId`; `extra` overrides any field. */
+/** A hashtag post by @alice for `userId`, published now; `extra` overrides any field. */
 export function post(userId: string, extra: Partial<NewFeedItem> = {}): NewFeedItem {
   counter += 1;
   const n = `${Date.now()}${counter}`;
-  return {
-    userId,
-    dedupeKey: `x:${n}`,
-    type: 'hashtag',
-    hashtag: 'btc',
-    account: null,
-    sources: ['#btc'],
-    xPostId: n,
-    authorId: `u${n}`,
-    author: 'alice',
-    authorName: 'Alice',
-    text: `post ${n} about #btc`,
-    url: `https://x.com/alice/status/${n}`,
-    postedAt: new Date(),
-    ...extra,
-  };
+  return hashtagPost(userId, n, { author: 'alice', authorName: 'Alice', url: `https://x.com/alice/status/${n}`, postedAt: new Date(), ...extra });
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { NewFeedItem } from '../insert-feed-items';
 
-/** A hashtag post numbered `n` for `userId`; `extra` overrides any field. */
-export function hashtagPost(userId: string, n: number, extra: Partial<NewFeedItem> = {}): NewFeedItem {
+/** A hashtag post numbered `n` (its X id) for `userId`; `extra` overrides any field. */
+export function hashtagPost(userId: string, n: number | string, extra: Partial<NewFeedItem> = {}): NewFeedItem {
   return {
     userId,
     dedupeKey: `x:${n}`,

@@ -1,0 +1,2 @@
+// Test fixtures for anything that stores feed items (`@hashwatch/feed/testing`).
+export { hashtagPost } from '../test-support/hashtag-post';
