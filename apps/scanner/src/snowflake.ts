@@ -14,9 +14,3 @@ export function snowflakeTime(id: string): number {
   return Number((BigInt(id) >> SEQUENCE_BITS) + X_EPOCH_MS);
 }
 
-/** The larger of two numeric ids (either may be null). */
-export function maxId(a: string | null, b: string | null): string | null {
-  if (a === null) return b;
-  if (b === null) return a;
-  return BigInt(a) >= BigInt(b) ? a : b;
-}

@@ -34,5 +34,3 @@ export const DEFAULT_ENDPOINT_LIMITS: Record<XEndpoint, EndpointLimit> = {
   liking_users: { app: 75, user: 75 },
   retweeted_by: { app: 75, user: 75 },
 };
-
-export const DEFAULT_WINDOW_SECONDS = 15 * 60;

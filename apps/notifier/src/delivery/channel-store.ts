@@ -13,16 +13,6 @@ export interface ChannelRow extends NotificationChannelRow {
   updated_at?: string | Date;
 }
 
-export async function loadChannel(pool: pg.Pool, channelId: string): Promise<ChannelRow | undefined> {
-  const { rows } = await pool.query<ChannelRow>(
-    `SELECT id, user_id, kind, url, format, bot_name, hashtags, accounts, source_filter, engagement_alerts, template,
-            enabled, signing_secret_enc, bot_token_enc, chat_id, disabled_reason
-       FROM notification_channels WHERE id = $1`,
-    [channelId],
-  );
-  return rows[0];
-}
-
 export function routingChannel(row: Pick<ChannelRow, 'id' | 'hashtags' | 'accounts' | 'source_filter' | 'engagement_alerts'>): RoutingChannel {
   return {
     id: row.id,

@@ -58,9 +58,3 @@ export async function syncSources(pool: pg.Pool): Promise<SyncResult> {
     return { ran: true, upserted: rows[0]?.upserted ?? 0, removed: rows[0]?.removed ?? 0 };
   });
 }
-
-/** The cadences sources need right now, in seconds. */
-export async function intervalsInUse(pool: pg.Pool): Promise<number[]> {
-  const { rows } = await pool.query<{ interval_seconds: number }>('SELECT DISTINCT interval_seconds FROM source_cursors ORDER BY 1');
-  return rows.map((row) => row.interval_seconds);
-}

@@ -111,5 +111,3 @@ export const postListSchema = z
   .meta({ id: 'PostList' });
 
 export type ListPostsQuery = z.infer<typeof listPostsQuerySchema>;
-export type PostBody = z.infer<typeof postSchema>;
-export type PostListBody = z.infer<typeof postListSchema>;
