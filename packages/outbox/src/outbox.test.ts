@@ -304,8 +304,8 @@ describe('outbox', () => {
     await env.database.db.pool.query('DELETE FROM outbox_jobs');
     const write = () =>
       transaction(env.database.db.pool, (client) =>
-        writeNumberedOutbox(client, (n) => ({ queue: 'alert-routing', name: 'route-alerts', jobId: `route-post_800-retry-${n}`, payload: { items: [{ feedItemId: 'post_800', userId: 'usr_1' }] } })),
-      );
+        writeNumberedOutbox(client, [{ queue: 'alert-routing', name: 'route-alerts', jobIdPrefix: 'route-post_800-retry-', payload: { items: [{ feedItemId: 'post_800', userId: 'usr_1' }] } }]),
+      ).then(([jobId]) => ({ jobId: jobId as string }));
     const [first, second] = [await write(), await write()];
     expect(first.jobId).toMatch(/^route-post_800-retry-\d+$/);
     expect(second.jobId).not.toBe(first.jobId);

@@ -81,40 +81,34 @@ export async function writeOutbox(client: pg.PoolClient, entries: readonly Outbo
   );
 }
 
+/** An entry whose job id is `jobIdPrefix` followed by the number of its own outbox row. */
+export type NumberedOutboxEntry = Omit<OutboxEntry, 'jobId'> & { jobIdPrefix: string };
+
 /**
- * {@link writeOutbox} for a job that is asked for again and again (a manual redelivery): BullMQ keeps a finished
- * job for a while and ignores an add under its id, so every write needs a new job id, while one row relayed twice
- * must still add one job. `entryFor` gets the number of the outbox row about to be written (as text: a bigint)
- * and builds the entry, its job id made from that number. Returns the entry written.
+ * {@link writeOutbox} for a job that is asked for again and again (a manual redelivery, a cadence change):
+ * BullMQ keeps a finished job for a while and ignores an add under its id, so every write needs a new job id,
+ * while one row relayed twice must still add one job. Each entry's job id ends with its own row's number.
+ * Returns the job ids written, in order.
  */
-export async function writeNumberedOutbox<E extends OutboxEntry>(client: pg.PoolClient, entryFor: (rowNumber: string) => E): Promise<E> {
-  const { rows } = await client.query<{ n: string }>(`SELECT nextval(pg_get_serial_sequence('outbox_jobs', 'id'))::text AS n`);
-  // nextval always answers one row.
-  const rowNumber = rows[0]?.n as string;
-  const entry = entryFor(rowNumber);
-  await client.query(`INSERT INTO outbox_jobs (id, queue, name, job_id, payload) VALUES ($1, $2, $3, $4, $5::jsonb)`, [
-    rowNumber,
-    entry.queue,
-    entry.name,
-    entry.jobId,
-    JSON.stringify(entry.payload),
-  ]);
-  return entry;
+export async function writeNumberedOutbox(client: pg.PoolClient, entries: readonly NumberedOutboxEntry[]): Promise<string[]> {
+  const statement = numberedOutboxStatement(entries);
+  const { rows } = await client.query<{ job_id: string }>(statement.text, statement.values);
+  return rows.map((row) => row.job_id);
 }
 
 /**
- * {@link writeNumberedOutbox} as one statement, for a writer whose transaction is not a pg client (a Prisma batch
- * transaction): each entry's job id is its `jobIdPrefix` followed by the number of its own outbox row, so every
- * write is a new job. The payloads are checked against the catalog here, before anything is written.
+ * {@link writeNumberedOutbox}'s one statement, also for a writer whose transaction is not a pg client (a Prisma
+ * batch transaction). The payloads are checked against the catalog here, before anything is written.
  */
-export function numberedOutboxStatement(entries: readonly (Omit<OutboxEntry, 'jobId'> & { jobIdPrefix: string })[]): { text: string; values: [string] } {
+export function numberedOutboxStatement(entries: readonly NumberedOutboxEntry[]): { text: string; values: [string] } {
   for (const entry of entries) parseJobPayload(entry.queue, entry.name, entry.payload);
   const rows = entries.map((entry) => ({ queue: entry.queue, name: entry.name, prefix: entry.jobIdPrefix, payload: entry.payload }));
   return {
     text: `INSERT INTO outbox_jobs (id, queue, name, job_id, payload)
 SELECT n.id, n.e->>'queue', n.e->>'name', (n.e->>'prefix') || n.id, n.e->'payload'
   FROM (SELECT nextval(pg_get_serial_sequence('outbox_jobs', 'id')) AS id, t.e
-          FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS t(e, ord) ORDER BY t.ord) n`,
+          FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS t(e, ord) ORDER BY t.ord) n
+RETURNING job_id`,
     values: [JSON.stringify(rows)],
   };
 }

@@ -101,7 +101,8 @@ export async function retryDelivery(pool: pg.Pool, userId: string, id: string, n
       throw new AppError('invalid_request', `delivery ${id} goes to ${channel}, which is disabled; re-enable it with PUT /notifications, then retry`);
     }
     await client.query(`UPDATE deliveries SET status = 'pending', next_attempt_at = $2, updated_at = $2 WHERE id = $1`, [id, now]);
-    await writeNumberedOutbox(client, (n) => ({ queue: 'alert-deliveries', name: 'deliver-alert', jobId: jobId('deliver', id, 'retry', n), payload: { deliveryId: id } }));
+    // Job id deliver-<id>-retry-<outbox row>: every retry a new job.
+    await writeNumberedOutbox(client, [{ queue: 'alert-deliveries', name: 'deliver-alert', jobIdPrefix: `${jobId('deliver', id, 'retry')}-`, payload: { deliveryId: id } }]);
     const { rows } = await client.query<DeliveryRow>(`${SELECT} WHERE d.id = $1`, [id]);
     return toDelivery(rows[0] as DeliveryRow);
   });
