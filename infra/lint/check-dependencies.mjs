@@ -8,18 +8,17 @@ import { builtinModules } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const SOURCE = /\.(ts|tsx|mts|cts|js|mjs|cjs)$/;
 const SKIPPED_DIRS = new Set(['node_modules', 'dist', '.turbo', 'coverage']);
 // Static imports and re-exports (over several lines too), side-effect imports, import(), require() and require.resolve().
 const SPECIFIER = /^\s*(?:import|export)\b[^;'"]*?\bfrom\s*['"]([^'"]+)['"]|^\s*import\s*['"]([^'"]+)['"]|\b(?:import|require|require\.resolve)\(\s*['"]([^'"]+)['"]\s*\)/gm;
 const BUILTINS = new Set(builtinModules);
 
-function workspaceDirs() {
-  const { workspaces } = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+function workspaceDirs(root) {
+  const { workspaces } = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
   return workspaces.flatMap((pattern) => {
-    if (!pattern.endsWith('/*')) return [path.join(ROOT, pattern)];
-    const parent = path.join(ROOT, pattern.slice(0, -2));
+    if (!pattern.endsWith('/*')) return [path.join(root, pattern)];
+    const parent = path.join(root, pattern.slice(0, -2));
     return readdirSync(parent).map((name) => path.join(parent, name));
   }).filter((dir) => existsSync(path.join(dir, 'package.json')));
 }
@@ -61,36 +60,44 @@ function usedPackages(dir, pkg) {
   return { used, scripts, hasTests };
 }
 
-const manifests = new Map(workspaceDirs().map((dir) => {
-  const pkg = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8'));
-  return [pkg.name, pkg];
-}));
-// A workspace that itself depends on the importer (the test fixtures' package, imported by the tests of the
-// database package it is built on) is used without being declared: declaring it would make a cycle that
-// the build cannot order.
-const dependsOn = (name, importer) => Boolean(manifests.get(name)?.dependencies?.[importer]);
-const rootTools = Object.keys(JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).devDependencies ?? {});
-const problems = [];
-for (const dir of workspaceDirs()) {
-  const pkg = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8'));
-  const declared = new Set(Object.keys({ ...pkg.dependencies, ...pkg.devDependencies, ...pkg.peerDependencies }));
-  const { used, scripts, hasTests } = usedPackages(dir, pkg);
-  const where = path.relative(ROOT, path.join(dir, 'package.json'));
-  for (const name of [...used].sort()) {
-    if (name === pkg.name || declared.has(name) || rootTools.includes(name) || dependsOn(name, pkg.name)) continue;
-    problems.push(`${where}: imports ${name} but does not declare it`);
+/** Every mismatch between a workspace's package.json and its imports, one line each; none when they agree. */
+export function dependencyProblems(root) {
+  const manifests = new Map(workspaceDirs(root).map((dir) => {
+    const pkg = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8'));
+    return [pkg.name, pkg];
+  }));
+  // A workspace that itself depends on the importer (the test fixtures' package, imported by the tests of the
+  // database package it is built on) is used without being declared: declaring it would make a cycle that
+  // the build cannot order.
+  const dependsOn = (name, importer) => Boolean(manifests.get(name)?.dependencies?.[importer]);
+  const rootTools = Object.keys(JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).devDependencies ?? {});
+  const problems = [];
+  for (const dir of workspaceDirs(root)) {
+    const pkg = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8'));
+    const declared = new Set(Object.keys({ ...pkg.dependencies, ...pkg.devDependencies, ...pkg.peerDependencies }));
+    const { used, scripts, hasTests } = usedPackages(dir, pkg);
+    const where = path.relative(root, path.join(dir, 'package.json'));
+    for (const name of [...used].sort()) {
+      if (name === pkg.name || declared.has(name) || rootTools.includes(name) || dependsOn(name, pkg.name)) continue;
+      problems.push(`${where}: imports ${name} but does not declare it`);
+    }
+    for (const name of [...declared].sort()) {
+      const typesOf = name.startsWith('@types/') ? name.slice('@types/'.length) : undefined;
+      const runsBinary = new RegExp(`(^|[\\s&|;(])${name.replace(/^@[^/]+\//, '')}\\b`).test(scripts);
+      const loadedByJest = name === '@hashwatch/testing' && hasTests;
+      if (used.has(name) || (typesOf && used.has(typesOf)) || runsBinary || loadedByJest) continue;
+      problems.push(`${where}: declares ${name} but nothing in the workspace imports it`);
+    }
   }
-  for (const name of [...declared].sort()) {
-    const typesOf = name.startsWith('@types/') ? name.slice('@types/'.length) : undefined;
-    const runsBinary = new RegExp(`(^|[\\s&|;(])${name.replace(/^@[^/]+\//, '')}\\b`).test(scripts);
-    const loadedByJest = name === '@hashwatch/testing' && hasTests;
-    if (used.has(name) || (typesOf && used.has(typesOf)) || runsBinary || loadedByJest) continue;
-    problems.push(`${where}: declares ${name} but nothing in the workspace imports it`);
-  }
+  return problems;
 }
 
-if (problems.length > 0) {
-  process.stderr.write(`${problems.join('\n')}\n${problems.length} dependency problem(s)\n`);
-  process.exit(1);
+// Run as a script (`npm run lint`): the repository this file sits in.
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const problems = dependencyProblems(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..'));
+  if (problems.length > 0) {
+    process.stderr.write(`${problems.join('\n')}\n${problems.length} dependency problem(s)\n`);
+    process.exit(1);
+  }
+  process.stdout.write('dependencies match the imports of every workspace\n');
 }
-process.stdout.write('dependencies match the imports of every workspace\n');
