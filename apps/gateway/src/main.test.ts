@@ -1,41 +1,13 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer, request as httpRequest, Agent } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { createAccount } from '@hashwatch/accounts';
 import { createCipher, generateSecretsKey, verifySecretsKey } from '@hashwatch/secrets';
-import { useTestEnvironment, waitFor } from '@hashwatch/testing';
-
-const gatewayDir = path.join(__dirname, '..');
-const tsxCli = require.resolve('tsx/cli');
+import { useMainProcesses, useTestEnvironment, waitFor } from '@hashwatch/testing';
 
 // Each case starts a real process that compiles TypeScript on the fly: seconds, more on a busy machine.
 jest.setTimeout(90_000);
-
-interface Started {
-  child: ChildProcess;
-  output: () => string;
-  exit: Promise<number | null>;
-}
-
-function start(env: Record<string, string>): Started {
-  // Its own process group: tsx runs the gateway in a child process, and a signal must reach both.
-  const child = spawn(process.execPath, [tsxCli, 'src/main.ts'], { cwd: gatewayDir, detached: true, env: { ...process.env, LOG_LEVEL: 'info', ...env } });
-  let text = '';
-  child.stdout?.on('data', (chunk: Buffer) => (text += String(chunk)));
-  child.stderr?.on('data', (chunk: Buffer) => (text += String(chunk)));
-  const exit = once(child, 'exit').then(([code]) => code as number | null);
-  return { child, output: () => text, exit };
-}
-
-function signal(started: Started, name: NodeJS.Signals): void {
-  try {
-    if (started.child.pid) process.kill(-started.child.pid, name);
-  } catch {
-    // The group is already gone.
-  }
-}
 
 async function freePort(): Promise<number> {
   const server = createServer().listen(0, '127.0.0.1');
@@ -60,6 +32,8 @@ function get(port: number, urlPath: string, headers: Record<string, string> = {}
 
 describe('gateway process', () => {
   const env = useTestEnvironment();
+  const processes = useMainProcesses(path.join(__dirname, 'main.ts'));
+  const start = (vars: Record<string, string>) => processes.start({ inherit: true, env: { LOG_LEVEL: 'info', ...vars } });
   const baseEnv = () => ({ DATABASE_URL: env.database.url, REDIS_URL: env.redisUrl, QUEUE_PREFIX: env.queuePrefix, SECRETS_KEY: generateSecretsKey() });
 
   // Each case starts from a database whose secrets no key has claimed yet.
@@ -80,14 +54,14 @@ describe('gateway process', () => {
       const agent = new Agent({ keepAlive: true });
       const tracks = await get(port, '/v1/tracks', { Authorization: `Bearer ${apiKey}` }, agent);
       expect(tracks).toEqual({ status: 200, body: '{"data":[]}' });
-      signal(gateway, 'SIGTERM');
+      gateway.signal('SIGTERM');
       expect(await gateway.exit).toBe(0);
       agent.destroy();
       const stopped = gateway.output().split('\n').filter((line) => line.includes('"gateway stopped"'));
       expect(stopped).toHaveLength(1);
       expect(gateway.output()).not.toContain(apiKey);
     } finally {
-      signal(gateway, 'SIGKILL');
+      gateway.signal('SIGKILL');
     }
   });
 
@@ -101,7 +75,7 @@ describe('gateway process', () => {
       expect(await gateway.exit).toBe(1);
       expect(gateway.output()).toMatch(message);
     } finally {
-      signal(gateway, 'SIGKILL');
+      gateway.signal('SIGKILL');
     }
   });
 
@@ -123,7 +97,7 @@ describe('gateway process', () => {
         expect(gateway.output()).not.toContain(sealedKey);
         expect(gateway.output()).not.toContain('gateway listening');
       } finally {
-        signal(gateway, 'SIGKILL');
+        gateway.signal('SIGKILL');
       }
     });
 
@@ -133,7 +107,7 @@ describe('gateway process', () => {
       try {
         await waitFor(async () => (await get(port, '/healthz').catch(() => undefined))?.status === 200, 60_000, 'the gateway to answer /healthz');
       } finally {
-        signal(gateway, 'SIGKILL');
+        gateway.signal('SIGKILL');
       }
     });
   });

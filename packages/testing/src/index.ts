@@ -6,3 +6,5 @@ export { useTestEnvironment } from './test-environment';
 export type { TestEnvironment } from './test-environment';
 export { waitFor } from './wait-for';
 export { captureLogger } from './capture-logger';
+export { useMainProcesses } from './main-process';
+export type { MainProcess, StartOptions } from './main-process';
