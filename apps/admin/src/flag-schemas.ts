@@ -12,8 +12,11 @@ export const planFlag = z.enum(PLAN_IDS, { error: requiredOr(`must be one of ${P
 
 export const accountFlag = z.string({ error: requiredOr('must be an account id') }).min(1, 'must be an account id (usr_...)');
 
-export const subscriptionStatusFlag = z.enum(subscriptionStatusSchema.options, {
-  error: requiredOr(`must be one of ${subscriptionStatusSchema.options.join(', ')}`),
+// What an operator sets; `pending` is only ever the state a checkout starts in.
+const OPERATOR_STATUSES = subscriptionStatusSchema.exclude(['pending']).options;
+
+export const subscriptionStatusFlag = z.enum(OPERATOR_STATUSES, {
+  error: requiredOr(`must be one of ${OPERATOR_STATUSES.join(', ')}`),
 });
 
 /** A non-negative integer; each value's own bounds are the domain's (`planConfigPatchSchema`). */

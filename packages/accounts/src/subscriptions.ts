@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { PrismaClient } from '@hashwatch/db';
 
-export const subscriptionStatusSchema = z.enum(['active', 'past_due', 'canceled']);
+/** `pending`: created by a checkout and not paid (or activated) yet. */
+export const subscriptionStatusSchema = z.enum(['pending', 'active', 'past_due', 'canceled']);
 
 export interface SubscriptionState {
   subscriptionStatus: z.infer<typeof subscriptionStatusSchema>;
@@ -10,6 +11,7 @@ export interface SubscriptionState {
 
 /** Why the account may not use the API right now (402 `subscription_inactive`), or null when it may. */
 export function subscriptionProblem(state: SubscriptionState, now = new Date()): string | null {
+  if (state.subscriptionStatus === 'pending') return 'the subscription is not active yet: complete the checkout, or wait for the operator to activate it';
   if (state.subscriptionStatus === 'canceled') return 'the subscription is canceled';
   if (state.subscriptionStatus === 'past_due') return 'the subscription is past due: payment is required';
   if (state.currentPeriodEnd.getTime() <= now.getTime()) {

@@ -80,7 +80,8 @@ describe('schema.prisma and the migrated database', () => {
       id: 'usr_roundtrip', email: 'rt@example.com', planId: 'pro', hashtagsLimit: 1, accountsLimit: 2, engagementLimit: 3,
       webhooksLimit: 4, alertsLimit: 5, scanIntervalSeconds: 6, engagementRefreshSeconds: 7, rateLimitPerMinute: 8,
       subscriptionStatus: 'past_due' as const, currentPeriodStart: at(1), currentPeriodEnd: at(2), totpSecretEnc: 'v1.a.b.c',
-      totpPendingSecretEnc: 'v1.d.e.f', totpLastStep: 123456789n, createdAt: at(3), updatedAt: at(4),
+      totpPendingSecretEnc: 'v1.d.e.f', totpLastStep: 123456789n, passwordHash: 'scrypt$32768$8$1$c2FsdA$aGFzaA', billingCustomerId: 'cus_rt',
+      billingSubscriptionId: 'sub_rt', createdAt: at(3), updatedAt: at(4),
     };
     const plan = { id: 'rt', name: 'RT', hashtagsLimit: 1, accountsLimit: 2, engagementLimit: 3, webhooksLimit: 4, alertsLimit: 5, scanIntervalSeconds: 6, engagementRefreshSeconds: 7, rateLimitPerMinute: 8, updatedAt: at(5) };
     const apiKey = { id: 'key_rt', userId: user.id, keyHash: new Uint8Array([1, 2, 3]), keyPrefix: 'hw_live_abcd', createdAt: at(6), revokedAt: at(7) };
@@ -98,6 +99,11 @@ describe('schema.prisma and the migrated database', () => {
     const engagement = { xPostId: '1', intervalSeconds: 60, pollUntil: at(28), nextPollAt: at(29), retweetCount: 1, likeCount: 2, replyCount: 3, sampledRetweets: 4, sampledLikes: 5, sampledReplies: 6, retweeters: ['@a'], likers: ['@b'], repliers: ['@c'], countsUpdatedAt: at(30), samplesUpdatedAt: at(31), createdAt: at(32) };
     const cursor = { sourceKey: 'tag:btc', sinceId: '99', notBefore: at(33), lastScanAt: at(34), lastError: 'timeout', updatedAt: at(35), intervalSeconds: 10, nextScanAt: at(38), claimedBy: 7, failures: 2 };
     const keyCheck = { id: 1, sealed: 'v1.c', createdAt: at(39), updatedAt: at(40) };
+    const checkout = { id: 'chk_rt', userId: user.id, planId: 'rt', provider: 'stripe', providerSessionId: 'cs_rt', url: 'https://checkout.example/cs_rt', createdAt: at(41), completedAt: at(42) };
+    const session = { id: 'ses_rt', userId: user.id, tokenHash: new Uint8Array([4, 5]), createdAt: at(43), lastSeenAt: at(44), expiresAt: at(45) };
+    const challenge = { tokenHash: new Uint8Array([6]), userId: user.id, createdAt: at(46), expiresAt: at(47) };
+    const reset = { tokenHash: new Uint8Array([7]), userId: user.id, createdAt: at(48), expiresAt: at(49) };
+    const billingEvent = { provider: 'stripe', eventId: 'evt_rt', type: 'invoice.paid', processedAt: at(50) };
     const outbox = { queue: 'alert-routing', name: 'route-alert', jobId: 'route-post_rt', payload: { feedItemId: 'post_rt', nested: [1, 'a', null] }, createdAt: at(36) };
 
     await prisma.plan.create({ data: plan });
@@ -115,6 +121,11 @@ describe('schema.prisma and the migrated database', () => {
     const { id: outboxId } = await prisma.outboxJob.create({ data: outbox });
     await prisma.feedClock.update({ where: { id: 1 }, data: { last: at(37) } });
     await prisma.secretsKeyCheck.create({ data: keyCheck });
+    await prisma.checkout.create({ data: checkout });
+    await prisma.session.create({ data: session });
+    await prisma.loginChallenge.create({ data: challenge });
+    await prisma.passwordReset.create({ data: reset });
+    await prisma.billingEvent.create({ data: billingEvent });
 
     expect(await prisma.plan.findUnique({ where: { id: plan.id } })).toEqual(plan);
     expect(await prisma.user.findUnique({ where: { id: user.id } })).toEqual(user);
@@ -132,12 +143,18 @@ describe('schema.prisma and the migrated database', () => {
     expect(await prisma.outboxJob.findUnique({ where: { id: outboxId } })).toEqual({ id: outboxId, ...outbox });
     expect(await prisma.feedClock.findUnique({ where: { id: 1 } })).toEqual({ id: 1, last: at(37) });
     expect(await prisma.secretsKeyCheck.findUnique({ where: { id: 1 } })).toEqual(keyCheck);
+    expect(await prisma.checkout.findUnique({ where: { id: checkout.id } })).toEqual(checkout);
+    expect(await prisma.session.findUnique({ where: { id: session.id } })).toEqual(session);
+    expect(await prisma.loginChallenge.findUnique({ where: { tokenHash: challenge.tokenHash } })).toEqual(challenge);
+    expect(await prisma.passwordReset.findUnique({ where: { tokenHash: reset.tokenHash } })).toEqual(reset);
+    expect(await prisma.billingEvent.findUnique({ where: { provider_eventId: { provider: 'stripe', eventId: 'evt_rt' } } })).toEqual(billingEvent);
 
     // Every scalar field of every model was written above and read back.
     const written: Record<string, object> = {
       Plan: plan, User: user, ApiKey: apiKey, Track: track, AccountTrack: accountTrack, FeedItem: feedItem, UsagePeriod: usage,
       NotificationChannel: channel, Delivery: delivery, XPost: xPost, EngagementState: engagement, SourceCursor: cursor,
       OutboxJob: { id: outboxId, ...outbox }, FeedClock: { id: 1, last: at(37) }, SecretsKeyCheck: keyCheck,
+      Checkout: checkout, Session: session, LoginChallenge: challenge, PasswordReset: reset, BillingEvent: billingEvent,
     };
     for (const [name, model] of models) {
       if (model.ignored) continue;
