@@ -1,0 +1,3 @@
+export { BillingUnavailableError } from './provider';
+export type { BillingProvider, BillingProviderName, CheckoutRequest, StartedCheckout } from './provider';
+export { createManualBilling } from './manual';
