@@ -129,7 +129,7 @@ describe('rate limits through an auto-pipelining Redis client, as main.ts wires 
     const remaining = answers.filter((res) => res.status === 200).map((res) => Number(res.headers['x-ratelimit-remaining']));
     expect(remaining.sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
     // Counted in Redis, not by the in-memory insurance limiter.
-    const keys = await gw.env.redis.keys(`${gw.env.queuePrefix}:rl:key:12:*`);
+    const keys = await gw.env.redis.keys(`${gw.env.queuePrefix}:rl:account:12:${accountId}`);
     expect(keys).toHaveLength(1);
     expect(await gw.env.redis.get(keys[0] as string)).toBe('30');
   });
@@ -288,11 +288,16 @@ describe('logs, health and documentation', () => {
     expect(create.responses['201'].headers['X-RateLimit-Reset']).toBeDefined();
     const codes = (operation: { responses: Record<string, { content: { 'application/json': { schema: { properties: { error: { properties: { code: { enum: string[] } } } } } } } }> }, status: string) =>
       operation.responses[status]?.content['application/json'].schema.properties.error.properties.code.enum;
-    expect(codes(create, '403')).toEqual(['plan_limit_reached']);
+    expect(codes(create, '403')).toEqual(['csrf_failed', 'plan_limit_reached']);
+    expect(res.body.components.securitySchemes.sessionCookie).toMatchObject({ type: 'apiKey', in: 'cookie', name: 'hw_session' });
+    expect(res.body.paths['/v1/tracks'].get.responses['403']).toBeUndefined();
+    // Public routes: no key, no session, and none of the authentication errors.
+    const checkout = res.body.paths['/v1/api/checkout'].post;
+    expect(checkout.security).toEqual([]);
+    expect(Object.keys(checkout.responses).sort()).toEqual(['201', '400', '409', '413', '429', '500', '503']);
     expect(codes(create, '409')).toEqual(['already_exists']);
     expect(codes(create, '429')).toEqual(['rate_limited']);
-    expect(codes(res.body.paths['/v1/me'].delete, '403')).toEqual(['two_factor_required', 'invalid_two_factor_code']);
-    expect(res.body.paths['/v1/tracks'].get.responses['403']).toBeUndefined();
+    expect(codes(res.body.paths['/v1/me'].delete, '403')).toEqual(['csrf_failed', 'two_factor_required', 'invalid_two_factor_code']);
   });
 
   it('documents every error a route answers: a probe of every documented operation gets a documented 400, never 404', async () => {
@@ -303,8 +308,9 @@ describe('logs, health and documentation', () => {
     const operations = Object.entries(document.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, operation]) => ({ path, method, operation })));
     expect(operations.length).toBeGreaterThanOrEqual(20);
     for (const { path, method, operation } of operations) {
-      // Every /v1 route reads the body first, so each can answer 400, 413 and the authentication errors.
-      expect([path, method, Object.keys(operation.responses)]).toEqual([path, method, expect.arrayContaining(['400', '401', '402', '413', '429', '500'])]);
+      // Every /v1 route reads the body first, so each can answer 400, 413 and, unless public, the authentication errors.
+      const expected = (operation as { security?: unknown[] }).security?.length === 0 ? ['400', '413', '429', '500'] : ['400', '401', '402', '413', '429', '500'];
+      expect([path, method, Object.keys(operation.responses)]).toEqual([path, method, expect.arrayContaining(expected)]);
       const url = path.replace(/\{\w+\}/g, 'x');
       // An unknown field is refused by every route, whether it takes a body or not; the harness turns an
       // undocumented error code into a 500, and an operation missing from the router into a 404.

@@ -1,7 +1,7 @@
 import { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import express, { type Express } from 'express';
 import type { GatewayDeps } from './deps';
-import { ApiBuilder } from './http/api-builder';
+import { ApiBuilder, jsonBody } from './http/api-builder';
 import { Authenticator } from './middleware/authenticate';
 import { errorHandler, notFound } from './middleware/error-handler';
 import { requestLog } from './middleware/request-log';
@@ -12,9 +12,6 @@ import { healthRouter } from './routes/health/health.router';
 import { postsInOneRoundTrip } from './routes/posts/posts.router';
 import { registerRoutes } from './routes';
 
-/** Bodies over 64 KiB answer 413 payload_too_large. */
-const BODY_LIMIT_BYTES = 64 * 1024;
-
 /** Builds the gateway without listening, so tests drive it with supertest. */
 export function createApp(deps: GatewayDeps): Express {
   const app = express();
@@ -23,13 +20,13 @@ export function createApp(deps: GatewayDeps): Express {
   app.use(requestLog(deps.logger));
   app.use(securityHeaders());
 
+  const authenticator = new Authenticator(deps);
   const registry = new OpenAPIRegistry();
   const api = new ApiBuilder(registry, deps);
-  registerRoutes(api, deps);
+  registerRoutes(api, deps, authenticator.sessions);
   const document = openApiDocument(registry);
   const page = docsPage(document);
 
-  const authenticator = new Authenticator(deps);
   // The feed, the endpoint clients poll, authenticates and reads its page in one statement; what it does not
   // take goes on to the /v1 chain. First of the routes, so its requests pass no other route's matcher.
   app.get('/v1/posts', postsInOneRoundTrip(deps, authenticator));
@@ -40,8 +37,10 @@ export function createApp(deps: GatewayDeps): Express {
   app.get('/docs', (_req, res) => {
     res.type('html').send(page);
   });
+  // Checkout, sign-in, the session itself and password reset: no key, limits of their own.
+  app.use('/v1', api.publicRouter);
   // Authentication (and the rate-limit headers) before the body is parsed, so even a 413 carries them.
-  app.use('/v1', authenticator.middleware(), express.json({ limit: BODY_LIMIT_BYTES, type: () => true, strict: true }), api.router);
+  app.use('/v1', authenticator.middleware(), jsonBody(), api.router);
   app.use(notFound);
   app.use(errorHandler(deps.logger));
   return app;

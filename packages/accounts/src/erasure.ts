@@ -13,8 +13,9 @@ export const SOURCE_SYNC_LOCK_CLASS = 0x5ca7;
 /** What an erasure removed that lives on outside PostgreSQL (Redis keys are named after these). */
 export interface ErasedAccount {
   accountId: string;
+  /** Its email, lower-cased: the sign-in limits count failures under a hash of it. */
+  email: string;
   channelIds: string[];
-  apiKeyIds: string[];
   /** x_posts ids removed with the account (no other account's feed held them). */
   postIds: string[];
   /** Every per-minute cap its keys may have been counted under: its own and each plan's. */
@@ -41,7 +42,7 @@ const LOCK_USAGE = `SELECT 1 FROM usage_periods WHERE user_id = $1 ORDER BY peri
 const ACCOUNT_REFERENCES = `
 SELECT ARRAY(SELECT DISTINCT x_post_id FROM feed_items WHERE user_id = $1) AS post_ids,
        ARRAY(SELECT id FROM notification_channels WHERE user_id = $1 ORDER BY id) AS channel_ids,
-       ARRAY(SELECT id FROM api_keys WHERE user_id = $1 ORDER BY id) AS key_ids,
+       (SELECT email FROM users WHERE id = $1) AS email,
        ARRAY(SELECT rate_limit_per_minute FROM users WHERE id = $1 UNION SELECT rate_limit_per_minute FROM plans) AS rate_limits`;
 
 // Cursors of the given sources that no remaining track or account track needs, then the stored posts no feed item
@@ -136,14 +137,14 @@ export async function eraseAccount(pool: pg.Pool, accountId: string): Promise<Er
         tags: [...new Set([...sources.tags, ...(locked[0]?.tags ?? [])])],
         users: [...new Set([...sources.users, ...(locked[0]?.users ?? [])])],
       };
-      const { rows: refs } = await client.query<{ post_ids: string[]; channel_ids: string[]; key_ids: string[]; rate_limits: number[] }>(ACCOUNT_REFERENCES, [accountId]);
+      const { rows: refs } = await client.query<{ post_ids: string[]; channel_ids: string[]; email: string; rate_limits: number[] }>(ACCOUNT_REFERENCES, [accountId]);
       const { rowCount } = await client.query('DELETE FROM users WHERE id = $1', [accountId]);
       if (!rowCount) return null;
       const shared = await eraseShared(client, all, refs[0]?.post_ids ?? []);
       const erased: ErasedAccount = {
         accountId,
         channelIds: refs[0]?.channel_ids ?? [],
-        apiKeyIds: refs[0]?.key_ids ?? [],
+        email: refs[0]?.email ?? '',
         postIds: shared.postIds,
         rateLimits: refs[0]?.rate_limits ?? [],
       };

@@ -2,10 +2,12 @@
 const statusByCode = {
   invalid_request: 400,
   unauthorized: 401,
+  invalid_credentials: 401,
   subscription_inactive: 402,
   plan_limit_reached: 403,
   two_factor_required: 403,
   invalid_two_factor_code: 403,
+  csrf_failed: 403,
   not_found: 404,
   already_exists: 409,
   payload_too_large: 413,

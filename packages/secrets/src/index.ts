@@ -2,4 +2,5 @@ export { createCipher, generateSecretsKey, SecretsError } from './cipher';
 export type { Cipher } from './cipher';
 export { openVerifiedCipher, resealSecrets, SEALED_COLUMNS, SecretsKeyMismatchError, verifySecretsKey } from './secrets-key-check';
 export type { SqlQuery } from './secrets-key-check';
-export { hashApiKey, generateApiKey, randomToken } from './tokens';
+export { hashApiKey, hashToken, generateApiKey, randomToken } from './tokens';
+export { burnPasswordCheck, hashPassword, needsRehash, verifyPassword } from './passwords';

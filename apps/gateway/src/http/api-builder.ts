@@ -1,5 +1,5 @@
 import { OpenAPIRegistry, type RouteConfig } from '@asteasolutions/zod-to-openapi';
-import { Router, type Request, type Response } from 'express';
+import express, { Router, type Request, type RequestHandler, type Response } from 'express';
 import type { z } from 'zod';
 import { AppError, errorStatus, type ErrorCode } from '@hashwatch/errors';
 import type { GatewayDeps } from '../deps';
@@ -32,7 +32,8 @@ export interface RouteSpec<B extends z.ZodType, Q extends z.ZodType, P extends z
   params?: P;
   /** Request headers worth documenting (e.g. X-TOTP-Code). */
   headers?: z.ZodObject;
-  success: { status: 200 | 201; description: string; schema: R };
+  /** 204 answers no body: its schema is `z.void()` or any schema the handler's undefined result passes. */
+  success: { status: 200 | 201 | 202 | 204; description: string; schema: R };
   /** Error codes this route can answer with, beyond the ones every authenticated route has. */
   errors?: ErrorCode[];
   limit?: TightLimit;
@@ -40,13 +41,34 @@ export interface RouteSpec<B extends z.ZodType, Q extends z.ZodType, P extends z
   handler: (ctx: HandlerContext<z.output<B>, z.output<Q>, z.output<P>>) => Promise<z.input<R> | JsonText>;
 }
 
+/** A route anyone may call (checkout, sign-in, password reset): no key, no session, limits of its own. */
+export interface PublicRouteSpec<B extends z.ZodType, Q extends z.ZodType, P extends z.ZodType, R extends z.ZodType>
+  extends Omit<RouteSpec<B, Q, P, R>, 'handler' | 'limit'> {
+  /** Run before the body is read (per-IP limits). */
+  before?: RequestHandler[];
+  handler: (ctx: Omit<HandlerContext<z.output<B>, z.output<Q>, z.output<P>>, 'auth'>) => Promise<z.input<R> | JsonText | undefined>;
+}
+
+/** Bodies over 64 KiB answer 413 payload_too_large. */
+export const BODY_LIMIT_BYTES = 64 * 1024;
+
+/** Reads any body as JSON (whatever its Content-Type), so a wrong body answers 400 instead of being ignored. */
+export const jsonBody = () => express.json({ limit: BODY_LIMIT_BYTES, type: () => true, strict: true });
+
 // Every /v1 route reads a body before routing (so any route can answer 400 to a body it does not take,
 // and 413 to one over 64 KiB), and every route authenticates, rate-limits and checks the subscription.
 const COMMON_ERRORS: ErrorCode[] = ['invalid_request', 'unauthorized', 'subscription_inactive', 'payload_too_large', 'rate_limited', 'internal_error'];
+// Through a session cookie, unsafe methods also need X-CSRF-Token.
+const UNSAFE_METHOD_ERRORS: ErrorCode[] = ['csrf_failed'];
+// A public route reads its own body and has its own per-IP limits.
+const PUBLIC_ERRORS: ErrorCode[] = ['invalid_request', 'payload_too_large', 'rate_limited', 'internal_error'];
 
 const errorDescriptions: Partial<Record<ErrorCode, string>> = {
   invalid_request: 'Invalid input, or a body sent to an endpoint that takes none: the message names the field (`invalid_request`).',
-  unauthorized: 'Missing, invalid or revoked API key (`unauthorized`).',
+  unauthorized: 'Missing, invalid or revoked API key, or no valid session cookie (`unauthorized`).',
+  invalid_credentials: 'Wrong email or password (`invalid_credentials`); the same answer whether or not the email has an account.',
+  csrf_failed: 'A session-authenticated unsafe request without the session’s `X-CSRF-Token` (`csrf_failed`).',
+  service_unavailable: 'The billing provider did not answer (`service_unavailable`); nothing was changed, retry later.',
   subscription_inactive: 'The subscription is inactive or expired (`subscription_inactive`).',
   plan_limit_reached: 'The plan limit would be exceeded (`plan_limit_reached`); nothing was changed.',
   two_factor_required: '2FA is on and `X-TOTP-Code` is missing (`two_factor_required`).',
@@ -65,7 +87,10 @@ function expressPath(path: string): string {
 
 /** Binds route definitions to an express Router and to the OpenAPI registry, so the docs are the code. */
 export class ApiBuilder {
+  /** The routes behind authentication (an API key or a session). */
   readonly router = Router();
+  /** The routes anyone may call; mounted before authentication. */
+  readonly publicRouter = Router();
 
   constructor(
     readonly registry: OpenAPIRegistry,
@@ -79,16 +104,39 @@ export class ApiBuilder {
       try {
         await this.handle(spec, req, res);
       } catch (error) {
-        // With response validation on (tests), an error status the OpenAPI document does not list fails loudly.
-        if (this.deps.validateResponses && error instanceof AppError && !documented.get(error.status)?.includes(error.code)) {
-          throw new Error(`${spec.method.toUpperCase()} ${spec.path} answered ${error.status} ${error.code}, which its OpenAPI responses do not list`, { cause: error });
-        }
+        this.checkDocumented(spec, documented, error);
         throw error;
       }
     });
   }
 
-  private async handle<B extends z.ZodType, Q extends z.ZodType, P extends z.ZodType, R extends z.ZodType>(spec: RouteSpec<B, Q, P, R>, req: Request, res: Response): Promise<void> {
+  /** A route without authentication; it reads its own body (after `before`, e.g. a per-IP limit). */
+  publicRoute<B extends z.ZodType, Q extends z.ZodType, P extends z.ZodType, R extends z.ZodType>(spec: PublicRouteSpec<B, Q, P, R>): void {
+    const documented = this.document(spec, 'public');
+    this.publicRouter[spec.method](expressPath(spec.path), ...(spec.before ?? []), jsonBody(), async (req: Request, res: Response) => {
+      try {
+        await this.handle({ ...spec, handler: (ctx) => spec.handler(ctx) }, req, res);
+      } catch (error) {
+        this.checkDocumented(spec, documented, error);
+        throw error;
+      }
+    });
+  }
+
+  private checkDocumented(spec: { method: Method; path: string }, documented: Map<number, ErrorCode[]>, error: unknown): void {
+    // With response validation on (tests), an error status the OpenAPI document does not list fails loudly.
+    if (this.deps.validateResponses && error instanceof AppError && !documented.get(error.status)?.includes(error.code)) {
+      throw new Error(`${spec.method.toUpperCase()} ${spec.path} answered ${error.status} ${error.code}, which its OpenAPI responses do not list`, { cause: error });
+    }
+  }
+
+  private async handle<B extends z.ZodType, Q extends z.ZodType, P extends z.ZodType, R extends z.ZodType>(
+    spec: Pick<RouteSpec<B, Q, P, R>, 'method' | 'path' | 'success' | 'body' | 'query' | 'params'> & {
+      handler: (ctx: HandlerContext<z.output<B>, z.output<Q>, z.output<P>>) => Promise<z.input<R> | JsonText | undefined>;
+    },
+    req: Request,
+    res: Response,
+  ): Promise<void> {
     if (!spec.body && req.body !== undefined && Object.keys(req.body as object).length > 0) {
       throw new AppError('invalid_request', 'body: this endpoint takes no body');
     }
@@ -107,17 +155,21 @@ export class ApiBuilder {
   }
 
   /** Registers the route's OpenAPI path; answers the error codes it documents, by HTTP status. */
-  private document(spec: RouteSpec<z.ZodType, z.ZodType, z.ZodType, z.ZodType>): Map<number, ErrorCode[]> {
+  private document(
+    spec: Omit<RouteSpec<z.ZodType, z.ZodType, z.ZodType, z.ZodType>, 'handler' | 'limit'>,
+    access: 'authenticated' | 'public' = 'authenticated',
+  ): Map<number, ErrorCode[]> {
     const codesByStatus = new Map<number, ErrorCode[]>();
-    for (const code of new Set([...COMMON_ERRORS, ...(spec.errors ?? [])])) {
+    const common = access === 'public' ? PUBLIC_ERRORS : [...COMMON_ERRORS, ...(spec.method === 'get' ? [] : UNSAFE_METHOD_ERRORS)];
+    for (const code of new Set([...common, ...(spec.errors ?? [])])) {
       const status = errorStatus(code);
       codesByStatus.set(status, [...(codesByStatus.get(status) ?? []), code]);
     }
     const responses: RouteConfig['responses'] = {
       [spec.success.status]: {
         description: spec.success.description,
-        headers: rateLimitHeaders,
-        content: { 'application/json': { schema: spec.success.schema } },
+        ...(access === 'public' ? {} : { headers: rateLimitHeaders }),
+        ...(spec.success.status === 204 ? {} : { content: { 'application/json': { schema: spec.success.schema } } }),
       },
     };
     for (const [status, codes] of codesByStatus) {
@@ -133,7 +185,7 @@ export class ApiBuilder {
       summary: spec.summary,
       ...(spec.description ? { description: spec.description } : {}),
       tags: [spec.tag],
-      security: [{ bearerAuth: [] }],
+      security: access === 'public' ? [] : [{ bearerAuth: [] }, { sessionCookie: [] }],
       request: {
         ...(spec.params ? { params: spec.params as z.ZodObject } : {}),
         ...(spec.query ? { query: spec.query as z.ZodObject } : {}),
@@ -162,7 +214,8 @@ export function sendSuccess(
       throw new Error(`response of ${route.method.toUpperCase()} ${route.path} does not match its schema: ${checked.error.message}`);
     }
   }
-  if (result instanceof JsonText) res.status(route.success.status).type('application/json').send(result.text);
+  if (route.success.status === 204) res.status(204).end();
+  else if (result instanceof JsonText) res.status(route.success.status).type('application/json').send(result.text);
   else res.status(route.success.status).json(result);
 }
 

@@ -5,6 +5,12 @@ import type { AuthContext } from './authenticate';
 import { setRateLimitHeaders } from './rate-limit-headers';
 import { describeWait, Limiter } from './rate-limiters';
 
+/** "5 minutes", "minute", "90 seconds": a limit's window in the words of a 429 message. */
+export function describeWindow(durationSeconds: number): string {
+  if (durationSeconds === 60) return 'minute';
+  return durationSeconds % 60 === 0 ? `${durationSeconds / 60} minutes` : `${durationSeconds} seconds`;
+}
+
 export interface TightLimit {
   limiter: Limiter;
   /** Counts a request against the limit; answers 429 when over it. */
@@ -23,7 +29,7 @@ export interface TightLimit {
  */
 export function tightLimit(deps: GatewayDeps, name: string, label: string, points: number, durationSeconds: number): TightLimit {
   const limiter = new Limiter(deps.redis, `${deps.keyPrefix}:rl:${name}`, points, durationSeconds);
-  const window = durationSeconds % 60 === 0 ? `${durationSeconds / 60} minute${durationSeconds === 60 ? '' : 's'}` : `${durationSeconds} seconds`;
+  const window = describeWindow(durationSeconds);
   const refuse = (res: Response | undefined, decision: Awaited<ReturnType<Limiter['consume']>>): never => {
     if (res) setRateLimitHeaders(res, decision);
     throw new AppError('rate_limited', `${label} is limited to ${points} per ${window}; retry in ${describeWait(decision.retryAfterSeconds)}`, {
@@ -45,5 +51,23 @@ export function tightLimit(deps: GatewayDeps, name: string, label: string, point
     async record(userId) {
       await limiter.consume(userId);
     },
+  };
+}
+
+/**
+ * A per-client-IP limit on a public route (checkout, sign-in steps, password reset), shared by replicas: every
+ * request counts; over it, 429 with the X-RateLimit-* headers of this limit.
+ */
+export function ipLimit(deps: GatewayDeps, name: string, label: string, points: number, durationSeconds: number): RequestHandler {
+  const limiter = new Limiter(deps.redis, `${deps.keyPrefix}:rl:ip:${name}`, points, durationSeconds);
+  return async function limitByAddress(req: Request, res: Response, next: NextFunction): Promise<void> {
+    const decision = await limiter.consume(req.ip ?? 'unknown');
+    setRateLimitHeaders(res, decision);
+    if (!decision.allowed) {
+      throw new AppError('rate_limited', `${label} is limited to ${points} per ${describeWindow(durationSeconds)} per address; retry in ${describeWait(decision.retryAfterSeconds)}`, {
+        retryAfterSeconds: decision.retryAfterSeconds,
+      });
+    }
+    next();
   };
 }

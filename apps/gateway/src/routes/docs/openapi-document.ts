@@ -7,6 +7,14 @@ export function openApiDocument(registry: OpenAPIRegistry): Record<string, unkno
     scheme: 'bearer',
     description: 'The API key from the dashboard or `npm run admin -- account:create`. Use it from a backend only.',
   });
+  registry.registerComponent('securitySchemes', 'sessionCookie', {
+    type: 'apiKey',
+    in: 'cookie',
+    name: 'hw_session',
+    description:
+      'The dashboard’s session (`POST /v1/session`): answers as the account’s API key does. POST, PUT, PATCH and DELETE also need ' +
+      'the `X-CSRF-Token` header that `GET /v1/session` answers (403 `csrf_failed` without it).',
+  });
   const generator = new OpenApiGeneratorV31(registry.definitions);
   return generator.generateDocument({
     openapi: '3.1.0',
@@ -19,6 +27,6 @@ export function openApiDocument(registry: OpenAPIRegistry): Record<string, unkno
         '`{error:{code,message}}`.',
     },
     servers: [{ url: '/' }],
-    security: [{ bearerAuth: [] }],
+    security: [{ bearerAuth: [] }, { sessionCookie: [] }],
   }) as unknown as Record<string, unknown>;
 }

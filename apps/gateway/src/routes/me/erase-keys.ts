@@ -1,20 +1,23 @@
 import type { Redis } from 'ioredis';
 import type { ErasedAccount } from '@hashwatch/accounts';
+import { emailLimitKey } from '../session/sign-in.service';
 
 // The per-account limits of the gateway (tightLimit names: api-keys, two-factor and notifications routers).
-const ACCOUNT_LIMITS = ['apikey-regenerate', 'two-factor', 'notifications-test'] as const;
+const ACCOUNT_LIMITS = ['apikey-regenerate', 'two-factor', 'notifications-test', '2fa-login'] as const;
 
 /**
  * The Redis keys that hold an erased account's data, under QUEUE_PREFIX `prefix`. Each is named as its writer names
- * it: the per-key request counters (middleware/authenticate.ts, one per per-minute cap), the per-account limits
- * (middleware/tight-limit.ts), the notifier's lease, wake flag, digest and retrying flag of each channel
+ * it: the per-account request counters (middleware/authenticate.ts, one per per-minute cap), the per-account limits
+ * (middleware/tight-limit.ts, routes/session/sign-in.service.ts), the notifier's lease, wake flag, digest and retrying flag of each channel
  * (apps/notifier/src/delivery/drain-lease.ts) and the engagement poller's reply cursor of each erased post
  * (apps/engagement-poller/src/samples/reply-cursors.ts).
  */
 export function erasedAccountKeys(prefix: string, erased: ErasedAccount): string[] {
   return [
-    ...erased.apiKeyIds.flatMap((keyId) => erased.rateLimits.map((points) => `${prefix}:rl:key:${points}:${keyId}`)),
+    ...erased.rateLimits.map((points) => `${prefix}:rl:account:${points}:${erased.accountId}`),
     ...ACCOUNT_LIMITS.map((name) => `${prefix}:rl:${name}:${erased.accountId}`),
+    // Failed sign-ins count under a hash of the email (routes/session/sign-in.service.ts).
+    `${prefix}:rl:signin-email:${emailLimitKey(erased.email)}`,
     ...erased.channelIds.flatMap((channelId) => ['lease', 'woken', 'digest', 'retrying'].map((part) => `${prefix}:notifier:${part}:${channelId}`)),
     ...erased.postIds.map((postId) => `${prefix}:engagement:reply-cursor:${postId}`),
   ];

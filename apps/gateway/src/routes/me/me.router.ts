@@ -1,7 +1,14 @@
 import { eraseAccount } from '@hashwatch/accounts';
+import { BillingUnavailableError } from '@hashwatch/billing';
+import { AppError } from '@hashwatch/errors';
 import { resyncLimits } from '@hashwatch/plans';
 import type { ApiBuilder } from '../../http/api-builder';
 import type { GatewayDeps } from '../../deps';
+import { tightLimit } from '../../middleware/tight-limit';
+import { clearSessionCookie } from '../../sessions/session-store';
+import { changePassword } from '../session/password-reset.service';
+import type { SelfServiceOptions } from '../session/self-service-options';
+import { passwordChangeSchema, passwordSetSchema } from '../session/session.schema';
 import { TOTP_HEADER, totpHeaderSchema } from '../two-factor/two-factor.schema';
 import type { TwoFactorGuard } from '../two-factor/two-factor.service';
 import { eraseAccountKeys } from './erase-keys';
@@ -10,7 +17,10 @@ import { getMe } from './me.service';
 import { usageSchema } from './usage.schema';
 import { getUsage } from './usage.service';
 
-export function registerMeRoutes(api: ApiBuilder, deps: GatewayDeps, guard: TwoFactorGuard): void {
+// Wrong current passwords on POST /me/password: 10 per 15 minutes per account, so a stolen session cannot guess it.
+const PASSWORD_CHANGE_FAILURES = 10;
+
+export function registerMeRoutes(api: ApiBuilder, deps: GatewayDeps, guard: TwoFactorGuard, options: SelfServiceOptions): void {
   const { pool, prisma } = deps.db;
   api.route({
     method: 'get',
@@ -37,18 +47,43 @@ export function registerMeRoutes(api: ApiBuilder, deps: GatewayDeps, guard: TwoF
     method: 'delete',
     path: '/me',
     tag: 'Account',
-    summary: 'Erase the account and all its data (tracks, feed, channels, deliveries, usage, keys).',
-    description: `Cannot be undone; the API key answers 401 afterwards. While 2FA is on, send the current code in \`${TOTP_HEADER}\`; wrong codes count against the 2FA limit (6 per 5 minutes).`,
+    summary: 'Erase the account and all its data (tracks, feed, channels, deliveries, usage, keys, sessions).',
+    description: [
+      `Cannot be undone; the API key and every session answer 401 afterwards. While 2FA is on, send the current code in \`${TOTP_HEADER}\`; wrong codes count against the 2FA limit (6 per 5 minutes).`,
+      'The billing provider’s subscription is canceled first; when the provider does not answer, nothing is erased (503) and the request can be repeated.',
+    ].join(' '),
     headers: totpHeaderSchema,
     success: { status: 200, description: 'The account is gone.', schema: accountDeletedSchema },
-    errors: ['invalid_request', 'two_factor_required', 'invalid_two_factor_code'],
+    errors: ['invalid_request', 'two_factor_required', 'invalid_two_factor_code', 'service_unavailable'],
     handler: async ({ auth, req, res }) => {
       await guard.requireCode(auth.userId, req.header(TOTP_HEADER), res);
+      await cancelBilling(deps, options, auth.userId);
       const erased = await eraseAccount(pool, auth.userId);
+      if (auth.sessionId) clearSessionCookie(req, res);
       // After the commit: a writer still holding the account's data in memory may write a key again, but no longer
       // finds the rows it would act on.
       if (erased) await eraseAccountKeys(deps.redis, deps.keyPrefix, erased);
       return { deleted: true as const };
+    },
+  });
+  const passwordFailures = tightLimit(deps, 'password-change', 'Wrong current passwords', PASSWORD_CHANGE_FAILURES, 15 * 60);
+  api.route({
+    method: 'post',
+    path: '/me/password',
+    tag: 'Account',
+    summary: 'Change the dashboard password.',
+    description: 'Needs the current password. Every other session of the account ends; the one that made the change stays signed in. Wrong current passwords are limited to 10 per 15 minutes.',
+    body: passwordChangeSchema,
+    success: { status: 200, description: 'The password is changed.', schema: passwordSetSchema },
+    errors: ['invalid_credentials'],
+    handler: async ({ auth, body }) => {
+      await passwordFailures.check(auth.userId);
+      try {
+        return await changePassword(deps, auth, body);
+      } catch (error) {
+        if (error instanceof AppError && error.code === 'invalid_credentials') await passwordFailures.record(auth.userId);
+        throw error;
+      }
     },
   });
   api.route({
@@ -61,4 +96,15 @@ export function registerMeRoutes(api: ApiBuilder, deps: GatewayDeps, guard: TwoF
     success: { status: 200, description: 'The current period’s usage.', schema: usageSchema },
     handler: ({ auth }) => getUsage(pool, auth.userId),
   });
+}
+
+/** Cancels the provider's subscription of the account before it is erased; a provider that does not answer stops the erasure. */
+async function cancelBilling(deps: GatewayDeps, options: SelfServiceOptions, userId: string): Promise<void> {
+  const { rows } = await deps.db.pool.query<{ billing_subscription_id: string | null }>('SELECT billing_subscription_id FROM users WHERE id = $1', [userId]);
+  try {
+    await options.billing.cancelSubscription({ subscriptionId: rows[0]?.billing_subscription_id ?? null });
+  } catch (error) {
+    if (error instanceof BillingUnavailableError) throw new AppError('service_unavailable', 'the billing provider did not answer; nothing was erased, try again shortly');
+    throw error;
+  }
 }

@@ -225,7 +225,7 @@ describe('POST /notifications/test', () => {
     const limited = await test(auth, { channel: 'bot' });
     expect(limited.status).toBe(429);
     expect(limited.body.error.code).toBe('rate_limited');
-    expect(limited.body.error.message).toContain('10 per 1 minute');
+    expect(limited.body.error.message).toContain('10 per minute');
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
     expect(limited.headers['x-ratelimit-limit']).toBe('10');
     const { webhooks } = (await request(app).get('/v1/notifications').set(auth).expect(200)).body;

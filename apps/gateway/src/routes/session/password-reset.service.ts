@@ -1,0 +1,99 @@
+import { transaction } from '@hashwatch/db';
+import { AppError } from '@hashwatch/errors';
+import type { Logger } from '@hashwatch/logger';
+import { hashPassword, hashToken, randomToken, verifyPassword } from '@hashwatch/secrets';
+import type { GatewayDeps } from '../../deps';
+import { endSessions } from '../../sessions/session-store';
+import { publicLink, type SelfServiceOptions } from './self-service-options';
+
+/** A reset link works once, within 30 minutes. */
+const RESET_TTL_MS = 30 * 60_000;
+
+function resetMail(link: string): { subject: string; text: string } {
+  return {
+    subject: 'Reset your Hashwatch password',
+    text: [
+      'Someone asked to reset the password of the Hashwatch account of this address.',
+      '',
+      `Open this link within 30 minutes to choose a new password (it works once):`,
+      link,
+      '',
+      'If it was not you, ignore this mail: the password stays as it is.',
+    ].join('\n'),
+  };
+}
+
+/**
+ * `POST /v1/session/password-reset`: mails a one-time link when the email has an account. The answer is the same,
+ * and comes as fast, either way: the mail is sent after the answer (a failure is logged, never shown).
+ */
+export async function requestPasswordReset(deps: GatewayDeps, options: SelfServiceOptions, email: string): Promise<{ accepted: true }> {
+  const normalized = email.trim().toLowerCase();
+  const { rows } = await deps.db.pool.query<{ id: string }>('SELECT id FROM users WHERE email = $1', [normalized]);
+  const userId = rows[0]?.id;
+  if (!userId) return { accepted: true };
+  const token = `hwr_${randomToken(32)}`;
+  const now = deps.now();
+  await deps.db.pool.query('INSERT INTO password_resets (token_hash, user_id, created_at, expires_at) VALUES ($1, $2, $3, $4)', [
+    hashToken(token),
+    userId,
+    now,
+    new Date(now.getTime() + RESET_TTL_MS),
+  ]);
+  sendResetMail(deps.logger, options, normalized, publicLink(options, `/reset-password?token=${token}`));
+  return { accepted: true };
+}
+
+function sendResetMail(logger: Logger, options: SelfServiceOptions, to: string, link: string): void {
+  if (!options.mailer) {
+    logger.error('password reset requested but no SMTP_URL is configured: the link cannot be mailed');
+    return;
+  }
+  options.mailer.send({ to, ...resetMail(link) }).catch((error: unknown) => {
+    logger.error('password reset mail failed', { error: error instanceof Error ? error.message : String(error) });
+  });
+}
+
+/**
+ * `POST /v1/session/password-reset/confirm`: sets the password of the token's account, spends the token (and
+ * every other reset link of the account) and ends every session, all in one transaction.
+ */
+export async function confirmPasswordReset(deps: GatewayDeps, input: { token: string; password: string }): Promise<{ password_changed: true }> {
+  const passwordHash = await hashPassword(input.password);
+  await transaction(deps.db.pool, async (client) => {
+    const { rows } = await client.query<{ user_id: string }>('DELETE FROM password_resets WHERE token_hash = $1 AND expires_at > $2 RETURNING user_id', [
+      hashToken(input.token),
+      deps.now(),
+    ]);
+    const userId = rows[0]?.user_id;
+    if (!userId) throw new AppError('invalid_request', 'token: unknown, expired or already used; ask for a new link');
+    await client.query('UPDATE users SET password_hash = $2, updated_at = $3 WHERE id = $1', [userId, passwordHash, deps.now()]);
+    await client.query('DELETE FROM password_resets WHERE user_id = $1', [userId]);
+    await client.query('DELETE FROM login_challenges WHERE user_id = $1', [userId]);
+    await endSessions(client, userId);
+  });
+  return { password_changed: true };
+}
+
+/**
+ * A signed-in password change: needs the current password; ends every other session of the account (the one that
+ * made the change stays signed in) and any pending sign-in step.
+ */
+export async function changePassword(
+  deps: GatewayDeps,
+  auth: { userId: string; sessionId?: string },
+  input: { current_password: string; new_password: string },
+): Promise<{ password_changed: true }> {
+  const { rows } = await deps.db.pool.query<{ password_hash: string | null }>('SELECT password_hash FROM users WHERE id = $1', [auth.userId]);
+  if (!(await verifyPassword(input.current_password, rows[0]?.password_hash ?? null))) {
+    throw new AppError('invalid_credentials', 'current_password: wrong password');
+  }
+  const passwordHash = await hashPassword(input.new_password);
+  await transaction(deps.db.pool, async (client) => {
+    await client.query('UPDATE users SET password_hash = $2, updated_at = $3 WHERE id = $1', [auth.userId, passwordHash, deps.now()]);
+    await client.query('DELETE FROM login_challenges WHERE user_id = $1', [auth.userId]);
+    await client.query('DELETE FROM password_resets WHERE user_id = $1', [auth.userId]);
+    await endSessions(client, auth.userId, auth.sessionId);
+  });
+  return { password_changed: true };
+}
