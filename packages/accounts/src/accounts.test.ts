@@ -69,4 +69,23 @@ describe('subscriptions', () => {
     expect(user).toMatchObject({ subscriptionStatus: 'past_due', currentPeriodEnd: end });
     expect(await setSubscription(env.database.db.prisma, 'usr_missing', { status: 'active' })).toBe(false);
   });
+
+  it('activates a pending checkout without a period end for 30 days from now, and completes its checkout', async () => {
+    const created = new Date('2026-11-01T00:00:00Z');
+    const { accountId } = await createAccount(env.database.db.prisma, { email: 'pending@example.com', planId: 'starter', now: created });
+    await env.database.db.pool.query(`UPDATE users SET subscription_status = 'pending', current_period_end = current_period_start WHERE id = $1`, [accountId]);
+    await env.database.db.prisma.checkout.create({ data: { id: 'chk_1', userId: accountId, planId: 'starter', provider: 'manual', url: 'http://localhost:3000/checkout/chk_1' } });
+    const now = new Date('2026-11-26T12:00:00Z');
+    await setSubscription(env.database.db.prisma, accountId, { status: 'active', now });
+    expect(await env.database.db.prisma.user.findUniqueOrThrow({ where: { id: accountId } })).toMatchObject({
+      subscriptionStatus: 'active',
+      currentPeriodStart: now,
+      currentPeriodEnd: new Date('2026-12-26T12:00:00Z'),
+    });
+    expect((await env.database.db.prisma.checkout.findUniqueOrThrow({ where: { id: 'chk_1' } })).completedAt).toEqual(now);
+    // A running period is kept when only the status changes.
+    await setSubscription(env.database.db.prisma, accountId, { status: 'past_due', now });
+    await setSubscription(env.database.db.prisma, accountId, { status: 'active', now: new Date('2026-12-01T00:00:00Z') });
+    expect((await env.database.db.prisma.user.findUniqueOrThrow({ where: { id: accountId } })).currentPeriodEnd).toEqual(new Date('2026-12-26T12:00:00Z'));
+  });
 });

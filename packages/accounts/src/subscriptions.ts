@@ -20,9 +20,15 @@ export function subscriptionProblem(state: SubscriptionState, now = new Date()):
   return null;
 }
 
+const DAY_MS = 86_400_000;
+/** An activation without a period end (an operator activating a checkout) runs 30 days, as `account:create` does. */
+const DEFAULT_PERIOD_DAYS = 30;
+
 /**
- * Sets the subscription status; with `periodEnd`, a new period starts now (or keeps its start when
- * the end only moves). Returns false when the account does not exist.
+ * Sets the subscription status; with `periodEnd`, a new period starts now (or keeps its start when the end only
+ * moves). Activating an account whose period has ended (a pending checkout, a lapsed account) without a
+ * `periodEnd` starts a new 30-day period. Activation also marks the account's open checkouts completed.
+ * Returns false when the account does not exist.
  */
 export async function setSubscription(
   prisma: PrismaClient,
@@ -32,15 +38,19 @@ export async function setSubscription(
   const now = input.now ?? new Date();
   const user = await prisma.user.findUnique({ where: { id: accountId }, select: { currentPeriodEnd: true } });
   if (!user) return false;
-  const startsNewPeriod = input.periodEnd !== undefined && user.currentPeriodEnd.getTime() <= now.getTime();
-  await prisma.user.update({
+  const ended = user.currentPeriodEnd.getTime() <= now.getTime();
+  const periodEnd = input.periodEnd ?? (input.status === 'active' && ended ? new Date(now.getTime() + DEFAULT_PERIOD_DAYS * DAY_MS) : undefined);
+  const startsNewPeriod = periodEnd !== undefined && ended;
+  const update = prisma.user.update({
     where: { id: accountId },
     data: {
       subscriptionStatus: input.status,
-      ...(input.periodEnd ? { currentPeriodEnd: input.periodEnd } : {}),
+      ...(periodEnd ? { currentPeriodEnd: periodEnd } : {}),
       ...(startsNewPeriod ? { currentPeriodStart: now } : {}),
       updatedAt: now,
     },
   });
+  const completeCheckouts = prisma.checkout.updateMany({ where: { userId: accountId, completedAt: null }, data: { completedAt: now } });
+  await prisma.$transaction(input.status === 'active' ? [update, completeCheckouts] : [update]);
   return true;
 }
