@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { PrismaClient } from '@hashwatch/db';
+import type { Prisma, PrismaClient } from '@hashwatch/db';
 
 /** `pending`: created by a checkout and not paid (or activated) yet. */
 export const subscriptionStatusSchema = z.enum(['pending', 'active', 'past_due', 'canceled']);
@@ -50,7 +50,8 @@ export async function setSubscription(
       updatedAt: now,
     },
   });
-  const completeCheckouts = prisma.checkout.updateMany({ where: { userId: accountId, completedAt: null }, data: { completedAt: now } });
-  await prisma.$transaction(input.status === 'active' ? [update, completeCheckouts] : [update]);
+  const writes: Prisma.PrismaPromise<unknown>[] = [update];
+  if (input.status === 'active') writes.push(prisma.checkout.updateMany({ where: { userId: accountId, completedAt: null }, data: { completedAt: now } }));
+  await prisma.$transaction(writes);
   return true;
 }
