@@ -1,5 +1,6 @@
 import { useTestEnvironment } from '@hashwatch/testing';
-import { listPlans, resyncLimits, switchPlan, updatePlan } from './plans';
+import { transaction } from '@hashwatch/db';
+import { listPlans, resyncLimits, switchPlan, switchPlanInTransaction, updatePlan } from './plans';
 
 describe('plans', () => {
   const env = useTestEnvironment();
@@ -45,6 +46,32 @@ describe('plans', () => {
     await switchPlan(prisma(), 'usr_switch', 'business');
     const user = await prisma().user.findUniqueOrThrow({ where: { id: 'usr_switch' } });
     expect(user).toMatchObject({ planId: 'business', hashtagsLimit: 40, rateLimitPerMinute: 600, engagementRefreshSeconds: 60 });
+  });
+
+  it('switches plan inside the caller\'s transaction with the same snapshot and scheduler signal, and not at all when it rolls back', async () => {
+    const pool = env.database.db.pool;
+    await createUser('usr_tx_switch', 'starter');
+    await createUser('usr_tx_reference', 'starter');
+    await pool.query(`DELETE FROM outbox_jobs WHERE name = 'reconcile-schedulers'`);
+    const reference = await switchPlan(prisma(), 'usr_tx_reference', 'pro');
+    const now = new Date('2026-11-20T10:00:00Z');
+    const snapshot = await transaction(pool, (client) => switchPlanInTransaction(client, 'usr_tx_switch', 'pro', now));
+    expect(snapshot).toEqual(reference);
+    const user = await prisma().user.findUniqueOrThrow({ where: { id: 'usr_tx_switch' } });
+    expect(user).toMatchObject({ ...reference, updatedAt: now });
+    const queues = async () => (await pool.query<{ queue: string }>(`SELECT queue FROM outbox_jobs WHERE name = 'reconcile-schedulers' ORDER BY id`)).rows.map((row) => row.queue);
+    expect(await queues()).toEqual(['source-scans', 'engagement-refreshes', 'source-scans', 'engagement-refreshes']);
+
+    await expect(
+      transaction(pool, async (client) => {
+        await switchPlanInTransaction(client, 'usr_tx_switch', 'business');
+        throw new Error('the caller failed after the switch');
+      }),
+    ).rejects.toThrow('the caller failed');
+    expect((await prisma().user.findUniqueOrThrow({ where: { id: 'usr_tx_switch' } })).planId).toBe('pro');
+    expect(await queues()).toHaveLength(4);
+    expect(await transaction(pool, (client) => switchPlanInTransaction(client, 'usr_missing', 'pro'))).toBeNull();
+    expect(await queues()).toHaveLength(4);
   });
 
   it('writes a reconcile-schedulers job for scans and engagement with every cadence change, and none for other limits', async () => {

@@ -1,3 +1,4 @@
+import type pg from 'pg';
 import { z } from 'zod';
 import type { Plan, PrismaClient } from '@hashwatch/db';
 import { numberedOutboxStatement } from '@hashwatch/outbox';
@@ -87,6 +88,38 @@ export async function switchPlan(prisma: PrismaClient, userId: string, planId: P
     prisma.user.update({ where: { id: userId }, data: { ...snapshot, updatedAt: new Date() } }),
     signalCadenceChange(prisma),
   ]);
+  return snapshot;
+}
+
+// The users column each snapshot field is copied to, from the plans column of the same name; the compiler checks
+// that every field of LimitSnapshot has one, so this copy and snapshotOf cannot drift apart.
+const SNAPSHOT_COLUMNS = {
+  planId: 'plan_id',
+  hashtagsLimit: 'hashtags_limit',
+  accountsLimit: 'accounts_limit',
+  engagementLimit: 'engagement_limit',
+  webhooksLimit: 'webhooks_limit',
+  alertsLimit: 'alerts_limit',
+  scanIntervalSeconds: 'scan_interval_seconds',
+  engagementRefreshSeconds: 'engagement_refresh_seconds',
+  rateLimitPerMinute: 'rate_limit_per_minute',
+} as const satisfies Record<keyof LimitSnapshot, string>;
+
+const SWITCH_PLAN = `UPDATE users u
+   SET ${Object.values(SNAPSHOT_COLUMNS).map((column) => `${column} = p.${column === 'plan_id' ? 'id' : column}`).join(', ')}, updated_at = $3
+  FROM plans p
+ WHERE u.id = $1 AND p.id = $2
+RETURNING ${Object.entries(SNAPSHOT_COLUMNS).map(([field, column]) => `u.${column} AS "${field}"`).join(', ')}`;
+
+/**
+ * {@link switchPlan} in the caller's pg transaction, for a plan change that arrives with other writes it must
+ * commit or roll back with (a billing provider's subscription event). Returns null when the account (or the plan) does not exist.
+ */
+export async function switchPlanInTransaction(client: pg.PoolClient, userId: string, planId: PlanId, now = new Date()): Promise<LimitSnapshot | null> {
+  const { rows } = await client.query<LimitSnapshot>(SWITCH_PLAN, [userId, planIdSchema.parse(planId), now]);
+  const snapshot = rows[0];
+  if (!snapshot) return null;
+  await client.query(SIGNAL_CADENCE_CHANGE.text, SIGNAL_CADENCE_CHANGE.values);
   return snapshot;
 }
 

@@ -1,0 +1,58 @@
+import type Stripe from 'stripe';
+import type { PlanId } from '@hashwatch/plans';
+import { BillingUnavailableError, type BillingProvider } from '../provider';
+import { callStripe, describeStripeFailure, isResourceMissing } from './stripe-client';
+import { parseStripeObject } from './stripe-errors';
+import { checkoutSessionSchema, portalSessionSchema } from './stripe-objects.schema';
+
+/**
+ * The three calls of {@link BillingProvider} on Stripe: a Checkout Session in subscription mode, a Billing Portal
+ * session, and an immediate cancel. Subscription state never comes back through these: it arrives as webhook events.
+ */
+export function createStripeProvider(stripe: Stripe, prices: Readonly<Record<PlanId, string>>): BillingProvider {
+  return {
+    name: 'stripe',
+
+    async startCheckout(request) {
+      const session = await callStripe('start the checkout', async () => {
+        const created = await stripe.checkout.sessions.create({
+          mode: 'subscription',
+          line_items: [{ price: prices[request.plan], quantity: 1 }],
+          // Both carry the account to the completion event; subscription_data.metadata puts it on the
+          // subscription, so its own events (and invoices') name the account too.
+          client_reference_id: request.accountId,
+          metadata: { account_id: request.accountId, checkout_id: request.checkoutId },
+          subscription_data: { metadata: { account_id: request.accountId } },
+          ...(request.customerId ? { customer: request.customerId } : { customer_email: request.email }),
+          success_url: request.successUrl,
+          cancel_url: request.cancelUrl,
+        });
+        return parseStripeObject(checkoutSessionSchema, created, 'checkout.session');
+      });
+      if (!session.url) throw new BillingUnavailableError('Stripe answered a Checkout Session without a url');
+      return { url: session.url, providerSessionId: session.id };
+    },
+
+    async portalUrl(account, returnUrl) {
+      const customer = account.customerId;
+      if (!customer) return null;
+      const portal = await callStripe('open the billing portal', async () =>
+        parseStripeObject(portalSessionSchema, await stripe.billingPortal.sessions.create({ customer, return_url: returnUrl }), 'billing_portal.session'),
+      );
+      return portal.url;
+    },
+
+    async cancelSubscription(account) {
+      const subscription = account.subscriptionId;
+      if (!subscription) return;
+      try {
+        await stripe.subscriptions.cancel(subscription);
+      } catch (error) {
+        // Stripe answers a subscription it no longer knows, and one already canceled, with resource_missing:
+        // either way nothing bills the account any more.
+        if (isResourceMissing(error)) return;
+        throw new BillingUnavailableError(`Stripe could not cancel the subscription (${describeStripeFailure(error)})`);
+      }
+    },
+  };
+}
