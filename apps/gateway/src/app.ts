@@ -17,6 +17,8 @@ export function createApp(deps: GatewayDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  // Per-address limits (checkout, sign-in, failed keys) need the client's address, not a load balancer's.
+  app.set('trust proxy', deps.trustProxy ?? 0);
   app.use(requestLog(deps.logger));
   app.use(securityHeaders());
 

@@ -15,6 +15,8 @@ export interface GatewayDeps {
   /** QUEUE_PREFIX: every Redis key the gateway writes starts with it. */
   keyPrefix: string;
   now: () => Date;
+  /** TRUST_PROXY: how many proxies in front append to X-Forwarded-For (0: the socket's address is the client's). */
+  trustProxy?: number;
   /** Checks every response body against its documented schema (tests turn this on). */
   validateResponses?: boolean;
   /** Sender, TELEGRAM_API_BASE_URL and WEBHOOK_ALLOW_PRIVATE_NETWORKS for /notifications; omitted: production defaults. */

@@ -10,6 +10,7 @@ import { registerTrackRoutes } from './tracks/tracks.router';
 import { registerTwoFactorRoutes } from './two-factor/two-factor.router';
 import { createTwoFactorGuard } from './two-factor/two-factor.service';
 import type { SessionStore } from '../sessions/session-store';
+import { registerBillingRoutes } from './billing/billing.router';
 import { registerCheckoutRoutes } from './checkout/checkout.router';
 import { selfServiceOptions } from './session/self-service-options';
 import { registerSessionRoutes } from './session/session.router';
@@ -28,4 +29,5 @@ export function registerRoutes(api: ApiBuilder, deps: GatewayDeps, sessions: Ses
   registerApiKeyRoutes(api, deps, twoFactor);
   registerPostRoutes(api, deps);
   registerNotificationRoutes(api, deps, notificationOptions(deps));
+  registerBillingRoutes(api, deps, selfService);
 }

@@ -96,7 +96,7 @@ describe('POST /v1/api/checkout (manual billing)', () => {
 
 describe('POST /v1/api/checkout with BILLING_AUTO_ACTIVATE', () => {
   const gw = useGateway({
-    selfService: () => ({ billing: createManualBilling({ publicUrl: 'https://watch.example.com/' }), autoActivate: true, publicUrl: 'https://watch.example.com/', mailer: null }),
+    selfService: () => ({ billing: createManualBilling({ publicUrl: 'https://watch.example.com/' }), autoActivate: true, publicUrl: 'https://watch.example.com/', mailer: null, stripeWebhook: null }),
   });
 
   it('activates the subscription at once for 30 days, and the account signs in to a working dashboard', async () => {

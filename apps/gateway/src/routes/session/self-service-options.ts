@@ -1,4 +1,4 @@
-import { createManualBilling, type BillingProvider } from '@hashwatch/billing';
+import { createManualBilling, type BillingProvider, type HandledWebhook } from '@hashwatch/billing';
 import type { GatewayDeps } from '../../deps';
 
 /** One outgoing mail (password reset). */
@@ -22,6 +22,8 @@ export interface SelfServiceOptions {
   /** PUBLIC_URL: the origin the links we hand out (checkout, password reset) are built on. */
   publicUrl: string;
   mailer: MailSender | null;
+  /** Verifies and applies one Stripe webhook delivery (BILLING_PROVIDER=stripe); null under `manual`. */
+  stripeWebhook: ((rawBody: Buffer, signature: string | undefined) => Promise<HandledWebhook>) | null;
 }
 
 /** PUBLIC_URL's default. */
@@ -29,7 +31,7 @@ export const DEFAULT_PUBLIC_URL = 'http://localhost:3000';
 
 /** `deps.selfService`, or the defaults: manual billing without auto-activation, no mail. */
 export function selfServiceOptions(deps: GatewayDeps): SelfServiceOptions {
-  return deps.selfService ?? { billing: createManualBilling({ publicUrl: DEFAULT_PUBLIC_URL }), autoActivate: false, publicUrl: DEFAULT_PUBLIC_URL, mailer: null };
+  return deps.selfService ?? { billing: createManualBilling({ publicUrl: DEFAULT_PUBLIC_URL }), autoActivate: false, publicUrl: DEFAULT_PUBLIC_URL, mailer: null, stripeWebhook: null };
 }
 
 /** An absolute address on PUBLIC_URL. */

@@ -1,0 +1,75 @@
+import express, { type Request, type Response } from 'express';
+import { z } from 'zod';
+import { BillingUnavailableError } from '@hashwatch/billing';
+import { AppError } from '@hashwatch/errors';
+import { BODY_LIMIT_BYTES, type ApiBuilder } from '../../http/api-builder';
+import { errorBodyWithCodes } from '../../http/error-schema';
+import type { GatewayDeps } from '../../deps';
+import { publicLink, type SelfServiceOptions } from '../session/self-service-options';
+
+const WEBHOOK_PATH = '/billing/stripe/webhook';
+
+const portalSchema = z
+  .object({
+    url: z
+      .string()
+      .nullable()
+      .meta({ description: 'Where the customer changes plan or cancels (Stripe’s customer portal); null when the operator manages billing (`manual`) or no payment was made yet.' }),
+  })
+  .meta({ id: 'BillingPortal' });
+
+const webhookAnswerSchema = z
+  .object({ received: z.literal(true), outcome: z.enum(['applied', 'duplicate', 'ignored']) })
+  .meta({ id: 'StripeWebhookAnswer' });
+
+/** The billing portal link for the dashboard, and Stripe's webhook when BILLING_PROVIDER=stripe. */
+export function registerBillingRoutes(api: ApiBuilder, deps: GatewayDeps, options: SelfServiceOptions): void {
+  api.route({
+    method: 'post',
+    path: '/billing/portal',
+    tag: 'Account',
+    summary: 'A link to change the plan or cancel, at the billing provider.',
+    description: 'Takes no body. The link is short-lived: ask for a new one each time. After the change, the provider’s events update `GET /me`.',
+    success: { status: 200, description: 'The portal link, or null.', schema: portalSchema },
+    errors: ['service_unavailable'],
+    handler: async ({ auth }) => {
+      const { rows } = await deps.db.pool.query<{ billing_customer_id: string | null }>('SELECT billing_customer_id FROM users WHERE id = $1', [auth.userId]);
+      try {
+        return { url: await options.billing.portalUrl({ customerId: rows[0]?.billing_customer_id ?? null }, publicLink(options, '/billing')) };
+      } catch (error) {
+        if (error instanceof BillingUnavailableError) throw new AppError('service_unavailable', 'the billing provider did not answer; try again shortly');
+        throw error;
+      }
+    },
+  });
+  const handle = options.stripeWebhook;
+  if (!handle) return;
+  // The signature covers the exact bytes Stripe sent: the body is read raw, never re-serialized.
+  api.publicRouter.post(WEBHOOK_PATH, express.raw({ type: () => true, limit: BODY_LIMIT_BYTES }), async (req: Request, res: Response) => {
+    const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    // A failure while applying the event propagates: the error handler answers 500 and Stripe delivers it again.
+    const handled = await handle(body, req.header('stripe-signature'));
+    deps.logger.info('stripe event', { event_id: handled.eventId, type: handled.type, outcome: handled.outcome });
+    res.status(200).json({ received: true, outcome: handled.outcome });
+  });
+  api.registry.registerPath({
+    method: 'post',
+    path: `/v1${WEBHOOK_PATH}`,
+    summary: 'Stripe’s subscription events (BILLING_PROVIDER=stripe).',
+    description:
+      'Public; verified with the `Stripe-Signature` header and STRIPE_WEBHOOK_SECRET. Each event id is applied once: a repeated one answers 200 and changes nothing. ' +
+      'A failure while applying answers 500, so Stripe delivers the event again.',
+    tags: ['Billing'],
+    security: [],
+    request: {
+      headers: z.object({ 'Stripe-Signature': z.string().meta({ description: 'Stripe’s signature of the raw body.' }) }),
+      body: { required: true, content: { 'application/json': { schema: z.object({ id: z.string(), type: z.string() }).passthrough().meta({ description: 'A Stripe event object.' }) } } },
+    },
+    responses: {
+      200: { description: 'Handled (or already handled).', content: { 'application/json': { schema: webhookAnswerSchema } } },
+      400: { description: 'The signature does not verify (`invalid_request`); nothing was applied.', content: { 'application/json': { schema: errorBodyWithCodes(['invalid_request']) } } },
+      413: { description: 'The body is over 64 KiB (`payload_too_large`).', content: { 'application/json': { schema: errorBodyWithCodes(['payload_too_large']) } } },
+      500: { description: 'Applying the event failed (`internal_error`); nothing was applied, Stripe will retry.', content: { 'application/json': { schema: errorBodyWithCodes(['internal_error']) } } },
+    },
+  });
+}
