@@ -1,19 +1,34 @@
 import { createServer } from 'node:http';
 import { Redis } from 'ioredis';
-import { configSchema, loadConfig, requiredSecretsKey } from '@hashwatch/config';
+import { createManualBilling, createStripeBilling } from '@hashwatch/billing';
+import { loadConfig } from '@hashwatch/config';
 import { createSender } from '@hashwatch/channels';
 import { createDatabase } from '@hashwatch/db';
 import { createShutdown, runMain } from '@hashwatch/lifecycle';
 import { createLogger } from '@hashwatch/logger';
 import { openVerifiedCipher } from '@hashwatch/secrets';
 import { createApp } from './app';
+import type { Database } from '@hashwatch/db';
+import { gatewayConfigSchema, type GatewayConfig } from './gateway-config';
+import type { SelfServiceOptions } from './routes/session/self-service-options';
 
-/** The shared variables, with SECRETS_KEY required: it seals TOTP secrets and signs feed cursors. */
-const gatewayConfig = configSchema.extend({ SECRETS_KEY: requiredSecretsKey });
+/** BILLING_PROVIDER's provider and, under Stripe, its webhook handler. */
+function billingFrom(config: GatewayConfig, db: Database): Pick<SelfServiceOptions, 'billing' | 'stripeWebhook'> {
+  if (config.BILLING_PROVIDER === 'manual') return { billing: createManualBilling({ publicUrl: config.PUBLIC_URL }), stripeWebhook: null };
+  // The config schema requires every STRIPE_* but the base URL under BILLING_PROVIDER=stripe.
+  const stripe = createStripeBilling({
+    secretKey: config.STRIPE_SECRET_KEY ?? '',
+    webhookSecret: config.STRIPE_WEBHOOK_SECRET ?? '',
+    prices: { starter: config.STRIPE_PRICE_STARTER ?? '', pro: config.STRIPE_PRICE_PRO ?? '', business: config.STRIPE_PRICE_BUSINESS ?? '' },
+    ...(config.STRIPE_API_BASE_URL ? { apiBaseUrl: config.STRIPE_API_BASE_URL } : {}),
+    pool: db.pool,
+  });
+  return { billing: stripe.provider, stripeWebhook: stripe.handleWebhook };
+}
 
 /** Composition root of the gateway: configuration, clients, the app, and an orderly shutdown. */
 async function main(): Promise<void> {
-  const config = loadConfig(gatewayConfig);
+  const config = loadConfig(gatewayConfigSchema);
   const logger = createLogger('gateway', { level: config.LOG_LEVEL });
   // 10 connections per replica: one Node process keeps them busy, and more cost PostgreSQL more CPU per
   // request switching between backends (docs/BENCHMARKS.md, the feed bench's pool size).
@@ -44,6 +59,8 @@ async function main(): Promise<void> {
     keyPrefix: config.QUEUE_PREFIX,
     now: () => new Date(),
     notifications: { sender, telegramBaseUrl: config.TELEGRAM_API_BASE_URL, allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS },
+    selfService: { ...billingFrom(config, db), autoActivate: config.BILLING_AUTO_ACTIVATE, publicUrl: config.PUBLIC_URL, mailer: null },
+    trustProxy: config.TRUST_PROXY,
   });
   const server = createServer(app);
   server.keepAliveTimeout = 65_000;

@@ -1,0 +1,31 @@
+import { randomBytes } from 'node:crypto';
+import { loadConfig } from '@hashwatch/config';
+import { gatewayConfigSchema } from './gateway-config';
+
+const key = randomBytes(32).toString('base64');
+
+describe('the gateway configuration', () => {
+  it('defaults to manual billing without auto-activation, PUBLIC_URL on localhost and no trusted proxy', () => {
+    expect(loadConfig(gatewayConfigSchema, { SECRETS_KEY: key })).toMatchObject({
+      PUBLIC_URL: 'http://localhost:3000',
+      TRUST_PROXY: 0,
+      BILLING_PROVIDER: 'manual',
+      BILLING_AUTO_ACTIVATE: false,
+    });
+  });
+
+  it('names every Stripe variable that BILLING_PROVIDER=stripe needs and misses', () => {
+    expect(() => loadConfig(gatewayConfigSchema, { SECRETS_KEY: key, BILLING_PROVIDER: 'stripe', STRIPE_SECRET_KEY: 'sk_test_x' })).toThrow(
+      /^invalid environment: STRIPE_WEBHOOK_SECRET is required when BILLING_PROVIDER=stripe; STRIPE_PRICE_STARTER .*; STRIPE_PRICE_PRO .*; STRIPE_PRICE_BUSINESS .*$/,
+    );
+    const stripe = { STRIPE_SECRET_KEY: 'sk_test_x', STRIPE_WEBHOOK_SECRET: 'whsec_x', STRIPE_PRICE_STARTER: 'price_a', STRIPE_PRICE_PRO: 'price_b', STRIPE_PRICE_BUSINESS: 'price_c' };
+    expect(loadConfig(gatewayConfigSchema, { SECRETS_KEY: key, BILLING_PROVIDER: 'stripe', ...stripe })).toMatchObject({ BILLING_PROVIDER: 'stripe', ...stripe });
+  });
+
+  it('names a bad BILLING_PROVIDER, PUBLIC_URL, TRUST_PROXY or BILLING_AUTO_ACTIVATE', () => {
+    expect(() => loadConfig(gatewayConfigSchema, { SECRETS_KEY: key, BILLING_PROVIDER: 'paypal' })).toThrow(/BILLING_PROVIDER/);
+    expect(() => loadConfig(gatewayConfigSchema, { SECRETS_KEY: key, PUBLIC_URL: 'ftp://x' })).toThrow(/PUBLIC_URL must be an http\(s\) URL/);
+    expect(() => loadConfig(gatewayConfigSchema, { SECRETS_KEY: key, TRUST_PROXY: 'yes' })).toThrow(/TRUST_PROXY/);
+    expect(() => loadConfig(gatewayConfigSchema, { SECRETS_KEY: key, BILLING_AUTO_ACTIVATE: 'maybe' })).toThrow(/BILLING_AUTO_ACTIVATE/);
+  });
+});
