@@ -11,18 +11,29 @@ import { workspaces } from './workspaces.mjs';
 /**
  * How `npm start` runs each app, by folder name; an app missing from this table runs as a worker with
  * its own HEALTH_PORT (WORKER_ROLE).
- * - tier `outside` plays the outside world and starts first; `provides` hands its address to every
+ * - tier `outside` plays the outside world and starts first; `provides` hands its addresses to every
  *   other process (unless that variable is already set in the environment);
  * - tier `suite` is Hashwatch itself; `ready` is the path `npm start` waits for before printing the key;
  * - tier `cli` is never started.
- * `port` is the preferred port, given in `portEnv`; the next free one is used when it is busy. `env` adds
- * variables for that process only.
+ * `port` is the preferred port, given in `portEnv`; `morePorts` are further ports the app listens on, by
+ * variable and preferred port; the next free one is used when one is busy. `provides` gets the app's
+ * `port`, its `url` and every port of it by variable (`ports`). `env` adds variables for that process only;
+ * `banner` lists what the start banner shows of it beside its address.
  */
 const ROLES = {
-  'x-sim': { tier: 'outside', portEnv: 'X_SIM_PORT', port: 4100, env: { X_SIM_HOST: '127.0.0.1' }, provides: (url) => ({ X_API_BASE_URL: url }) },
-  // The local alert inbox: receives webhook alerts and plays the Telegram Bot API.
-  'alert-inbox': { tier: 'outside', portEnv: 'ALERT_INBOX_PORT', port: 4200, provides: (url) => ({ TELEGRAM_API_BASE_URL: url }) },
-  gateway: { tier: 'suite', portEnv: 'PORT', port: 3000, ready: '/healthz' },
+  'x-sim': { tier: 'outside', portEnv: 'X_SIM_PORT', port: 4100, env: { X_SIM_HOST: '127.0.0.1' }, provides: ({ url }) => ({ X_API_BASE_URL: url }) },
+  // The local alert inbox: receives webhook alerts, plays the Telegram Bot API, and receives the gateway's
+  // mail (password resets) over SMTP.
+  'alert-inbox': {
+    tier: 'outside',
+    portEnv: 'ALERT_INBOX_PORT',
+    port: 4200,
+    morePorts: { ALERT_INBOX_SMTP_PORT: 4225 },
+    provides: ({ url, ports }) => ({ TELEGRAM_API_BASE_URL: url, SMTP_URL: `smtp://127.0.0.1:${ports.ALERT_INBOX_SMTP_PORT}` }),
+    banner: ({ url, ports }) => `   mail: ${url}/#mail (SMTP on 127.0.0.1:${ports.ALERT_INBOX_SMTP_PORT})`,
+  },
+  // PUBLIC_URL is where links in mail (password resets) and checkout answers point: the address the banner prints.
+  gateway: { tier: 'suite', portEnv: 'PORT', port: 3000, ready: '/healthz', provides: ({ port }) => ({ PUBLIC_URL: `http://localhost:${port}` }) },
   scanner: { tier: 'suite', portEnv: 'HEALTH_PORT', port: 4001 },
   'engagement-poller': { tier: 'suite', portEnv: 'HEALTH_PORT', port: 4002 },
   notifier: { tier: 'suite', portEnv: 'HEALTH_PORT', port: 4003 },
@@ -34,12 +45,17 @@ const TIER_ORDER = { outside: 0, suite: 1 };
 const LOG_COLORS = ['36', '35', '34', '32', '33', '96', '95', '94'];
 const QUIET_LOG_KEYS = new Set(['level', 'message', 'timestamp', 'service']);
 
+/** How `npm start` runs the app in apps/<folder>. */
+export function appRole(folder) {
+  return ROLES[folder] ?? WORKER_ROLE;
+}
+
 /** The apps to run, outside world first, each as `{name, role, cwd, command, args}`. */
 export function plannedApps() {
   const planned = [];
   for (const ws of workspaces()) {
     if (!ws.rel.startsWith('apps/') || !ws.scripts.start) continue;
-    const role = ROLES[ws.folder] ?? WORKER_ROLE;
+    const role = appRole(ws.folder);
     if (role.tier === 'cli') continue;
     const direct = /^node\s+(\S+)$/.exec(ws.scripts.start.trim());
     if (direct && !existsSync(path.join(ws.dir, direct[1]))) {
@@ -58,19 +74,25 @@ export function plannedApps() {
 }
 
 /**
- * Gives each app its port (the preferred one, else the next free one) and adds to `env` the addresses the
- * outside-world apps provide, unless the caller's environment sets them.
+ * Gives each app its ports (the preferred one, else the next free one): `app.port` and, by variable,
+ * `app.ports`; and adds to `env` what the apps provide (addresses), unless `userEnv` sets it.
  */
-export async function assignPorts(apps, env) {
+export async function assignPorts(apps, env, userEnv = process.env) {
   const taken = new Set();
+  const pick = async (app, preferred) => {
+    const port = await freePort(preferred, taken);
+    taken.add(port);
+    if (port !== preferred) say(`${app.name}: port ${preferred} is busy, using ${port}`);
+    return port;
+  };
   for (const app of apps) {
     if (!app.role.portEnv) continue;
-    const preferred = app.name === 'gateway' && process.env.PORT ? Number(process.env.PORT) : app.role.port;
-    app.port = await freePort(preferred, taken);
-    taken.add(app.port);
-    if (app.port !== preferred) say(`${app.name}: port ${preferred} is busy, using ${app.port}`);
-    const provided = app.role.provides?.(`http://127.0.0.1:${app.port}`) ?? {};
-    for (const [key, value] of Object.entries(provided)) if (!process.env[key]) env[key] = value;
+    const preferred = app.name === 'gateway' && userEnv.PORT ? Number(userEnv.PORT) : app.role.port;
+    app.port = await pick(app, preferred);
+    app.ports = { [app.role.portEnv]: app.port };
+    for (const [variable, port] of Object.entries(app.role.morePorts ?? {})) app.ports[variable] = await pick(app, port);
+    const provided = app.role.provides?.({ port: app.port, url: `http://127.0.0.1:${app.port}`, ports: app.ports }) ?? {};
+    for (const [key, value] of Object.entries(provided)) if (!userEnv[key]) env[key] = value;
   }
 }
 
@@ -108,7 +130,7 @@ export async function launchApps(supervisor, apps, env) {
   const width = Math.max(3, ...apps.map((app) => app.name.length));
   for (const [index, app] of apps.entries()) {
     const appEnv = { ...env, ...app.role.env };
-    if (app.role.portEnv) appEnv[app.role.portEnv] = String(app.port);
+    for (const [variable, port] of Object.entries(app.ports ?? {})) appEnv[variable] = String(port);
     if (app.role.portEnv === 'HEALTH_PORT') delete appEnv.PORT;
     const tag = paint(LOG_COLORS[index % LOG_COLORS.length], app.name.padEnd(width));
     app.keyMismatch = false;
@@ -118,8 +140,9 @@ export async function launchApps(supervisor, apps, env) {
     };
     app.handle = supervisor.launch({ name: app.name, command: app.command, args: app.args, cwd: app.cwd, env: appEnv, onLine });
     if (app.role.tier === 'outside' && app.port) {
-      const up = await supervisor.waitUntil(() => listening(app.port), { timeoutMs: 30_000, handle: app.handle });
-      if (!up) warn(`${app.name} is not listening on ${app.port}`);
+      const ports = Object.values(app.ports);
+      const up = await supervisor.waitUntil(async () => (await Promise.all(ports.map(listening))).every(Boolean), { timeoutMs: 30_000, handle: app.handle });
+      if (!up) warn(`${app.name} is not listening on ${ports.join(' and ')}`);
     }
   }
 }

@@ -18,6 +18,8 @@ const DEMO_ENV = {
   X_BEARER_TOKEN: 'demo',
   X_USER_TOKEN: 'demo-user',
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+  // A demo checkout activates at once, with no operator to run `admin account:subscription`.
+  BILLING_AUTO_ACTIVATE: 'true',
 };
 
 async function build(supervisor) {
@@ -64,7 +66,8 @@ function printRunning(apps, gateway, apiKey) {
   process.stdout.write('\n');
   say('Hashwatch is running. Press Ctrl-C to stop everything.');
   for (const app of apps.filter((candidate) => candidate.role.tier === 'outside' && candidate.port)) {
-    say(`  ${app.name}: http://127.0.0.1:${app.port}`);
+    const url = `http://127.0.0.1:${app.port}`;
+    say(`  ${app.name}: ${url}${app.role.banner?.({ url, ports: app.ports }) ?? ''}`);
   }
   say(`  API: http://localhost:${gateway.port}/v1   docs: http://localhost:${gateway.port}/docs`);
   say(`  demo account ${DEMO_EMAIL}, API key: ${apiKey}`);

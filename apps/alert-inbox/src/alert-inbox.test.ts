@@ -1,5 +1,7 @@
+import { createTransport } from 'nodemailer';
 import { generateSigningSecret, signWebhook } from '@hashwatch/channels';
 import { createLogger } from '@hashwatch/logger';
+import { createMailer, MailError, type MailMessage } from '@hashwatch/mail';
 import Transport from 'winston-transport';
 import { createAlertInbox, type AlertInbox } from './alert-inbox';
 
@@ -84,5 +86,107 @@ describe('alert inbox', () => {
     await start();
     const res = await fetch(`${url}/hook`, { method: 'POST', body: 'nope' });
     expect(res.status).toBe(400);
+  });
+});
+
+describe('alert inbox mail', () => {
+  let inbox: AlertInbox;
+  let url: string;
+  let smtpPort: number;
+  let capture: Capture;
+
+  async function start(options: { capacity?: number; maxMailBytes?: number } = {}) {
+    capture = new Capture();
+    inbox = createAlertInbox({ logger: createLogger('alert-inbox', { transports: [capture] }), ...options });
+    ({ url } = await inbox.listen(0));
+    ({ port: smtpPort } = await inbox.listenSmtp(0));
+  }
+  afterEach(async () => {
+    await inbox.close();
+  });
+
+  /** Sends as the gateway will: through @hashwatch/mail's mailer. */
+  async function mail(message: MailMessage): Promise<void> {
+    const mailer = createMailer({ smtpUrl: `smtp://127.0.0.1:${smtpPort}`, from: 'Hashwatch <no-reply@localhost>', logger: createLogger('mailer', { transports: [new Capture()] }) });
+    try {
+      await mailer.send(message);
+    } finally {
+      mailer.close();
+    }
+  }
+
+  const listedMail = async () => ((await (await fetch(`${url}/mail`)).json()) as { data: Record<string, unknown>[] }).data;
+
+  const RESET_LINK = 'http://localhost:3000/reset-password?token=tok_abc123&email=ann%40example.com';
+
+  it('receives a password-reset mail over SMTP and lists it at /mail', async () => {
+    await start();
+    await mail({ to: 'ann@example.com', subject: 'Reset your Hashwatch password', text: `Open ${RESET_LINK} within 30 minutes.` });
+
+    const listed = await listedMail();
+    expect(listed).toEqual([
+      {
+        receivedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+        from: 'Hashwatch <no-reply@localhost>',
+        to: 'ann@example.com',
+        subject: 'Reset your Hashwatch password',
+        text: `Open ${RESET_LINK} within 30 minutes.\n`,
+      },
+    ]);
+    expect(Object.keys(listed[0]!).sort()).toEqual(['from', 'receivedAt', 'subject', 'text', 'to']);
+  });
+
+  it('shows the mail on its page with the link clickable and everything else escaped', async () => {
+    await start();
+    await mail({ to: 'ann@example.com', subject: '<script>alert(1)</script> reset', text: `Hi <b>Ann</b>,\nopen ${RESET_LINK}.\nNot a link: javascript:alert(1)` });
+
+    const html = await (await fetch(url)).text();
+    expect(html).toContain('<h2 id="mail">Mail</h2>');
+    expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt; reset');
+    expect(html).not.toContain('<script>');
+    expect(html).toContain('Hi &lt;b&gt;Ann&lt;/b&gt;');
+    const escapedLink = RESET_LINK.replace(/&/g, '&amp;');
+    // The sentence's full stop stays outside the link.
+    expect(html).toContain(`open <a href="${escapedLink}" target="_blank" rel="noopener noreferrer">${escapedLink}</a>.`);
+    expect(html).not.toContain('href="javascript:');
+  });
+
+  it('reads quoted-printable and base64 text parts, and the text part of multipart/alternative', async () => {
+    await start();
+    const transport = createTransport({ host: '127.0.0.1', port: smtpPort, secure: false, ignoreTLS: true });
+    const text = `Grüße, Ann: ${'a long line that quoted-printable has to fold '.repeat(3)}${RESET_LINK}`;
+    try {
+      for (const textEncoding of ['quoted-printable', 'base64'] as const) {
+        await transport.sendMail({ from: 'no-reply@localhost', to: 'ann@example.com', subject: `Ünïcode ${textEncoding}`, text, html: '<p>the html part</p>', textEncoding });
+      }
+      await transport.sendMail({ from: 'no-reply@localhost', to: 'ann@example.com', subject: 'html only', html: '<p>Only <b>html</b> here</p>' });
+    } finally {
+      transport.close();
+    }
+
+    const listed = await listedMail();
+    expect(listed.map((entry) => [entry.subject, entry.text])).toEqual([
+      ['html only', 'Only html here'],
+      ['Ünïcode base64', text],
+      ['Ünïcode quoted-printable', text],
+    ]);
+  });
+
+  it('logs the sender, recipient and subject of a mail, never its body', async () => {
+    await start();
+    await mail({ to: 'ann@example.com', subject: 'Reset your Hashwatch password', text: `Open ${RESET_LINK}` });
+
+    expect(capture.lines).toContainEqual(expect.objectContaining({ message: 'mail received', from: 'Hashwatch <no-reply@localhost>', to: 'ann@example.com', subject: 'Reset your Hashwatch password' }));
+    expect(JSON.stringify(capture.lines)).not.toContain('tok_abc123');
+  });
+
+  it('refuses a mail over its size limit with 552 and keeps only the newest mails, up to its capacity', async () => {
+    await start({ capacity: 2, maxMailBytes: 4096 });
+    const refused = await mail({ to: 'ann@example.com', subject: 'too big', text: 'x'.repeat(8192) }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(MailError);
+    expect(refused).toMatchObject({ reason: 'rejected', responseCode: 552 });
+    for (const n of [1, 2, 3]) await mail({ to: 'ann@example.com', subject: `n${n}`, text: 'hello' });
+
+    expect((await listedMail()).map((entry) => entry.subject)).toEqual(['n3', 'n2']);
   });
 });

@@ -2,6 +2,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { verifyWebhookSignature } from '@hashwatch/channels';
 import type { Logger } from '@hashwatch/logger';
+import { inboxPage } from './inbox-page';
+import { createMailInbox, type InboxMail } from './mail-inbox';
 
 /** One alert as the inbox keeps it. */
 export interface InboxAlert {
@@ -23,14 +25,21 @@ export interface AlertInboxOptions {
   logger: Logger;
   /** `ALERT_INBOX_SECRET`: when set, json alerts must carry a valid Standard Webhooks signature (401 otherwise). */
   secret?: string;
-  /** Alerts kept in memory, newest first. Default 200. */
+  /** Alerts kept in memory, newest first, and as many mails. Default 200. */
   capacity?: number;
+  /** Largest mail accepted over SMTP, in bytes. Default 1 MiB. */
+  maxMailBytes?: number;
 }
 
 export interface AlertInbox {
   readonly alerts: readonly InboxAlert[];
+  readonly mails: readonly InboxMail[];
   readonly server: Server;
+  /** Starts the HTTP side: the page, `/alerts`, `/mail` and the webhook endpoints. */
   listen(port: number, host?: string): Promise<{ port: number; url: string }>;
+  /** Starts the SMTP side (no auth, no TLS); mail it accepts is listed at `/mail` and on the page. */
+  listenSmtp(port: number, host?: string): Promise<{ port: number }>;
+  /** Stops both sides. */
   close(): Promise<void>;
 }
 
@@ -69,29 +78,6 @@ function summarize(path: string, body: Record<string, unknown>): Pick<InboxAlert
   return { format: 'unknown', type: 'unknown', summary: oneLine(JSON.stringify(body)) };
 }
 
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => ESCAPES[char]!);
-
-function page(alerts: readonly InboxAlert[], capacity: number): string {
-  const rows = alerts
-    .map(
-      (alert) => `<tr><td>${escapeHtml(alert.receivedAt)}</td><td>${escapeHtml(alert.format)}</td><td>${escapeHtml(alert.type)}</td>` +
-        `<td>${alert.verified === null ? '' : alert.verified ? '✔' : '✘'}</td><td>${escapeHtml(alert.summary)}</td></tr>`,
-    )
-    .join('\n');
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="3">
-<title>Hashwatch alert inbox</title>
-<style>body{font:14px system-ui,sans-serif;margin:2em}table{border-collapse:collapse;width:100%}
-td,th{border-bottom:1px solid #ddd;padding:4px 8px;text-align:left;vertical-align:top}th{background:#f5f5f5}</style></head>
-<body><h1>Hashwatch alert inbox</h1>
-<p>${alerts.length} alert${alerts.length === 1 ? '' : 's'}, newest first; the last ${capacity} are kept in memory. This page refreshes every 3 s.</p>
-<table><thead><tr><th>received</th><th>format</th><th>type</th><th>signed</th><th>alert</th></tr></thead>
-<tbody>
-${rows || '<tr><td colspan="5">No alerts yet.</td></tr>'}
-</tbody></table></body></html>`;
-}
-
 async function readBody(request: IncomingMessage): Promise<string | undefined> {
   const chunks: Buffer[] = [];
   let size = 0;
@@ -110,18 +96,20 @@ function send(response: ServerResponse, status: number, body: string, type = 'ap
 
 /**
  * The demo's alert destination: accepts alerts POSTed in any Hashwatch format (json webhooks, Discord, Slack,
- * and Telegram's sendMessage, so it can also play the Bot API), logs one line per alert, keeps the last ones in
- * memory and lists them at `/` (HTML) and `/alerts` (JSON).
+ * and Telegram's sendMessage, so it can also play the Bot API) and mail over SMTP, logs one line per alert or
+ * mail, keeps the last ones in memory and lists them at `/` (HTML), `/alerts` and `/mail` (JSON).
  */
 export function createAlertInbox(options: AlertInboxOptions): AlertInbox {
   const capacity = options.capacity ?? 200;
   const alerts: InboxAlert[] = [];
   const { logger } = options;
+  const mailInbox = createMailInbox({ logger, capacity, maxBytes: options.maxMailBytes ?? MAX_BODY_BYTES });
 
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const path = new URL(request.url ?? '/', 'http://inbox.invalid').pathname;
-    if (request.method === 'GET' && path === '/') return send(response, 200, page(alerts, capacity), 'text/html');
+    if (request.method === 'GET' && path === '/') return send(response, 200, inboxPage(alerts, mailInbox.mails, capacity), 'text/html');
     if (request.method === 'GET' && path === '/alerts') return send(response, 200, JSON.stringify({ data: alerts }));
+    if (request.method === 'GET' && path === '/mail') return send(response, 200, JSON.stringify({ data: mailInbox.mails }));
     if (request.method === 'GET' && path === '/healthz') return send(response, 200, JSON.stringify({ status: 'ok' }));
     if (request.method !== 'POST') return send(response, 405, JSON.stringify({ error: { code: 'method_not_allowed', message: 'POST alerts here' } }));
 
@@ -163,6 +151,7 @@ export function createAlertInbox(options: AlertInboxOptions): AlertInbox {
 
   return {
     alerts,
+    mails: mailInbox.mails,
     server,
     listen(port, host = '127.0.0.1') {
       return new Promise((resolve, reject) => {
@@ -174,10 +163,15 @@ export function createAlertInbox(options: AlertInboxOptions): AlertInbox {
         });
       });
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    listenSmtp: (port, host = '127.0.0.1') => mailInbox.listen(port, host),
+    close: async () => {
+      await Promise.all([
+        mailInbox.close(),
+        new Promise<void>((resolve) => {
+          server.closeAllConnections();
+          server.close(() => resolve());
+        }),
+      ]);
+    },
   };
 }

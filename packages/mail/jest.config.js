@@ -1,0 +1,3 @@
+// The inbox touches neither PostgreSQL nor Redis: the shared settings without the database template.
+const base = require('../../jest.base.js')(__dirname);
+module.exports = { ...base, globalSetup: undefined, globalTeardown: undefined };
