@@ -1,14 +1,16 @@
 import { z } from 'zod';
 import { configSchema, envFlag, requiredSecretsKey } from '@hashwatch/config';
+import { mailConfig } from '@hashwatch/mail';
 
 const STRIPE_REQUIRED = ['STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET', 'STRIPE_PRICE_STARTER', 'STRIPE_PRICE_PRO', 'STRIPE_PRICE_BUSINESS'] as const;
 
 /**
  * The gateway's environment: the shared variables with SECRETS_KEY required (it seals TOTP secrets and signs feed
- * cursors and CSRF tokens), and checkout, billing and proxy settings.
+ * cursors and CSRF tokens), and checkout, billing, mail (password reset) and proxy settings.
  */
 export const gatewayConfigSchema = configSchema
   .extend({
+    ...mailConfig,
     SECRETS_KEY: requiredSecretsKey,
     /** The origin of the links we hand out: checkout pages, password-reset links, the portal's way back. */
     PUBLIC_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL, e.g. https://watch.example.com' }).default('http://localhost:3000'),

@@ -6,6 +6,7 @@ import { createSender } from '@hashwatch/channels';
 import { createDatabase } from '@hashwatch/db';
 import { createShutdown, runMain } from '@hashwatch/lifecycle';
 import { createLogger } from '@hashwatch/logger';
+import { createMailer } from '@hashwatch/mail';
 import { openVerifiedCipher } from '@hashwatch/secrets';
 import { createApp } from './app';
 import type { Database } from '@hashwatch/db';
@@ -50,6 +51,10 @@ async function main(): Promise<void> {
   // Test alerts go out through the same SSRF-guarded sender the notifier uses.
   const sender = createSender({ allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS, timeoutMs: 10_000 });
   shutdown.onShutdown('sender', () => sender.close());
+  // Password-reset links go out through SMTP_URL; without it a reset request is logged as undeliverable.
+  const mailer = config.SMTP_URL ? createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, logger }) : null;
+  if (mailer) shutdown.onShutdown('mailer', () => mailer.close());
+  else logger.warn('SMTP_URL is not set: password-reset mails cannot be sent');
   const app = createApp({
     db,
     redis,
@@ -59,7 +64,7 @@ async function main(): Promise<void> {
     keyPrefix: config.QUEUE_PREFIX,
     now: () => new Date(),
     notifications: { sender, telegramBaseUrl: config.TELEGRAM_API_BASE_URL, allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS },
-    selfService: { ...billingFrom(config, db), autoActivate: config.BILLING_AUTO_ACTIVATE, publicUrl: config.PUBLIC_URL, mailer: null },
+    selfService: { ...billingFrom(config, db), autoActivate: config.BILLING_AUTO_ACTIVATE, publicUrl: config.PUBLIC_URL, mailer },
     trustProxy: config.TRUST_PROXY,
   });
   const server = createServer(app);
