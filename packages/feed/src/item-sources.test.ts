@@ -118,7 +118,17 @@ describe('feed_item_sources', () => {
     try {
       await migrate(db.pool, earlier);
       await seedPlans(db.pool);
-      const { accountId } = await createAccount(db.prisma, { email: 'before@example.com', planId: 'starter' });
+      // In SQL: the Prisma client knows the latest schema's columns, which this database does not have yet.
+      const accountId = 'usr_before';
+      await db.pool.query(
+        `INSERT INTO users (id, email, plan_id, hashtags_limit, accounts_limit, engagement_limit, webhooks_limit, alerts_limit,
+                            scan_interval_seconds, engagement_refresh_seconds, rate_limit_per_minute, subscription_status,
+                            current_period_start, current_period_end)
+         SELECT $1, 'before@example.com', id, hashtags_limit, accounts_limit, engagement_limit, webhooks_limit, alerts_limit,
+                scan_interval_seconds, engagement_refresh_seconds, rate_limit_per_minute, 'active', now(), now() + interval '30 days'
+           FROM plans WHERE id = 'starter'`,
+        [accountId],
+      );
       const { inserted } = await transaction(db.pool, (client) =>
         insertFeedItems(client, [hashtagPost(accountId, 1, { sources: ['#btc', '@alice'] }), hashtagPost(accountId, 2, { sources: ['#eth'] })]),
       );
