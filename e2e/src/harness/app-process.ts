@@ -6,7 +6,7 @@ import { childRegistry } from './child-registry';
 /** The repository root: apps are started from their builds under apps/<app>/dist. */
 export const REPO_ROOT = path.resolve(__dirname, '../../..');
 
-export type AppName = 'gateway' | 'scanner' | 'engagement-poller' | 'notifier' | 'x-sim';
+export type AppName = 'gateway' | 'scanner' | 'engagement-poller' | 'notifier' | 'x-sim' | 'alert-inbox';
 
 export interface ExitStatus {
   code: number | null;
@@ -47,6 +47,7 @@ const MANIFESTS: Record<AppName | 'admin', string> = {
   'engagement-poller': require.resolve('@hashwatch/engagement-poller/package.json'),
   notifier: require.resolve('@hashwatch/notifier/package.json'),
   'x-sim': require.resolve('@hashwatch/x-sim/package.json'),
+  'alert-inbox': require.resolve('@hashwatch/alert-inbox/package.json'),
   admin: require.resolve('@hashwatch/admin/package.json'),
 };
 
