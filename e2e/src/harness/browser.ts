@@ -1,8 +1,15 @@
 /** An answer of the gateway, its body parsed. */
 export interface Answer {
   status: number;
-  body: any;
+  body: Record<string, unknown> | undefined;
   setCookie: string[];
+}
+
+/** The string field `key` of an answer's body; throws, naming it, when there is none. */
+export function field(answer: Answer, key: string): string {
+  const value = answer.body?.[key];
+  if (typeof value !== 'string') throw new Error(`the answer (${answer.status}) has no string ${key}: ${JSON.stringify(answer.body)}`);
+  return value;
 }
 
 /**
@@ -36,13 +43,13 @@ export class Browser {
       if (!this.cookie) this.csrf = undefined;
     }
     const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : undefined, setCookie };
+    return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : undefined, setCookie };
   }
 
   /** Reads the session (and its CSRF token) after a sign-in. */
   async readSession(): Promise<Answer> {
     const answer = await this.call('GET', '/session');
-    if (answer.status === 200) this.csrf = answer.body.csrf_token as string;
+    if (answer.status === 200) this.csrf = field(answer, 'csrf_token');
     return answer;
   }
 }

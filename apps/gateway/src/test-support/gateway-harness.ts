@@ -54,6 +54,24 @@ export function sessionCookieOf(res: { headers: Record<string, unknown> }): stri
 /** The TOTP code of `secret` at `date`, as an authenticator app shows it. */
 export const codeAt = (secret: string, date: Date): string => speakeasy.totp({ secret, encoding: 'base32', time: date.getTime() / 1000 });
 
+/** Checks out (manual billing) and, with `activate`, activates the subscription as an operator would. */
+async function checkoutThrough(app: Express, env: TestEnvironment, input: { email: string; password: string; plan?: PlanId }, activate: boolean) {
+  const res = await request(app).post('/v1/api/checkout').send({ plan: 'starter', ...input }).expect(201);
+  const { rows } = await env.database.db.pool.query<{ user_id: string }>('SELECT user_id FROM checkouts WHERE id = $1', [res.body.checkout_id]);
+  const accountId = rows[0]?.user_id as string;
+  if (activate) await setSubscription(env.database.db.prisma, accountId, { status: 'active', periodEnd: new Date(Date.now() + 30 * 86_400_000) });
+  return { checkoutId: res.body.checkout_id as string, url: res.body.url as string, accountId };
+}
+
+/** Signs in (no 2FA) and reads the session, as a browser would. */
+async function signInThrough(app: Express, email: string, password: string): Promise<BrowserSession> {
+  const signedIn = await request(app).post('/v1/session').send({ email, password }).expect(200);
+  const cookie = sessionCookieOf(signedIn);
+  const session = await request(app).get('/v1/session').set('Cookie', cookie).expect(200);
+  const csrf = session.body.csrf_token as string;
+  return { accountId: session.body.account_id as string, cookie, csrf, headers: { Cookie: cookie, 'X-CSRF-Token': csrf } };
+}
+
 /** A gateway on the file's own database and queue prefix, with every response checked against its schema. */
 export function useGateway(options: { selfService?: (env: TestEnvironment) => SelfServiceOptions } = {}): GatewayHarness {
   const env = useTestEnvironment();
@@ -62,6 +80,10 @@ export function useGateway(options: { selfService?: (env: TestEnvironment) => Se
   let deps: GatewayDeps | undefined;
   let fixedNow: Date | null = null;
   let counter = 0;
+  const requireApp = (): Express => {
+    if (!app) throw new Error('the gateway exists only inside tests and hooks');
+    return app;
+  };
 
   beforeAll(() => {
     const transport = new winston.transports.Stream({
@@ -115,28 +137,12 @@ export function useGateway(options: { selfService?: (env: TestEnvironment) => Se
       await request(app).post('/v1/2fa/enable').set(auth).send({ code: codeAt(secret, t0) }).expect(200);
       return { secret, t0 };
     },
-    async checkout(input, activate = false) {
-      if (!app) throw new Error('the gateway exists only inside tests and hooks');
-      const res = await request(app).post('/v1/api/checkout').send({ plan: 'starter', ...input }).expect(201);
-      const { rows } = await env.database.db.pool.query<{ user_id: string }>('SELECT user_id FROM checkouts WHERE id = $1', [res.body.checkout_id]);
-      const accountId = rows[0]?.user_id as string;
-      if (activate) {
-        await setSubscription(env.database.db.prisma, accountId, { status: 'active', periodEnd: new Date(Date.now() + 30 * 86_400_000) });
-      }
-      return { checkoutId: res.body.checkout_id as string, url: res.body.url as string, accountId };
-    },
+    checkout: (input, activate = false) => checkoutThrough(requireApp(), env, input, activate),
     async resetLimits() {
       const keys = await env.redis.keys(`${env.queuePrefix}:rl:*`);
       if (keys.length > 0) await env.redis.unlink(...keys);
     },
-    async signIn(email, password) {
-      if (!app) throw new Error('the gateway exists only inside tests and hooks');
-      const signedIn = await request(app).post('/v1/session').send({ email, password }).expect(200);
-      const cookie = sessionCookieOf(signedIn);
-      const session = await request(app).get('/v1/session').set('Cookie', cookie).expect(200);
-      const csrf = session.body.csrf_token as string;
-      return { accountId: session.body.account_id as string, cookie, csrf, headers: { Cookie: cookie, 'X-CSRF-Token': csrf } };
-    },
+    signIn: (email, password) => signInThrough(requireApp(), email, password),
   };
 }
 
