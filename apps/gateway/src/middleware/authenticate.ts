@@ -72,7 +72,7 @@ export class Authenticator {
   }
 
   /** Always throws: 401, or 429 once the client's address has failed too often. */
-  async refuse(req: Request, hadKey: boolean, credential = 'API key'): Promise<never> {
+  async refuse(req: Request, hadKey: boolean, credential: 'key' | 'session' = 'key'): Promise<never> {
     const decision = await this.failures.consume(req.ip ?? 'unknown');
     if (!decision.allowed) {
       throw new AppError('rate_limited', `too many failed authentications from this address; retry in ${decision.retryAfterSeconds}s`, {
@@ -81,7 +81,11 @@ export class Authenticator {
     }
     throw new AppError(
       'unauthorized',
-      hadKey ? `the ${credential} is invalid, revoked or expired` : 'missing bearer API key: send Authorization: Bearer <API_KEY>',
+      !hadKey
+        ? 'missing bearer API key: send Authorization: Bearer <API_KEY>'
+        : credential === 'key'
+          ? 'the API key is invalid or revoked'
+          : 'the session is unknown, ended or expired: sign in again',
     );
   }
 

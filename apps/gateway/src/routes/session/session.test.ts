@@ -98,7 +98,7 @@ describe('sessions', () => {
     expect(res.body.expires_at).toBe(later(t0, 34 * HOUR).toISOString());
     gw.setNow(later(t0, 34 * HOUR + 1000));
     const expired = await request(gw.app).get('/v1/tracks').set(session.headers).expect(401);
-    expect(expired.body.error).toEqual({ code: 'unauthorized', message: 'the session is invalid, revoked or expired' });
+    expect(expired.body.error).toEqual({ code: 'unauthorized', message: 'the session is unknown, ended or expired: sign in again' });
   });
 
   it('ends a session 7 days after sign-in, however much it is used', async () => {
