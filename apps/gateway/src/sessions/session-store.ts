@@ -110,10 +110,9 @@ export class SessionStore {
   }
 }
 
-/** Ends every session of the account but `keepSessionId` (a password change keeps the session that made it). */
-export async function endSessions(client: pg.Pool | pg.PoolClient, userId: string, keepSessionId?: string): Promise<number> {
-  const { rowCount } = await client.query('DELETE FROM sessions WHERE user_id = $1 AND id IS DISTINCT FROM $2', [userId, keepSessionId ?? null]);
-  return rowCount ?? 0;
+/** Ends every session of the account (a password change or reset). */
+export async function endSessions(client: pg.Pool | pg.PoolClient, userId: string): Promise<void> {
+  await client.query('DELETE FROM sessions WHERE user_id = $1', [userId]);
 }
 
 const COOKIE_VALUE = /^hws_[A-Za-z0-9_-]{43}$/;

@@ -3,7 +3,7 @@ import type { ErasedAccount } from '@hashwatch/accounts';
 import { emailLimitKey } from '../session/sign-in.service';
 
 // The per-account limits of the gateway (tightLimit names: api-keys, two-factor and notifications routers).
-const ACCOUNT_LIMITS = ['apikey-regenerate', 'two-factor', 'notifications-test', '2fa-login'] as const;
+const ACCOUNT_LIMITS = ['apikey-regenerate', 'two-factor', 'notifications-test', '2fa-login', 'password-change'] as const;
 
 /**
  * The Redis keys that hold an erased account's data, under QUEUE_PREFIX `prefix`. Each is named as its writer names

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { emailLimitKey } from '../session/sign-in.service';
 import { request, useGateway } from '../../test-support/gateway-harness';
 
 // Distinctive values, so a search of every row's text finds only what was written for them.
@@ -98,8 +99,20 @@ describe('erasure of an account and of its sources', () => {
     await redis.set(`${prefix}:notifier:digest:${channel}`, 'x');
     await redis.set(`${prefix}:notifier:retrying:${channel}`, '1');
     await redis.set(`${prefix}:rl:two-factor:${a.accountId}`, '1');
+    await redis.set(`${prefix}:rl:password-change:${a.accountId}`, '1');
+    await redis.set(`${prefix}:rl:2fa-login:${a.accountId}`, '1');
+    // The dashboard's rows and counters: a checkout, a session, a sign-in step, a reset link, failed sign-ins by email.
+    const email = (await request(gw.app).get('/v1/me').set(a.auth).expect(200)).body.email as string;
+    await pool().query(
+      `WITH c AS (INSERT INTO checkouts (id, user_id, plan_id, provider, url) VALUES ('chk_erase', $1, 'pro', 'manual', 'http://localhost:3000/checkout/chk_erase'))
+       , s AS (INSERT INTO sessions (id, user_id, token_hash, expires_at) VALUES ('ses_erase', $1, '\x01', now() + interval '1 day'))
+       , l AS (INSERT INTO login_challenges (token_hash, user_id, expires_at) VALUES ('\x02', $1, now() + interval '5 minutes'))
+       INSERT INTO password_resets (token_hash, user_id, expires_at) VALUES ('\x03', $1, now() + interval '30 minutes')`,
+      [a.accountId],
+    );
+    await redis.set(`${prefix}:rl:signin-email:${emailLimitKey(email)}`, '3');
 
-    const needles = [a.accountId, SOLO_TAG, HANDLE, SOLO_POST, UNSTORED_POST, channel];
+    const needles = [a.accountId, SOLO_TAG, HANDLE, SOLO_POST, UNSTORED_POST, channel, 'chk_erase', 'ses_erase'];
     expect((await dump(pool(), needles)).length).toBeGreaterThan(0);
     const res = await request(gw.app).delete('/v1/me').set(a.auth);
     expect(res.status).toBe(200);
@@ -116,7 +129,10 @@ describe('erasure of an account and of its sources', () => {
     expect(outbox).toEqual([{ payload: [{ jobId: 'routes-1', payload: { items: [{ feedItemId: bShared, userId: b.accountId }] } }] }]);
 
     const keys = await redis.keys(`${prefix}:*`);
-    expect(keys.filter((key) => needles.some((needle) => key.includes(needle)))).toEqual([]);
+    expect(keys.filter((key) => [...needles, emailLimitKey(email)].some((needle) => key.includes(needle)))).toEqual([]);
+    for (const table of ['login_challenges', 'password_resets']) {
+      expect((await pool().query(`SELECT count(*)::int AS n FROM ${table} WHERE user_id = $1`, [a.accountId])).rows[0]).toEqual({ n: 0 });
+    }
     expect(await redis.hgetall(`${prefix}:engagement:account-fingerprints`)).toEqual({ [b.accountId]: 'f2' });
     expect(await redis.get(`${prefix}:engagement:reply-cursor:${SHARED_POST}`)).toBe(',6');
   });

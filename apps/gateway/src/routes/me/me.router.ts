@@ -72,14 +72,16 @@ export function registerMeRoutes(api: ApiBuilder, deps: GatewayDeps, guard: TwoF
     path: '/me/password',
     tag: 'Account',
     summary: 'Change the dashboard password.',
-    description: 'Needs the current password. Every other session of the account ends; the one that made the change stays signed in. Wrong current passwords are limited to 10 per 15 minutes.',
+    description: 'Needs the current password. Every session of the account ends, this one too (its cookie is cleared): sign in again with the new password. Wrong current passwords are limited to 10 per 15 minutes.',
     body: passwordChangeSchema,
     success: { status: 200, description: 'The password is changed.', schema: passwordSetSchema },
     errors: ['invalid_credentials'],
-    handler: async ({ auth, body }) => {
+    handler: async ({ auth, body, req, res }) => {
       await passwordFailures.check(auth.userId);
       try {
-        return await changePassword(deps, auth, body);
+        const changed = await changePassword(deps, auth, body);
+        if (auth.sessionId) clearSessionCookie(req, res);
+        return changed;
       } catch (error) {
         if (error instanceof AppError && error.code === 'invalid_credentials') await passwordFailures.record(auth.userId);
         throw error;

@@ -76,12 +76,12 @@ export async function confirmPasswordReset(deps: GatewayDeps, input: { token: st
 }
 
 /**
- * A signed-in password change: needs the current password; ends every other session of the account (the one that
- * made the change stays signed in) and any pending sign-in step.
+ * A signed-in password change: needs the current password; ends every session of the account (the one that made
+ * the change too: its browser signs in again with the new password), any pending sign-in step and reset link.
  */
 export async function changePassword(
   deps: GatewayDeps,
-  auth: { userId: string; sessionId?: string },
+  auth: { userId: string },
   input: { current_password: string; new_password: string },
 ): Promise<{ password_changed: true }> {
   const { rows } = await deps.db.pool.query<{ password_hash: string | null }>('SELECT password_hash FROM users WHERE id = $1', [auth.userId]);
@@ -93,7 +93,7 @@ export async function changePassword(
     await client.query('UPDATE users SET password_hash = $2, updated_at = $3 WHERE id = $1', [auth.userId, passwordHash, deps.now()]);
     await client.query('DELETE FROM login_challenges WHERE user_id = $1', [auth.userId]);
     await client.query('DELETE FROM password_resets WHERE user_id = $1', [auth.userId]);
-    await endSessions(client, auth.userId, auth.sessionId);
+    await endSessions(client, auth.userId);
   });
   return { password_changed: true };
 }

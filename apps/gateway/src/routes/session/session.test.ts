@@ -150,14 +150,15 @@ describe('sessions', () => {
     await request(gw.app).delete('/v1/session').expect(204);
   });
 
-  it('changes the password with the current one: the other sessions end, this one stays', async () => {
+  it('changes the password with the current one: every session ends, this one too, and its cookie is cleared', async () => {
     const session = await activeSession();
     const other = await gw.signIn(session.email, PASSWORD);
     const wrong = await request(gw.app).post('/v1/me/password').set(session.headers).send({ current_password: 'nope', new_password: 'a brand new password' }).expect(401);
     expect(wrong.body.error.code).toBe('invalid_credentials');
     await request(gw.app).post('/v1/me/password').set(session.headers).send({ current_password: PASSWORD, new_password: 'short' }).expect(400);
-    await request(gw.app).post('/v1/me/password').set(session.headers).send({ current_password: PASSWORD, new_password: 'a brand new password' }).expect(200, { password_changed: true });
-    await request(gw.app).get('/v1/me').set(session.headers).expect(200);
+    const changed = await request(gw.app).post('/v1/me/password').set(session.headers).send({ current_password: PASSWORD, new_password: 'a brand new password' }).expect(200, { password_changed: true });
+    expect((changed.headers['set-cookie'] as unknown as string[])[0]).toMatch(/^hw_session=;/);
+    await request(gw.app).get('/v1/me').set(session.headers).expect(401);
     await request(gw.app).get('/v1/me').set(other.headers).expect(401);
     await request(gw.app).post('/v1/session').send({ email: session.email, password: PASSWORD }).expect(401);
     await request(gw.app).post('/v1/session').send({ email: session.email, password: 'a brand new password' }).expect(200);
