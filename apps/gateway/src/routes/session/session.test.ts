@@ -248,4 +248,19 @@ describe('sign-in with two-factor authentication', () => {
     const limited = await request(gw.app).post('/v1/2fa/login').send({ login_token: body.login_token, code: right }).expect(429);
     expect(limited.body.error.message).toMatch(/8 per 5 minutes/);
   });
+
+  it('allows 8 attempts per 5 minutes per address, whatever the token, then 429', async () => {
+    const app = gw.app;
+    app.set('trust proxy', 1);
+    try {
+      for (let n = 0; n < 8; n += 1) {
+        await request(app).post('/v1/2fa/login').set('X-Forwarded-For', '192.0.2.44').send({ login_token: `hwl_guess${n}`, code: '123456' }).expect(401);
+      }
+      const limited = await request(app).post('/v1/2fa/login').set('X-Forwarded-For', '192.0.2.44').send({ login_token: 'hwl_guess8', code: '123456' }).expect(429);
+      expect(limited.body.error.code).toBe('rate_limited');
+      await request(app).post('/v1/2fa/login').set('X-Forwarded-For', '192.0.2.45').send({ login_token: 'hwl_other', code: '123456' }).expect(401);
+    } finally {
+      app.set('trust proxy', false);
+    }
+  });
 });
