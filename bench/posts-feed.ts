@@ -10,11 +10,10 @@
 // POSTS_BENCH_QUICK=1 measures only the headline pair (feed and bare, two rounds) and authentication alone.
 // Goals: the feed at >= 35% of the bare handler's req/s with p99 < 30 ms (50 connections), and a page
 // 900,000 items deep at <= 1.3x the first page's p50.
-import { fork, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { loadavg } from 'node:os';
-import path from 'node:path';
 import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
 import { createAccount } from '@hashwatch/accounts';
@@ -23,7 +22,7 @@ import { generateSecretsKey } from '@hashwatch/secrets';
 import { baseDatabaseUrl, databaseUrlFor, deletePrefixKeys } from '@hashwatch/testing';
 import { listPosts, postCursor } from '@hashwatch/gateway';
 import { admin, cpuBetween, cpuSecondsWhere, machineDescription } from './bench-support';
-import type { ServerReady } from './posts-server';
+import { startPostsServer } from './posts-server-process';
 
 const ITEMS = Number(process.env.POSTS_BENCH_ITEMS ?? 1_000_000);
 const OTHER_TENANT_ITEMS = ITEMS / 10;
@@ -108,15 +107,8 @@ async function load(name: string, url: string, headers: Record<string, string>, 
   return row;
 }
 
-function startServers(env: Record<string, string>): Promise<{ child: ChildProcess; ready: ServerReady }> {
-  const child = fork(path.join(__dirname, 'posts-server.ts'), [], {
-    execArgv: ['--import', 'tsx', ...(process.env.POSTS_BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.POSTS_BENCH_PROFILE}`] : [])],
-    env: { ...process.env, ...env, TSX_TSCONFIG_PATH: path.join(__dirname, 'posts-tsconfig.json') },
-  });
-  return new Promise((resolve, reject) => {
-    child.once('message', (ready) => resolve({ child, ready: ready as ServerReady }));
-    child.once('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
-  });
+function startServers(env: Record<string, string>): ReturnType<typeof startPostsServer> {
+  return startPostsServer(env, process.env.POSTS_BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.POSTS_BENCH_PROFILE}`] : []);
 }
 
 async function explain(db: Database, sql: string, values: unknown[]): Promise<string> {

@@ -7,10 +7,9 @@
 // Goals: an authenticated request through a session costs no more than through the key (req/s within 10 % of the
 // key's in the same run, GET /v1/me, 50 connections, alternating rounds); one scrypt password hash costs 50–150 ms
 // of CPU.
-import { fork, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import path from 'node:path';
 import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
 import { createAccount } from '@hashwatch/accounts';
@@ -18,7 +17,7 @@ import { createDatabase, migrate, seedPlans, type Database } from '@hashwatch/db
 import { generateSecretsKey, hashPassword, verifyPassword } from '@hashwatch/secrets';
 import { baseDatabaseUrl, databaseUrlFor, deletePrefixKeys } from '@hashwatch/testing';
 import { admin, machineDescription, percentile } from './bench-support';
-import type { ServerReady } from './posts-server';
+import { startPostsServer } from './posts-server-process';
 
 const CONNECTIONS = 50;
 const SECONDS = 10;
@@ -60,16 +59,6 @@ async function measureHashes(): Promise<void> {
   log(`  CPU ms:  min ${cpu[0]?.toFixed(1)}, p50 ${percentile(cpu, 50).toFixed(1)}, max ${cpu.at(-1)?.toFixed(1)}`);
 }
 
-function startServer(env: Record<string, string>): Promise<{ child: ChildProcess; ready: ServerReady }> {
-  const child = fork(path.join(__dirname, 'posts-server.ts'), [], {
-    execArgv: ['--import', 'tsx'],
-    env: { ...process.env, ...env, BARE_BODY: '{}', TSX_TSCONFIG_PATH: path.join(__dirname, 'posts-tsconfig.json') },
-  });
-  return new Promise((resolve, reject) => {
-    child.once('message', (ready) => resolve({ child, ready: ready as ServerReady }));
-    child.once('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
-  });
-}
 
 /** An active account with a password and no cap to speak of, its key, and a session signed in over HTTP. */
 async function credentials(db: Database, gateway: string): Promise<{ key: Record<string, string>; session: Record<string, string> }> {
@@ -103,7 +92,7 @@ async function main(): Promise<void> {
     db = createDatabase(databaseUrlFor(name), { max: 2 });
     await migrate(db.pool);
     await seedPlans(db.pool);
-    const server = await startServer({ DATABASE_URL: databaseUrlFor(name), REDIS_URL: redisUrl, SECRETS_KEY: generateSecretsKey(), QUEUE_PREFIX: prefix, LOG_LEVEL: 'warn' });
+    const server = await startPostsServer({ BARE_BODY: '{}', DATABASE_URL: databaseUrlFor(name), REDIS_URL: redisUrl, SECRETS_KEY: generateSecretsKey(), QUEUE_PREFIX: prefix, LOG_LEVEL: 'warn' });
     child = server.child;
     const gateway = `http://127.0.0.1:${server.ready.gatewayPort}`;
     const headers = await credentials(db, gateway);
