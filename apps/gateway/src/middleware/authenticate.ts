@@ -4,6 +4,7 @@ import { AppError } from '@hashwatch/errors';
 import { hashApiKey } from '@hashwatch/secrets';
 import type { GatewayDeps } from '../deps';
 import { CSRF_HEADER, sessionCookie, SessionStore } from '../sessions/session-store';
+import { addressKey } from './client-address';
 import { setRateLimitHeaders } from './rate-limit-headers';
 import { Limiter, PerMinuteLimiters } from './rate-limiters';
 
@@ -73,7 +74,7 @@ export class Authenticator {
 
   /** Always throws: 401, or 429 once the client's address has failed too often. */
   async refuse(req: Request, hadKey: boolean, credential: 'key' | 'session' = 'key'): Promise<never> {
-    const decision = await this.failures.consume(req.ip ?? 'unknown');
+    const decision = await this.failures.consume(addressKey(req));
     if (!decision.allowed) {
       throw new AppError('rate_limited', `too many failed authentications from this address; retry in ${decision.retryAfterSeconds}s`, {
         retryAfterSeconds: decision.retryAfterSeconds,

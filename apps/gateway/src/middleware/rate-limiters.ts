@@ -42,6 +42,11 @@ export class Limiter {
     }
   }
 
+  /** Gives back one counted request (an attempt that turned out not to count, e.g. a successful sign-in). */
+  async refund(key: string): Promise<void> {
+    await this.limiter.reward(key, 1);
+  }
+
   /** Current state without counting a request. */
   async peek(key: string, now = Date.now()): Promise<LimitDecision> {
     const state = await this.limiter.get(key);

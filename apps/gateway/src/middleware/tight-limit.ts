@@ -2,6 +2,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { AppError } from '@hashwatch/errors';
 import type { GatewayDeps } from '../deps';
 import type { AuthContext } from './authenticate';
+import { addressKey } from './client-address';
 import { setRateLimitHeaders } from './rate-limit-headers';
 import { describeWait, Limiter } from './rate-limiters';
 
@@ -61,7 +62,7 @@ export function tightLimit(deps: GatewayDeps, name: string, label: string, point
 export function ipLimit(deps: GatewayDeps, name: string, label: string, points: number, durationSeconds: number): RequestHandler {
   const limiter = new Limiter(deps.redis, `${deps.keyPrefix}:rl:ip:${name}`, points, durationSeconds);
   return async function limitByAddress(req: Request, res: Response, next: NextFunction): Promise<void> {
-    const decision = await limiter.consume(req.ip ?? 'unknown');
+    const decision = await limiter.consume(addressKey(req));
     setRateLimitHeaders(res, decision);
     if (!decision.allowed) {
       throw new AppError('rate_limited', `${label} is limited to ${points} per ${describeWindow(durationSeconds)} per address; retry in ${describeWait(decision.retryAfterSeconds)}`, {

@@ -76,16 +76,13 @@ export function registerMeRoutes(api: ApiBuilder, deps: GatewayDeps, guard: TwoF
     body: passwordChangeSchema,
     success: { status: 200, description: 'The password is changed.', schema: passwordSetSchema },
     errors: ['invalid_credentials'],
+    // Every attempt is counted before the check and given back after a success, so parallel guesses stop at the limit.
+    limit: passwordFailures,
     handler: async ({ auth, body, req, res }) => {
-      await passwordFailures.check(auth.userId);
-      try {
-        const changed = await changePassword(deps, auth, body);
-        if (auth.sessionId) clearSessionCookie(req, res);
-        return changed;
-      } catch (error) {
-        if (error instanceof AppError && error.code === 'invalid_credentials') await passwordFailures.record(auth.userId);
-        throw error;
-      }
+      const changed = await changePassword(deps, auth, body);
+      await passwordFailures.limiter.refund(auth.userId);
+      if (auth.sessionId) clearSessionCookie(req, res);
+      return changed;
     },
   });
   api.route({

@@ -62,6 +62,18 @@ describe('sessions', () => {
     expect(Number(res.headers['retry-after'])).toBeGreaterThan(14 * 60);
   });
 
+  it('cuts a burst of parallel guesses off at 10: each attempt is counted before the password is checked', async () => {
+    await gw.checkout({ email: 'burst@example.com', password: PASSWORD }, true);
+    const answers = await Promise.all(Array.from({ length: 30 }, (_, n) => request(gw.app).post('/v1/session').send({ email: 'burst@example.com', password: `guess ${n}` })));
+    expect(answers.filter((res) => res.status === 401)).toHaveLength(10);
+    expect(answers.filter((res) => res.status === 429)).toHaveLength(20);
+  });
+
+  it('does not count a successful sign-in against the limit', async () => {
+    await gw.checkout({ email: 'often@example.com', password: PASSWORD }, true);
+    for (let n = 0; n < 12; n += 1) await request(gw.app).post('/v1/session').send({ email: 'often@example.com', password: PASSWORD }).expect(200);
+  });
+
   it('locks sign-in from an address after 10 failures in 15 minutes, whatever the emails', async () => {
     const app = gw.app;
     app.set('trust proxy', 1);

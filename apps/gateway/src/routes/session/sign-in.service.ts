@@ -7,6 +7,7 @@ import type { GatewayDeps } from '../../deps';
 import { setRateLimitHeaders } from '../../middleware/rate-limit-headers';
 import { describeWait, Limiter, type LimitDecision } from '../../middleware/rate-limiters';
 import { setSessionCookie, type SessionStore } from '../../sessions/session-store';
+import { addressKey } from '../../middleware/client-address';
 import { checkTotpCode } from '../two-factor/two-factor.service';
 
 // 10 failed sign-ins within 15 minutes, for one email or from one address, then 429 until the window passes.
@@ -52,21 +53,21 @@ export class SignIn {
   }
 
   /**
-   * `POST /v1/session`. An unknown email costs the same scrypt hash as a wrong password and gets the same answer.
-   * While either failure count is spent, even the right password answers 429.
+   * `POST /v1/session`. Every attempt is counted against both failure limits before the password is checked (so a
+   * burst of parallel guesses is cut off at the limit, not after it), and given back when it succeeds. An unknown
+   * email costs the same scrypt hash as a wrong password and gets the same answer. While either count is spent,
+   * even the right password answers 429.
    */
   async signIn(req: Request, res: Response, input: { email: string; password: string }): Promise<SignInResult> {
     const email = input.email.trim().toLowerCase();
-    const keys = { email: emailLimitKey(email), address: req.ip ?? 'unknown' };
-    const [byEmail, byAddress] = await Promise.all([this.failuresByEmail.peek(keys.email), this.failuresByAddress.peek(keys.address)]);
+    const keys = { email: emailLimitKey(email), address: addressKey(req) };
+    const [byEmail, byAddress] = await Promise.all([this.failuresByEmail.consume(keys.email), this.failuresByAddress.consume(keys.address)]);
     for (const decision of [byEmail, byAddress]) if (!decision.allowed) refuse(res, decision, 'sign-in is locked after 10 failures in 15 minutes');
     const { rows } = await this.deps.db.pool.query<SignInRow>('SELECT id, password_hash, totp_secret_enc IS NOT NULL AS two_factor FROM users WHERE email = $1', [email]);
     const row = rows[0];
     const matches = await verifyPassword(input.password, row?.password_hash ?? null);
-    if (!row || !matches) {
-      await Promise.all([this.failuresByEmail.consume(keys.email), this.failuresByAddress.consume(keys.address)]);
-      throw new AppError('invalid_credentials', WRONG_CREDENTIALS);
-    }
+    if (!row || !matches) throw new AppError('invalid_credentials', WRONG_CREDENTIALS);
+    await Promise.all([this.failuresByEmail.refund(keys.email), this.failuresByAddress.refund(keys.address)]);
     if (row.password_hash && needsRehash(row.password_hash)) {
       await this.deps.db.pool.query('UPDATE users SET password_hash = $2 WHERE id = $1 AND password_hash = $3', [row.id, await hashPassword(input.password), row.password_hash]);
     }
@@ -93,7 +94,7 @@ export class SignIn {
    * and sets the cookie; every attempt counts against the account's and the address's 8 per 5 minutes.
    */
   async completeTwoFactor(req: Request, res: Response, input: { login_token: string; code: string }): Promise<{ two_factor_required: false }> {
-    const address = await this.twoFactorByAddress.consume(req.ip ?? 'unknown');
+    const address = await this.twoFactorByAddress.consume(addressKey(req));
     if (!address.allowed) refuse(res, address, 'POST /2fa/login is limited to 8 per 5 minutes');
     const tokenHash = hashToken(input.login_token);
     const { rows } = await this.deps.db.pool.query<{ user_id: string }>('SELECT user_id FROM login_challenges WHERE token_hash = $1 AND expires_at > $2', [tokenHash, this.deps.now()]);
