@@ -12,6 +12,9 @@ export function createManualBilling(options: { publicUrl: string }): BillingProv
     async startCheckout(request) {
       return { url: `${base}/checkout/${encodeURIComponent(request.checkoutId)}`, providerSessionId: null };
     },
+    async closeCheckout() {
+      return 'closed' as const;
+    },
     async portalUrl() {
       return null;
     },

@@ -31,6 +31,11 @@ export interface StartedCheckout {
 export interface BillingProvider {
   readonly name: BillingProviderName;
   startCheckout(request: CheckoutRequest): Promise<StartedCheckout>;
+  /**
+   * Makes an open checkout unpayable (a newer checkout of the same account replaces it): `closed`, or `completed`
+   * when it was paid already. Nothing to do for a provider without checkout pages of its own (`manual`).
+   */
+  closeCheckout(providerSessionId: string): Promise<'closed' | 'completed'>;
   /** Where the customer changes plan or cancels; null when the operator does it (`manual`). */
   portalUrl(account: { customerId: string | null }, returnUrl: string): Promise<string | null>;
   /** Ends the provider's subscription at once (account deletion); nothing to do without one. */

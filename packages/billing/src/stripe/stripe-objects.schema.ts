@@ -28,6 +28,7 @@ export const checkoutSessionSchema = z.object({
   id,
   object: z.literal('checkout.session'),
   mode: z.string(),
+  status: z.enum(['open', 'complete', 'expired']).nullish(),
   url: z.string().nullish(),
   client_reference_id: z.string().nullish(),
   customer: expandable.nullish(),

@@ -117,6 +117,27 @@ describe('the Stripe provider', () => {
     await expect(billingOn(stripe, { maxNetworkRetries: 0 }).provider.cancelSubscription({ subscriptionId: 'sub_any' })).rejects.toBeInstanceOf(BillingUnavailableError);
   });
 
+  it('closes an open checkout so its page can no longer be paid, and says when it was paid already', async () => {
+    const open = await billing.provider.startCheckout(checkoutRequest(null));
+    await expect(billing.provider.closeCheckout(open.providerSessionId as string)).resolves.toBe('closed');
+    expect(stripe.checkoutSession(open.providerSessionId as string)).toMatchObject({ status: 'expired', url: null });
+    await expect(stripe.completeCheckout(open.providerSessionId as string)).rejects.toThrow(/expired, not open/);
+    await expect(billing.provider.closeCheckout(open.providerSessionId as string)).resolves.toBe('closed');
+
+    const paid = await billing.provider.startCheckout(checkoutRequest(null));
+    await stripe.completeCheckout(paid.providerSessionId as string);
+    await expect(billing.provider.closeCheckout(paid.providerSessionId as string)).resolves.toBe('completed');
+    await expect(billing.provider.closeCheckout('cs_test_unknown')).resolves.toBe('closed');
+    await stripe.idle();
+  });
+
+  it('answers BillingUnavailableError when Stripe cannot close a checkout', async () => {
+    const open = await billing.provider.startCheckout(checkoutRequest(null));
+    stripe.fail({ method: 'POST', path: /\/expire$/, status: 503 });
+    await expect(billingOn(stripe, { maxNetworkRetries: 0 }).provider.closeCheckout(open.providerSessionId as string)).rejects.toBeInstanceOf(BillingUnavailableError);
+    expect(stripe.checkoutSession(open.providerSessionId as string).status).toBe('open');
+  });
+
   it('refuses options that cannot work, naming the option and never its value', () => {
     const base = { secretKey: 'sk_test_secret_value', webhookSecret: 'whsec_secret_value', prices: TEST_PRICES, pool: env.database.db.pool };
     const refusal = (options: Parameters<typeof createStripeBilling>[0]) => {

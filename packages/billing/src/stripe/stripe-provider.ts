@@ -1,7 +1,7 @@
 import type Stripe from 'stripe';
 import type { PlanId } from '@hashwatch/plans';
 import { BillingUnavailableError, type BillingProvider } from '../provider';
-import { callStripe, describeStripeFailure, isResourceMissing } from './stripe-client';
+import { callStripe, describeStripeFailure, isResourceMissing, isStripeError } from './stripe-client';
 import { parseStripeObject } from './stripe-errors';
 import { checkoutSessionSchema, portalSessionSchema } from './stripe-objects.schema';
 
@@ -31,6 +31,19 @@ export function createStripeProvider(stripe: Stripe, prices: Readonly<Record<Pla
       });
       if (!session.url) throw new BillingUnavailableError('Stripe answered a Checkout Session without a url');
       return { url: session.url, providerSessionId: session.id };
+    },
+
+    async closeCheckout(sessionId) {
+      try {
+        await stripe.checkout.sessions.expire(sessionId);
+        return 'closed';
+      } catch (error) {
+        if (isResourceMissing(error)) return 'closed';
+        // Stripe expires only an open session; any other answer: read what the session is now.
+        if (!isStripeError(error) || error.statusCode !== 400) throw new BillingUnavailableError(`Stripe could not expire the checkout (${describeStripeFailure(error)})`);
+      }
+      const session = await callStripe('read the checkout', async () => parseStripeObject(checkoutSessionSchema, await stripe.checkout.sessions.retrieve(sessionId), 'checkout.session'));
+      return session.status === 'complete' ? 'completed' : 'closed';
     },
 
     async portalUrl(account, returnUrl) {

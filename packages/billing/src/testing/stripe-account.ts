@@ -125,6 +125,16 @@ export class StripeAccount {
     return must(this.sessions, 'checkout.session', id);
   }
 
+  /** `POST /v1/checkout/sessions/:id/expire`: only an open session; its page stops working. */
+  expireSession(id: string): CheckoutSessionObject {
+    const session = this.session(id);
+    if (session.status !== 'open') {
+      throw new StripeApiError(400, 'invalid_request_error', `Only Checkout Sessions with a status of \`open\` can be expired. This session has a status of \`${session.status}\`.`);
+    }
+    Object.assign(session, { status: 'expired', url: null });
+    return session;
+  }
+
   subscription(id: string): SubscriptionObject {
     return must(this.subscriptions, 'subscription', id);
   }

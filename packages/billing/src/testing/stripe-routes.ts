@@ -66,6 +66,7 @@ export function stripeRoutes(account: StripeAccount, events: StripeEvents): ApiR
   return [
     { method: 'POST', path: /^\/v1\/checkout\/sessions$/, handle: (call) => account.createCheckoutSession(parse(checkoutParams, call.form)) },
     { method: 'GET', path: /^\/v1\/checkout\/sessions\/([^/]+)$/, handle: (call) => account.session(call.params[0] ?? '') },
+    { method: 'POST', path: /^\/v1\/checkout\/sessions\/([^/]+)\/expire$/, handle: (call) => account.expireSession(call.params[0] ?? '') },
     { method: 'POST', path: /^\/v1\/billing_portal\/sessions$/, handle: (call) => account.createPortalSession(parse(portalParams, call.form)) },
     { method: 'GET', path: /^\/v1\/customers\/([^/]+)$/, handle: (call) => account.customer(call.params[0] ?? '') },
     { method: 'GET', path: /^\/v1\/subscriptions\/([^/]+)$/, handle: (call) => account.subscription(call.params[0] ?? '') },

@@ -75,6 +75,28 @@ describe('checkout and billing with Stripe', () => {
     expect(portal.body.url).toMatch(new RegExp(`^${stripe.origin}/p/session/`));
   });
 
+  it('closes a pending account’s earlier checkout page when a new checkout replaces its password, so nobody pays for someone else’s password', async () => {
+    const first = await checkout('twice@example.com', 'pro');
+    const second = await checkout('twice@example.com', 'business');
+    expect(stripe.checkoutSession(first.sessionId)).toMatchObject({ status: 'expired', url: null });
+    await expect(stripe.completeCheckout(first.sessionId)).rejects.toThrow(/not open/);
+    expect(await gw.env.database.db.prisma.checkout.count({ where: { userId: first.row.userId } })).toBe(1);
+    await stripe.completeCheckout(second.sessionId);
+    expect(await gw.env.database.db.prisma.user.findUniqueOrThrow({ where: { id: first.row.userId } })).toMatchObject({ subscriptionStatus: 'active', planId: 'business' });
+  });
+
+  it('answers 409 and changes nothing when the earlier checkout was paid before its event arrived', async () => {
+    const first = await checkout('raced@example.com', 'pro');
+    // The payment's events cannot be applied yet (Stripe's subscription cannot be read): the account is still pending.
+    stripe.fail({ method: 'GET', path: '/v1/subscriptions', status: 500 });
+    const paid = await stripe.completeCheckout(first.sessionId);
+    expect(paid.deliveries.some((delivery) => delivery.status === 500)).toBe(true);
+    const before = await gw.env.database.db.prisma.user.findUniqueOrThrow({ where: { id: first.row.userId } });
+    const res = await request(gw.app).post('/v1/api/checkout').send({ email: 'raced@example.com', plan: 'starter', password: 'the other persons password' }).expect(409);
+    expect(res.body.error.code).toBe('already_exists');
+    expect(await gw.env.database.db.prisma.user.findUniqueOrThrow({ where: { id: first.row.userId } })).toEqual(before);
+  });
+
   it('answers 400 to a delivery whose signature does not verify, and applies nothing', async () => {
     const { row } = await checkout('forged@example.com');
     const forged = JSON.stringify({ id: 'evt_forged', object: 'event', type: 'checkout.session.completed', data: { object: { client_reference_id: row.userId } } });

@@ -35,6 +35,30 @@ ON CONFLICT (email) DO UPDATE
  WHERE users.subscription_status = 'pending'
 RETURNING id, billing_customer_id`;
 
+const ALREADY_SUBSCRIBED = 'an account with this email already has a subscription: sign in instead';
+
+/**
+ * Before a pending account takes a new plan and password, its earlier checkouts stop being payable: otherwise whoever
+ * checked out last would hold the password of an account someone else then paid for on an older page. One that was
+ * paid meanwhile (its event not handled yet) makes this checkout a 409, as for any subscribed account.
+ */
+async function closeEarlierCheckouts(deps: GatewayDeps, options: SelfServiceOptions, email: string): Promise<void> {
+  const { rows } = await deps.db.pool.query<{ id: string; status: string; provider_session_id: string | null }>(
+    `SELECT c.id, u.subscription_status AS status, c.provider_session_id
+       FROM users u LEFT JOIN checkouts c ON c.user_id = u.id AND c.completed_at IS NULL AND c.provider_session_id IS NOT NULL
+      WHERE u.email = $1`,
+    [email],
+  );
+  if (rows.some((row) => row.status !== 'pending')) throw new AppError('already_exists', ALREADY_SUBSCRIBED);
+  for (const row of rows) {
+    if (!row.provider_session_id) continue;
+    const outcome = await options.billing.closeCheckout(row.provider_session_id);
+    if (outcome === 'completed') throw new AppError('already_exists', ALREADY_SUBSCRIBED);
+    // Closed for good: nothing can complete it any more.
+    await deps.db.pool.query('DELETE FROM checkouts WHERE id = $1 AND completed_at IS NULL', [row.id]);
+  }
+}
+
 /**
  * `POST /v1/api/checkout`: a pending account (or the pending one of that email, with the new plan and password)
  * and a checkout at the billing provider. An email with any other account answers 409 and changes nothing.
@@ -43,12 +67,18 @@ RETURNING id, billing_customer_id`;
 export async function startCheckout(deps: GatewayDeps, options: SelfServiceOptions, input: CheckoutInput): Promise<{ checkout_id: string; url: string }> {
   const email = input.email.trim().toLowerCase();
   const passwordHash = await hashPassword(input.password);
+  try {
+    await closeEarlierCheckouts(deps, options, email);
+  } catch (error) {
+    if (error instanceof BillingUnavailableError) throw new AppError('service_unavailable', 'the billing provider did not answer; nothing was changed, try again shortly');
+    throw error;
+  }
   const now = deps.now();
   const checkoutId = newId('chk');
   const account = await transaction(deps.db.pool, async (client) => {
     const { rows } = await client.query<{ id: string; billing_customer_id: string | null }>(UPSERT_PENDING, [newId('usr'), email, input.plan, passwordHash, now]);
     const row = rows[0];
-    if (!row) throw new AppError('already_exists', 'an account with this email already has a subscription: sign in instead');
+    if (!row) throw new AppError('already_exists', ALREADY_SUBSCRIBED);
     return row;
   });
   let started;
