@@ -294,7 +294,7 @@ describe('logs, health and documentation', () => {
     // Public routes: no key, no session, and none of the authentication errors.
     const checkout = res.body.paths['/v1/api/checkout'].post;
     expect(checkout.security).toEqual([]);
-    expect(Object.keys(checkout.responses).sort()).toEqual(['201', '400', '409', '413', '429', '500', '503']);
+    expect(Object.keys(checkout.responses).sort()).toEqual(['201', '400', '403', '409', '413', '429', '500', '503']);
     expect(codes(create, '409')).toEqual(['already_exists']);
     expect(codes(create, '429')).toEqual(['rate_limited']);
     expect(codes(res.body.paths['/v1/me'].delete, '403')).toEqual(['csrf_failed', 'two_factor_required', 'invalid_two_factor_code']);

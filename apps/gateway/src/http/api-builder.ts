@@ -4,7 +4,9 @@ import type { z } from 'zod';
 import { AppError, errorStatus, type ErrorCode } from '@hashwatch/errors';
 import type { GatewayDeps } from '../deps';
 import type { AuthContext } from '../middleware/authenticate';
+import { sameOriginOnly } from '../middleware/same-origin';
 import type { TightLimit } from '../middleware/tight-limit';
+import { selfServiceOptions } from '../routes/session/self-service-options';
 import { errorBodyWithCodes } from './error-schema';
 import { JsonText } from './json-text';
 import { validate } from './validate';
@@ -61,7 +63,7 @@ const COMMON_ERRORS: ErrorCode[] = ['invalid_request', 'unauthorized', 'subscrip
 // Through a session cookie, unsafe methods also need X-CSRF-Token.
 const UNSAFE_METHOD_ERRORS: ErrorCode[] = ['csrf_failed'];
 // A public route reads its own body and has its own per-IP limits.
-const PUBLIC_ERRORS: ErrorCode[] = ['invalid_request', 'payload_too_large', 'rate_limited', 'internal_error'];
+const PUBLIC_ERRORS: ErrorCode[] = ['invalid_request', 'csrf_failed', 'payload_too_large', 'rate_limited', 'internal_error'];
 
 const errorDescriptions: Partial<Record<ErrorCode, string>> = {
   invalid_request: 'Invalid input, or a body sent to an endpoint that takes none: the message names the field (`invalid_request`).',
@@ -91,11 +93,14 @@ export class ApiBuilder {
   readonly router = Router();
   /** The routes anyone may call; mounted before authentication. */
   readonly publicRouter = Router();
+  private readonly sameOrigin: RequestHandler;
 
   constructor(
     readonly registry: OpenAPIRegistry,
     private readonly deps: GatewayDeps,
-  ) {}
+  ) {
+    this.sameOrigin = sameOriginOnly(selfServiceOptions(deps).publicUrl);
+  }
 
   route<B extends z.ZodType, Q extends z.ZodType, P extends z.ZodType, R extends z.ZodType>(spec: RouteSpec<B, Q, P, R>): void {
     const documented = this.document(spec);
@@ -110,10 +115,13 @@ export class ApiBuilder {
     });
   }
 
-  /** A route without authentication; it reads its own body (after `before`, e.g. a per-IP limit). */
+  /**
+   * A route without authentication; it refuses cross-site browser requests, then reads its own body (after
+   * `before`, e.g. a per-IP limit).
+   */
   publicRoute<B extends z.ZodType, Q extends z.ZodType, P extends z.ZodType, R extends z.ZodType>(spec: PublicRouteSpec<B, Q, P, R>): void {
     const documented = this.document(spec, 'public');
-    this.publicRouter[spec.method](expressPath(spec.path), ...(spec.before ?? []), jsonBody(), async (req: Request, res: Response) => {
+    this.publicRouter[spec.method](expressPath(spec.path), this.sameOrigin, ...(spec.before ?? []), jsonBody(), async (req: Request, res: Response) => {
       try {
         await this.handle({ ...spec, handler: (ctx) => spec.handler(ctx) }, req, res);
       } catch (error) {

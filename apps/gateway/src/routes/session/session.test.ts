@@ -276,3 +276,20 @@ describe('sign-in with two-factor authentication', () => {
     }
   });
 });
+
+describe('cross-site requests to the public routes', () => {
+  const gw = useGateway();
+
+  it('refuses a sign-in, checkout or reset posted by another site’s page (login CSRF), and lets our own pages and backends through', async () => {
+    await gw.checkout({ email: 'csrf@example.com', password: PASSWORD }, true);
+    const body = { email: 'csrf@example.com', password: PASSWORD };
+    const forged = await request(gw.app).post('/v1/session').set('Origin', 'https://evil.example').set('Content-Type', 'text/plain').send(JSON.stringify(body)).expect(403);
+    expect(forged.body.error.code).toBe('csrf_failed');
+    expect(forged.headers['set-cookie']).toBeUndefined();
+    await request(gw.app).post('/v1/session').set('Sec-Fetch-Site', 'cross-site').send(body).expect(403);
+    await request(gw.app).post('/v1/api/checkout').set('Origin', 'https://evil.example').send({ email: 'x@example.com', plan: 'starter', password: PASSWORD }).expect(403);
+    await request(gw.app).post('/v1/session/password-reset').set('Origin', 'https://evil.example').send({ email: 'csrf@example.com' }).expect(403);
+    await request(gw.app).post('/v1/session').set('Origin', 'http://localhost:3000').set('Sec-Fetch-Site', 'same-origin').send(body).expect(200);
+    await request(gw.app).post('/v1/session').send(body).expect(200);
+  });
+});
