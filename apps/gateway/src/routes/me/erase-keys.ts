@@ -18,6 +18,7 @@ export function erasedAccountKeys(prefix: string, erased: ErasedAccount): string
     ...ACCOUNT_LIMITS.map((name) => `${prefix}:rl:${name}:${erased.accountId}`),
     // Failed sign-ins count under a hash of the email (routes/session/sign-in.service.ts).
     `${prefix}:rl:signin-email:${emailLimitKey(erased.email)}`,
+    `${prefix}:rl:reset-email:${emailLimitKey(erased.email)}`,
     ...erased.channelIds.flatMap((channelId) => ['lease', 'woken', 'digest', 'retrying'].map((part) => `${prefix}:notifier:${part}:${channelId}`)),
     ...erased.postIds.map((postId) => `${prefix}:engagement:reply-cursor:${postId}`),
   ];

@@ -5,6 +5,8 @@ import { hashPassword, hashToken, randomToken, verifyPassword } from '@hashwatch
 import type { GatewayDeps } from '../../deps';
 import { endSessions } from '../../sessions/session-store';
 import { publicLink, type SelfServiceOptions } from './self-service-options';
+import { emailLimitKey } from './sign-in.service';
+import { Limiter } from '../../middleware/rate-limiters';
 
 /** A reset link works once, within 30 minutes. */
 const RESET_TTL_MS = 30 * 60_000;
@@ -23,25 +25,50 @@ function resetMail(link: string): { subject: string; text: string } {
   };
 }
 
-/**
- * `POST /v1/session/password-reset`: mails a one-time link when the email has an account. The answer is the same,
- * and comes as fast, either way: the mail is sent after the answer (a failure is logged, never shown).
- */
-export async function requestPasswordReset(deps: GatewayDeps, options: SelfServiceOptions, email: string): Promise<{ accepted: true }> {
-  const normalized = email.trim().toLowerCase();
-  const { rows } = await deps.db.pool.query<{ id: string }>('SELECT id FROM users WHERE email = $1', [normalized]);
-  const userId = rows[0]?.id;
-  if (!userId) return { accepted: true };
-  const token = `hwr_${randomToken(32)}`;
-  const now = deps.now();
-  await deps.db.pool.query('INSERT INTO password_resets (token_hash, user_id, created_at, expires_at) VALUES ($1, $2, $3, $4)', [
-    hashToken(token),
-    userId,
-    now,
-    new Date(now.getTime() + RESET_TTL_MS),
-  ]);
-  sendResetMail(deps.logger, options, normalized, publicLink(options, `/reset-password?token=${token}`));
-  return { accepted: true };
+/** Reset mails per email: 3 an hour, so rotating addresses cannot flood one inbox through us. */
+const MAILS_PER_EMAIL = 3;
+const MAIL_WINDOW_SECONDS = 3600;
+
+/** `POST /v1/session/password-reset`, one instance per gateway. */
+export class PasswordResets {
+  private readonly perEmail: Limiter;
+
+  constructor(
+    private readonly deps: GatewayDeps,
+    private readonly options: SelfServiceOptions,
+  ) {
+    this.perEmail = new Limiter(deps.redis, `${deps.keyPrefix}:rl:reset-email`, MAILS_PER_EMAIL, MAIL_WINDOW_SECONDS);
+  }
+
+  /**
+   * Answers at once, the same for every email; the lookup, the link and the mail happen after the answer, so
+   * neither the answer nor its timing tells whether the email has an account. A failure is logged, never shown.
+   */
+  request(email: string): { accepted: true } {
+    const normalized = email.trim().toLowerCase();
+    void this.mailLink(normalized).catch((error: unknown) => {
+      this.deps.logger.error('password reset failed', { error: error instanceof Error ? error.message : String(error) });
+    });
+    return { accepted: true };
+  }
+
+  private async mailLink(email: string): Promise<void> {
+    const { rows } = await this.deps.db.pool.query<{ id: string }>('SELECT id FROM users WHERE email = $1', [email]);
+    const userId = rows[0]?.id;
+    if (!userId) return;
+    if (!(await this.perEmail.consume(emailLimitKey(email))).allowed) {
+      this.deps.logger.warn('password reset mail skipped: this account asked for 3 within the hour');
+      return;
+    }
+    const token = `hwr_${randomToken(32)}`;
+    const now = this.deps.now();
+    await this.deps.db.pool.query(
+      `WITH spent AS (DELETE FROM password_resets WHERE user_id = $2 AND expires_at <= $3)
+       INSERT INTO password_resets (token_hash, user_id, created_at, expires_at) VALUES ($1, $2, $3, $4)`,
+      [hashToken(token), userId, now, new Date(now.getTime() + RESET_TTL_MS)],
+    );
+    sendResetMail(this.deps.logger, this.options, email, publicLink(this.options, `/reset-password?token=${token}`));
+  }
 }
 
 function sendResetMail(logger: Logger, options: SelfServiceOptions, to: string, link: string): void {

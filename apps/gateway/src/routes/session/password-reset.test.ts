@@ -89,6 +89,17 @@ describe('password reset by mail', () => {
     await request(gw.app).post('/v1/session/password-reset/confirm').send({ token, password: NEW_PASSWORD }).expect(200);
   });
 
+  it('mails one email at most 3 times an hour', async () => {
+    await gw.checkout({ email: 'flooded@example.com', password: PASSWORD });
+    for (let n = 0; n < 4; n += 1) {
+      // From one address here (4 of its 5 per 15 minutes): the per-email count is what stops the fourth mail.
+      await request(gw.app).post('/v1/session/password-reset').send({ email: 'flooded@example.com' }).expect(202);
+      if (n < 3) await linkFor('flooded@example.com', n + 1);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(receiver.mails.filter((mail) => mail.to.includes('flooded@example.com'))).toHaveLength(3);
+  });
+
   it('answers 400 naming the field to bad bodies, and limits requests to 5 per 15 minutes per address', async () => {
     expect((await request(gw.app).post('/v1/session/password-reset').send({ email: 'not an email' }).expect(400)).body.error.message).toMatch(/^email: /);
     await request(gw.app).post('/v1/session/password-reset/confirm').send({ password: NEW_PASSWORD }).expect(400);

@@ -4,7 +4,7 @@ import type { ApiBuilder } from '../../http/api-builder';
 import type { GatewayDeps } from '../../deps';
 import { ipLimit } from '../../middleware/tight-limit';
 import { clearSessionCookie, CSRF_HEADER, sessionCookie, sessionExpiry, SESSION_COOKIE, type SessionStore } from '../../sessions/session-store';
-import { confirmPasswordReset, requestPasswordReset } from './password-reset.service';
+import { confirmPasswordReset, PasswordResets } from './password-reset.service';
 import type { SelfServiceOptions } from './self-service-options';
 import {
   passwordResetAcceptedSchema,
@@ -86,16 +86,17 @@ export function registerSessionRoutes(api: ApiBuilder, deps: GatewayDeps, sessio
 }
 
 function registerPasswordResetRoutes(api: ApiBuilder, deps: GatewayDeps, options: SelfServiceOptions): void {
+  const resets = new PasswordResets(deps, options);
   api.publicRoute({
     method: 'post',
     path: '/session/password-reset',
     tag: TAG,
     summary: 'Mail a password-reset link.',
-    description: 'Answers 202 whatever the email, so the answer never tells whether it has an account. The link works once, within 30 minutes. Limited to 5 per 15 minutes per address.',
+    description: 'Answers 202 whatever the email, so the answer never tells whether it has an account. The link works once, within 30 minutes. Limited to 5 per 15 minutes per address; at most 3 mails an hour reach one email.',
     before: [ipLimit(deps, 'password-reset', 'POST /session/password-reset', RESET_REQUESTS, RESET_WINDOW_SECONDS)],
     body: passwordResetRequestSchema,
     success: { status: 202, description: 'Accepted: a link is mailed when the email has an account.', schema: passwordResetAcceptedSchema },
-    handler: ({ body }) => requestPasswordReset(deps, options, body.email),
+    handler: async ({ body }) => resets.request(body.email),
   });
   api.publicRoute({
     method: 'post',
