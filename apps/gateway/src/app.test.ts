@@ -291,6 +291,8 @@ describe('logs, health and documentation', () => {
     expect(codes(create, '403')).toEqual(['csrf_failed', 'plan_limit_reached']);
     expect(res.body.components.securitySchemes.sessionCookie).toMatchObject({ type: 'apiKey', in: 'cookie', name: 'hw_session' });
     expect(res.body.paths['/v1/tracks'].get.responses['403']).toBeUndefined();
+    expect(create.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ in: 'header', name: 'X-CSRF-Token', required: false })]));
+    expect(res.body.paths['/v1/tracks'].get.parameters ?? []).not.toEqual(expect.arrayContaining([expect.objectContaining({ name: 'X-CSRF-Token' })]));
     // Public routes: no key, no session, and none of the authentication errors.
     const checkout = res.body.paths['/v1/api/checkout'].post;
     expect(checkout.security).toEqual([]);

@@ -1,6 +1,6 @@
 import { OpenAPIRegistry, type RouteConfig } from '@asteasolutions/zod-to-openapi';
 import express, { Router, type Request, type RequestHandler, type Response } from 'express';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { AppError, errorStatus, type ErrorCode } from '@hashwatch/errors';
 import type { GatewayDeps } from '../deps';
 import type { AuthContext } from '../middleware/authenticate';
@@ -197,7 +197,7 @@ export class ApiBuilder {
       request: {
         ...(spec.params ? { params: spec.params as z.ZodObject } : {}),
         ...(spec.query ? { query: spec.query as z.ZodObject } : {}),
-        ...(spec.headers ? { headers: spec.headers } : {}),
+        ...(requestHeaders(spec, access) ? { headers: requestHeaders(spec, access) } : {}),
         ...(spec.body ? { body: { required: true, content: { 'application/json': { schema: spec.body } } } } : {}),
       },
       responses,
@@ -225,6 +225,19 @@ export function sendSuccess(
   if (route.success.status === 204) res.status(204).end();
   else if (result instanceof JsonText) res.status(route.success.status).type('application/json').send(result.text);
   else res.status(route.success.status).json(result);
+}
+
+const csrfHeader = z.object({
+  'X-CSRF-Token': z
+    .string()
+    .optional()
+    .meta({ description: 'Through a dashboard session (the `hw_session` cookie): the `csrf_token` of `GET /v1/session`. Not needed with an API key.' }),
+});
+
+/** The route's documented request headers, with X-CSRF-Token on every unsafe authenticated one. */
+function requestHeaders(spec: { method: Method; headers?: z.ZodObject }, access: 'authenticated' | 'public'): z.ZodObject | undefined {
+  if (access === 'public' || spec.method === 'get') return spec.headers;
+  return spec.headers ? spec.headers.extend(csrfHeader.shape) : csrfHeader;
 }
 
 const rateLimitHeaders = {

@@ -45,6 +45,8 @@ export function keyLookupSql(hashParam: string): string {
 
 const BEARER = /^Bearer ([A-Za-z0-9._~+/=-]{1,200})$/;
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+// The one route an account whose subscription lapsed still reaches: the billing portal is where it pays again.
+const OPEN_WHILE_INACTIVE = new Set(['POST /billing/portal']);
 // 60 failed authentications a minute per client IP, then 429; a valid key from the same IP is not affected.
 const AUTH_FAILURES_PER_MINUTE = 60;
 
@@ -94,14 +96,14 @@ export class Authenticator {
    * Counts the request against the key's per-minute cap (the rate-limit headers go on `res` whatever the
    * outcome), then checks the subscription: 429 or 402, or the caller for `res.locals.auth`.
    */
-  async admit(res: Response, row: CallerRow): Promise<AuthContext> {
+  async admit(res: Response, row: CallerRow, route?: string): Promise<AuthContext> {
     const decision = await this.perAccount.for(row.rate_limit_per_minute).consume(row.user_id);
     setRateLimitHeaders(res, decision);
     if (!decision.allowed) {
       throw new AppError('rate_limited', `over the plan's cap of ${decision.limit} requests per minute; retry in ${decision.retryAfterSeconds}s`);
     }
     const problem = subscriptionProblem({ subscriptionStatus: row.subscription_status, currentPeriodEnd: new Date(Number(row.period_end_ms)) }, this.deps.now());
-    if (problem) throw new AppError('subscription_inactive', problem);
+    if (problem && !(route !== undefined && OPEN_WHILE_INACTIVE.has(route))) throw new AppError('subscription_inactive', problem);
     const auth: AuthContext = { userId: row.user_id, rateLimitPerMinute: row.rate_limit_per_minute, ...(row.session_id ? { sessionId: row.session_id } : {}) };
     res.locals.auth = auth;
     return auth;
@@ -119,10 +121,12 @@ export class Authenticator {
    * without the session's X-CSRF-Token (checked before the request counts against the cap, so a forged request
    * costs the account nothing).
    */
-  private async sessionCaller(req: Request, token: string): Promise<CallerRow> {
+  private async sessionCaller(req: Request, res: Response, token: string): Promise<CallerRow> {
     const row = await this.sessions.find(token);
     if (!row) return this.refuse(req, true, 'session');
     if (!SAFE_METHODS.has(req.method) && !this.sessions.csrfMatches(token, req.header(CSRF_HEADER))) {
+      // Not counted (a forged request costs the account nothing), but answered with the account's headers as any.
+      setRateLimitHeaders(res, await this.perAccount.for(row.rate_limit_per_minute).peek(row.user_id));
       throw new AppError('csrf_failed', `a request through a session needs the ${CSRF_HEADER} header that GET /v1/session answers`);
     }
     return row;
@@ -137,12 +141,12 @@ export class Authenticator {
       const apiKey = this.bearer(req);
       const session = apiKey === undefined ? sessionCookie(req) : undefined;
       if (session !== undefined) {
-        await this.admit(res, await this.sessionCaller(req, session));
+        await this.admit(res, await this.sessionCaller(req, res, session), `${req.method} ${req.path}`);
         return next();
       }
       const row = apiKey === undefined ? undefined : await this.findKey(apiKey);
       if (!row) return this.refuse(req, apiKey !== undefined);
-      await this.admit(res, row);
+      await this.admit(res, row, `${req.method} ${req.path}`);
       next();
     };
   }

@@ -65,13 +65,12 @@ export class SessionStore {
     const now = this.now();
     const token = `hws_${randomToken(32)}`;
     const expiresAt = new Date(now.getTime() + SESSION_ABSOLUTE_MS);
-    await client.query('INSERT INTO sessions (id, user_id, token_hash, created_at, last_seen_at, expires_at) VALUES ($1, $2, $3, $4, $4, $5)', [
-      newId('ses'),
-      userId,
-      hashToken(token),
-      now,
-      expiresAt,
-    ]);
+    // The account's ended sessions go as a new one starts, so the table holds live sessions and few others.
+    await client.query(
+      `WITH ended AS (DELETE FROM sessions WHERE user_id = $2 AND (expires_at <= $4 OR last_seen_at <= $6))
+       INSERT INTO sessions (id, user_id, token_hash, created_at, last_seen_at, expires_at) VALUES ($1, $2, $3, $4, $4, $5)`,
+      [newId('ses'), userId, hashToken(token), now, expiresAt, new Date(now.getTime() - SESSION_IDLE_MS)],
+    );
     return { token, expiresAt };
   }
 

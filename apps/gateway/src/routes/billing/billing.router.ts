@@ -2,12 +2,15 @@ import express, { type Request, type Response } from 'express';
 import { z } from 'zod';
 import { BillingUnavailableError } from '@hashwatch/billing';
 import { AppError } from '@hashwatch/errors';
-import { BODY_LIMIT_BYTES, type ApiBuilder } from '../../http/api-builder';
+import type { ApiBuilder } from '../../http/api-builder';
 import { errorBodyWithCodes } from '../../http/error-schema';
 import type { GatewayDeps } from '../../deps';
 import { publicLink, type SelfServiceOptions } from '../session/self-service-options';
 
 const WEBHOOK_PATH = '/billing/stripe/webhook';
+// Stripe's events are small, but an invoice with many lines is not: a 413 would be answered to every retry until
+// Stripe gives up on the event.
+const WEBHOOK_BODY_LIMIT_BYTES = 1024 * 1024;
 
 const portalSchema = z
   .object({
@@ -29,7 +32,9 @@ export function registerBillingRoutes(api: ApiBuilder, deps: GatewayDeps, option
     path: '/billing/portal',
     tag: 'Account',
     summary: 'A link to change the plan or cancel, at the billing provider.',
-    description: 'Takes no body. The link is short-lived: ask for a new one each time. After the change, the provider’s events update `GET /me`.',
+    description:
+      'Takes no body. The link is short-lived: ask for a new one each time. After the change, the provider’s events update `GET /me`. ' +
+      'The one endpoint an account whose subscription is past due, canceled or expired still reaches (no 402): the portal is where it pays again.',
     success: { status: 200, description: 'The portal link, or null.', schema: portalSchema },
     errors: ['service_unavailable'],
     handler: async ({ auth }) => {
@@ -45,7 +50,7 @@ export function registerBillingRoutes(api: ApiBuilder, deps: GatewayDeps, option
   const handle = options.stripeWebhook;
   if (!handle) return;
   // The signature covers the exact bytes Stripe sent: the body is read raw, never re-serialized.
-  api.publicRouter.post(WEBHOOK_PATH, express.raw({ type: () => true, limit: BODY_LIMIT_BYTES }), async (req: Request, res: Response) => {
+  api.publicRouter.post(WEBHOOK_PATH, express.raw({ type: () => true, limit: WEBHOOK_BODY_LIMIT_BYTES }), async (req: Request, res: Response) => {
     const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     // A failure while applying the event propagates: the error handler answers 500 and Stripe delivers it again.
     const handled = await handle(body, req.header('stripe-signature'));
@@ -68,7 +73,7 @@ export function registerBillingRoutes(api: ApiBuilder, deps: GatewayDeps, option
     responses: {
       200: { description: 'Handled (or already handled).', content: { 'application/json': { schema: webhookAnswerSchema } } },
       400: { description: 'The signature does not verify (`invalid_request`); nothing was applied.', content: { 'application/json': { schema: errorBodyWithCodes(['invalid_request']) } } },
-      413: { description: 'The body is over 64 KiB (`payload_too_large`).', content: { 'application/json': { schema: errorBodyWithCodes(['payload_too_large']) } } },
+      413: { description: 'The body is over 1 MiB (`payload_too_large`).', content: { 'application/json': { schema: errorBodyWithCodes(['payload_too_large']) } } },
       500: { description: 'Applying the event failed (`internal_error`); nothing was applied, Stripe will retry.', content: { 'application/json': { schema: errorBodyWithCodes(['internal_error']) } } },
     },
   });

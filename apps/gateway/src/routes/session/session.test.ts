@@ -113,6 +113,15 @@ describe('sessions', () => {
     expect(expired.body.error).toEqual({ code: 'unauthorized', message: 'the session is unknown, ended or expired: sign in again' });
   });
 
+  it('removes the account’s ended sessions when it signs in again', async () => {
+    const t0 = new Date();
+    gw.setNow(t0);
+    const session = await activeSession();
+    gw.setNow(later(t0, 13 * HOUR));
+    await gw.signIn(session.email, PASSWORD);
+    expect(await gw.env.database.db.prisma.session.count({ where: { userId: session.accountId } })).toBe(1);
+  });
+
   it('ends a session 7 days after sign-in, however much it is used', async () => {
     const t0 = new Date();
     gw.setNow(t0);
@@ -132,6 +141,10 @@ describe('sessions', () => {
     const session = await activeSession();
     const missing = await request(gw.app).post('/v1/tracks').set('Cookie', session.cookie).send({ hashtag: 'btc' }).expect(403);
     expect(missing.body.error.code).toBe('csrf_failed');
+    // The account's headers, as on every answer to a valid credential; the forged request was not counted.
+    expect(missing.headers['x-ratelimit-limit']).toBe('180');
+    const counted = await request(gw.app).get('/v1/tracks').set('Cookie', session.cookie).expect(200);
+    expect(Number(counted.headers['x-ratelimit-remaining'])).toBe(Number(missing.headers['x-ratelimit-remaining']) - 1);
     const other = await activeSession();
     await request(gw.app).post('/v1/tracks').set({ Cookie: session.cookie, 'X-CSRF-Token': other.csrf }).send({ hashtag: 'btc' }).expect(403);
     await request(gw.app).post('/v1/tracks').set({ Cookie: session.cookie, 'X-CSRF-Token': '' }).send({ hashtag: 'btc' }).expect(403);
@@ -151,6 +164,15 @@ describe('sessions', () => {
     expect(Number(keyed.headers['x-ratelimit-remaining'])).toBe(remaining - 2);
     expect(keyed.body).toEqual(res.body);
     await request(gw.app).get('/v1/me').set({ Authorization: 'Bearer hw_live_wrong', Cookie: session.cookie }).expect(401);
+  });
+
+  it('lets an account whose subscription lapsed reach the billing portal, and nothing else', async () => {
+    const session = await activeSession();
+    await gw.env.database.db.pool.query(`UPDATE users SET subscription_status = 'canceled' WHERE id = $1`, [session.accountId]);
+    await request(gw.app).get('/v1/me').set(session.headers).expect(402);
+    await request(gw.app).delete('/v1/tracks/trk_x').set(session.headers).expect(402);
+    // Manual billing: the operator renews, so there is no portal link.
+    await request(gw.app).post('/v1/billing/portal').set(session.headers).expect(200, { url: null });
   });
 
   it('signs out with 204: the session ends at once and the cookie is cleared', async () => {

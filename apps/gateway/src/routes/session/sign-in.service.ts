@@ -80,12 +80,11 @@ export class SignIn {
   private async challenge(userId: string): Promise<string> {
     const token = `hwl_${randomToken(32)}`;
     const now = this.deps.now();
-    await this.deps.db.pool.query('INSERT INTO login_challenges (token_hash, user_id, created_at, expires_at) VALUES ($1, $2, $3, $4)', [
-      hashToken(token),
-      userId,
-      now,
-      new Date(now.getTime() + LOGIN_TOKEN_MS),
-    ]);
+    await this.deps.db.pool.query(
+      `WITH spent AS (DELETE FROM login_challenges WHERE user_id = $2 AND expires_at <= $3)
+       INSERT INTO login_challenges (token_hash, user_id, created_at, expires_at) VALUES ($1, $2, $3, $4)`,
+      [hashToken(token), userId, now, new Date(now.getTime() + LOGIN_TOKEN_MS)],
+    );
     return token;
   }
 
