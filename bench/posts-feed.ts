@@ -150,7 +150,7 @@ async function createDatabases(template: string, name: string): Promise<Database
 async function seedData(db: Database): Promise<Owner> {
   const owner = await createAccount(db.prisma, { email: 'bench@example.com', planId: 'business' });
   const other = await createAccount(db.prisma, { email: 'other@example.com', planId: 'business' });
-  // The per-key cap would stop the load after 600 requests; the limiter still runs on every request.
+  // The per-account cap would stop the load after 600 requests; the limiter still runs on every request.
   await db.pool.query('UPDATE users SET rate_limit_per_minute = 100000000');
   const started = Date.now();
   await fill(db, owner.accountId, ITEMS, 'a');

@@ -36,7 +36,7 @@ function mayHaveBody(req: Request): boolean {
 
 /**
  * GET /v1/posts in one PostgreSQL round trip: the key lookup of authentication and the page are one statement
- * (readPageWithKey), then the same per-key cap and subscription check as every route. Mounted before the /v1
+ * (readPageWithKey), then the same per-account cap and subscription check as every route. Mounted before the /v1
  * chain, it takes only requests whose answer can be a page: a well-formed bearer key, a valid query, a
  * well-formed cursor and no body. Any other request goes on to the /v1 chain, which answers it exactly as it
  * answers every route (401 before 400, and so on); nothing has been counted or read for it by then.
