@@ -10,6 +10,10 @@ const SECRET_VALUES: [RegExp, string][] = [
   [/\/bot\d+:[A-Za-z0-9_-]+/g, '/bot[redacted]'],
   [/\bhw_(live|test)_[A-Za-z0-9_-]+/g, 'hw_$1_[redacted]'],
   [/\bwhsec_[A-Za-z0-9+/=]+/g, 'whsec_[redacted]'],
+  // Dashboard session cookies, 2FA sign-in tokens, password-reset tokens.
+  [/\bhw([slr])_[A-Za-z0-9_-]+/g, 'hw$1_[redacted]'],
+  // Stripe secret and restricted keys.
+  [/\b(sk|rk)_(live|test)_[A-Za-z0-9]+/g, '$1_$2_[redacted]'],
   [/(discord(?:app)?\.com\/api(?:\/v\d+)?\/webhooks\/\d+\/)[A-Za-z0-9_-]+/g, '$1[redacted]'],
   [/(hooks\.slack\.com\/services\/)[A-Za-z0-9/]+/g, '$1[redacted]'],
 ];
