@@ -93,7 +93,7 @@ export class Authenticator {
   }
 
   /**
-   * Counts the request against the key's per-minute cap (the rate-limit headers go on `res` whatever the
+   * Counts the request against the account's per-minute cap (the rate-limit headers go on `res` whatever the
    * outcome), then checks the subscription: 429 or 402, or the caller for `res.locals.auth`.
    */
   async admit(res: Response, row: CallerRow, route?: string): Promise<AuthContext> {
