@@ -26,18 +26,13 @@ export interface CallerRow {
   session_id?: string;
 }
 
-/** What authentication needs to know of a key. */
-export interface KeyRow extends CallerRow {
-  key_id: string;
-}
-
 /**
  * The key's row, found by the SHA-256 of the key in parameter `hashParam`. Every column is named as in
- * {@link KeyRow}, so a statement can select from it as a subquery (GET /v1/posts reads the page in the same
+ * {@link CallerRow}, so a statement can select from it as a subquery (GET /v1/posts reads the page in the same
  * statement).
  */
 export function keyLookupSql(hashParam: string): string {
-  return `SELECT k.id AS key_id, u.id AS user_id, u.rate_limit_per_minute, u.subscription_status,
+  return `SELECT u.id AS user_id, u.rate_limit_per_minute, u.subscription_status,
                  (extract(epoch FROM u.current_period_end) * 1000)::int8 AS period_end_ms
             FROM api_keys k JOIN users u ON u.id = k.user_id
            WHERE k.key_hash = ${hashParam} AND k.revoked_at IS NULL`;
@@ -110,9 +105,9 @@ export class Authenticator {
   }
 
   /** The key's row, or undefined for an unknown or revoked key. */
-  async findKey(apiKey: string): Promise<KeyRow | undefined> {
+  async findKey(apiKey: string): Promise<CallerRow | undefined> {
     // Named, so PostgreSQL parses and plans it once per connection instead of on every request.
-    const { rows } = await this.deps.db.pool.query<KeyRow>({ name: 'hw-authenticate', text: keyLookupSql('$1'), values: [hashApiKey(apiKey)] });
+    const { rows } = await this.deps.db.pool.query<CallerRow>({ name: 'hw-authenticate', text: keyLookupSql('$1'), values: [hashApiKey(apiKey)] });
     return rows[0];
   }
 

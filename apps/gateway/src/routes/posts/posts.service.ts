@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { JsonText } from '../../http/json-text';
-import { keyLookupSql, type KeyRow } from '../../middleware/authenticate';
+import { keyLookupSql, type CallerRow } from '../../middleware/authenticate';
 import type { CursorScope, FeedPosition, PostCursor } from './post-cursor';
 import { DEFAULT_LIMIT, MAX_LIMIT, type ListPostsQuery } from './posts.schema';
 
@@ -125,7 +125,7 @@ export async function listPosts(pool: pg.Pool, cursors: PostCursor, userId: stri
 
 /** A page read together with the key that asks for it ({@link readPageWithKey}). */
 export interface KeyedPage {
-  key: KeyRow;
+  key: CallerRow;
   /** The answer, once the caller is admitted; throws 400 for a cursor not signed for this account and query. */
   body(): JsonText;
 }
@@ -148,7 +148,7 @@ export async function readPageWithKey(
   const { sql, shape } = pageSelect('k.user_id', values, query, after);
   // The page is an aggregate, so it is one row for every key found: no row means no key.
   const text = `SELECT k.*, p.* FROM (${keyLookupSql('$1')}) k CROSS JOIN LATERAL (${sql}) p`;
-  const { rows } = await pool.query<KeyRow & PageRow>({ text, values, ...(shape ? { name: `posts-key-page-${shape}` } : {}) });
+  const { rows } = await pool.query<CallerRow & PageRow>({ text, values, ...(shape ? { name: `posts-key-page-${shape}` } : {}) });
   const row = rows[0];
   if (!row) return undefined;
   return {
