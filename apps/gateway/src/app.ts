@@ -42,7 +42,7 @@ export function createApp(deps: GatewayDeps): Express {
   // Checkout, sign-in, the session itself and password reset: no key, limits of their own.
   app.use('/v1', api.publicRouter);
   // Authentication (and the rate-limit headers) before the body is parsed, so even a 413 carries them.
-  app.use('/v1', authenticator.middleware(), jsonBody(), api.router);
+  app.use('/v1', authenticator.middleware(api.openWhileInactive), jsonBody(), api.router);
   app.use(notFound);
   app.use(errorHandler(deps.logger));
   return app;

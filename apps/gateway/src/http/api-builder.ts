@@ -39,6 +39,8 @@ export interface RouteSpec<B extends z.ZodType, Q extends z.ZodType, P extends z
   /** Error codes this route can answer with, beyond the ones every authenticated route has. */
   errors?: ErrorCode[];
   limit?: TightLimit;
+  /** Reached also by an account whose subscription is not active (no 402): the billing portal, where it pays again. */
+  openWhileInactive?: true;
   /** The response body, or the same as JSON text ({@link JsonText}) when the database already built it. */
   handler: (ctx: HandlerContext<z.output<B>, z.output<Q>, z.output<P>>) => Promise<z.input<R> | JsonText>;
 }
@@ -93,6 +95,8 @@ export class ApiBuilder {
   readonly router = Router();
   /** The routes anyone may call; mounted before authentication. */
   readonly publicRouter = Router();
+  /** `METHOD /path` (express form, relative to /v1) of the routes an inactive subscription still reaches. */
+  readonly openWhileInactive = new Set<string>();
   private readonly sameOrigin: RequestHandler;
 
   constructor(
@@ -104,6 +108,11 @@ export class ApiBuilder {
 
   route<B extends z.ZodType, Q extends z.ZodType, P extends z.ZodType, R extends z.ZodType>(spec: RouteSpec<B, Q, P, R>): void {
     const documented = this.document(spec);
+    if (spec.openWhileInactive) {
+      // Matched against the request's path as it is, so only a path without parameters can be open.
+      if (spec.path.includes('{')) throw new Error(`${spec.path}: a route open while inactive cannot have path parameters`);
+      this.openWhileInactive.add(`${spec.method.toUpperCase()} ${spec.path}`);
+    }
     const middlewares = spec.limit ? [spec.limit.middleware] : [];
     this.router[spec.method](expressPath(spec.path), ...middlewares, async (req: Request, res: Response) => {
       try {
@@ -123,7 +132,7 @@ export class ApiBuilder {
     const documented = this.document(spec, 'public');
     this.publicRouter[spec.method](expressPath(spec.path), this.sameOrigin, ...(spec.before ?? []), jsonBody(), async (req: Request, res: Response) => {
       try {
-        await this.handle({ ...spec, handler: (ctx) => spec.handler(ctx) }, req, res);
+        await this.handle(spec, req, res);
       } catch (error) {
         this.checkDocumented(spec, documented, error);
         throw error;

@@ -40,8 +40,6 @@ export function keyLookupSql(hashParam: string): string {
 
 const BEARER = /^Bearer ([A-Za-z0-9._~+/=-]{1,200})$/;
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
-// The one route an account whose subscription lapsed still reaches: the billing portal is where it pays again.
-const OPEN_WHILE_INACTIVE = new Set(['POST /billing/portal']);
 // 60 failed authentications a minute per client IP, then 429; a valid key from the same IP is not affected.
 const AUTH_FAILURES_PER_MINUTE = 60;
 
@@ -89,16 +87,17 @@ export class Authenticator {
 
   /**
    * Counts the request against the account's per-minute cap (the rate-limit headers go on `res` whatever the
-   * outcome), then checks the subscription: 429 or 402, or the caller for `res.locals.auth`.
+   * outcome), then checks the subscription unless `subscriptionOptional`: 429 or 402, or the caller for
+   * `res.locals.auth`.
    */
-  async admit(res: Response, row: CallerRow, route?: string): Promise<AuthContext> {
+  async admit(res: Response, row: CallerRow, subscriptionOptional = false): Promise<AuthContext> {
     const decision = await this.perAccount.for(row.rate_limit_per_minute).consume(row.user_id);
     setRateLimitHeaders(res, decision);
     if (!decision.allowed) {
       throw new AppError('rate_limited', `over the plan's cap of ${decision.limit} requests per minute; retry in ${decision.retryAfterSeconds}s`);
     }
     const problem = subscriptionProblem({ subscriptionStatus: row.subscription_status, currentPeriodEnd: new Date(Number(row.period_end_ms)) }, this.deps.now());
-    if (problem && !(route !== undefined && OPEN_WHILE_INACTIVE.has(route))) throw new AppError('subscription_inactive', problem);
+    if (problem && !subscriptionOptional) throw new AppError('subscription_inactive', problem);
     const auth: AuthContext = { userId: row.user_id, rateLimitPerMinute: row.rate_limit_per_minute, ...(row.session_id ? { sessionId: row.session_id } : {}) };
     res.locals.auth = auth;
     return auth;
@@ -130,18 +129,20 @@ export class Authenticator {
   /**
    * The middleware of every /v1 route: authenticates before the body is read, so every answer to a request
    * with a valid key carries the rate-limit headers, a 413 included. A bearer key wins over a session cookie.
+   * `openWhileInactive` (ApiBuilder's set of `METHOD /path`) names the routes an inactive subscription reaches.
    */
-  middleware() {
+  middleware(openWhileInactive: ReadonlySet<string> = new Set()) {
     return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+      const subscriptionOptional = openWhileInactive.has(`${req.method} ${req.path}`);
       const apiKey = this.bearer(req);
       const session = apiKey === undefined ? sessionCookie(req) : undefined;
       if (session !== undefined) {
-        await this.admit(res, await this.sessionCaller(req, res, session), `${req.method} ${req.path}`);
+        await this.admit(res, await this.sessionCaller(req, res, session), subscriptionOptional);
         return next();
       }
       const row = apiKey === undefined ? undefined : await this.findKey(apiKey);
       if (!row) return this.refuse(req, apiKey !== undefined);
-      await this.admit(res, row, `${req.method} ${req.path}`);
+      await this.admit(res, row, subscriptionOptional);
       next();
     };
   }

@@ -36,6 +36,7 @@ export function registerBillingRoutes(api: ApiBuilder, deps: GatewayDeps, option
       'Takes no body. The link is short-lived: ask for a new one each time. After the change, the provider’s events update `GET /me`. ' +
       'The one endpoint an account whose subscription is past due, canceled or expired still reaches (no 402): the portal is where it pays again.',
     success: { status: 200, description: 'The portal link, or null.', schema: portalSchema },
+    openWhileInactive: true,
     errors: ['service_unavailable'],
     handler: async ({ auth }) => {
       const { rows } = await deps.db.pool.query<{ billing_customer_id: string | null }>('SELECT billing_customer_id FROM users WHERE id = $1', [auth.userId]);
