@@ -1,8 +1,9 @@
 import { transaction } from '@hashwatch/db';
 import { AppError } from '@hashwatch/errors';
 import type { Logger } from '@hashwatch/logger';
-import { hashPassword, hashToken, randomToken, verifyPassword } from '@hashwatch/secrets';
+import { hashPassword, hashToken, verifyPassword } from '@hashwatch/secrets';
 import type { GatewayDeps } from '../../deps';
+import { issueOneTimeToken } from '../../sessions/one-time-tokens';
 import { endSessions } from '../../sessions/session-store';
 import { publicLink, type SelfServiceOptions } from './self-service-options';
 import { emailLimitKey } from './sign-in.service';
@@ -60,13 +61,7 @@ export class PasswordResets {
       this.deps.logger.warn('password reset mail skipped: this account asked for 3 within the hour');
       return;
     }
-    const token = `hwr_${randomToken(32)}`;
-    const now = this.deps.now();
-    await this.deps.db.pool.query(
-      `WITH spent AS (DELETE FROM password_resets WHERE user_id = $2 AND expires_at <= $3)
-       INSERT INTO password_resets (token_hash, user_id, created_at, expires_at) VALUES ($1, $2, $3, $4)`,
-      [hashToken(token), userId, now, new Date(now.getTime() + RESET_TTL_MS)],
-    );
+    const token = await issueOneTimeToken(this.deps.db.pool, 'password_resets', userId, this.deps.now(), RESET_TTL_MS);
     sendResetMail(this.deps.logger, this.options, email, publicLink(this.options, `/reset-password?token=${token}`));
   }
 }

@@ -2,10 +2,11 @@ import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { transaction } from '@hashwatch/db';
 import { AppError } from '@hashwatch/errors';
-import { hashPassword, hashToken, needsRehash, randomToken, verifyPassword } from '@hashwatch/secrets';
+import { hashPassword, hashToken, needsRehash, verifyPassword } from '@hashwatch/secrets';
 import type { GatewayDeps } from '../../deps';
 import { setRateLimitHeaders } from '../../middleware/rate-limit-headers';
 import { describeWait, Limiter, type LimitDecision } from '../../middleware/rate-limiters';
+import { issueOneTimeToken } from '../../sessions/one-time-tokens';
 import { setSessionCookie, type SessionStore } from '../../sessions/session-store';
 import { addressKey } from '../../middleware/client-address';
 import { checkTotpCode } from '../two-factor/two-factor.service';
@@ -71,22 +72,12 @@ export class SignIn {
     if (row.password_hash && needsRehash(row.password_hash)) {
       await this.deps.db.pool.query('UPDATE users SET password_hash = $2 WHERE id = $1 AND password_hash = $3', [row.id, await hashPassword(input.password), row.password_hash]);
     }
-    if (row.two_factor) return { two_factor_required: true, login_token: await this.challenge(row.id) };
+    if (row.two_factor) return { two_factor_required: true, login_token: await issueOneTimeToken(this.deps.db.pool, 'login_challenges', row.id, this.deps.now(), LOGIN_TOKEN_MS) };
     const session = await this.sessions.create(this.deps.db.pool, row.id);
     setSessionCookie(req, res, session.token, session.expiresAt);
     return { two_factor_required: false };
   }
 
-  private async challenge(userId: string): Promise<string> {
-    const token = `hwl_${randomToken(32)}`;
-    const now = this.deps.now();
-    await this.deps.db.pool.query(
-      `WITH spent AS (DELETE FROM login_challenges WHERE user_id = $2 AND expires_at <= $3)
-       INSERT INTO login_challenges (token_hash, user_id, created_at, expires_at) VALUES ($1, $2, $3, $4)`,
-      [hashToken(token), userId, now, new Date(now.getTime() + LOGIN_TOKEN_MS)],
-    );
-    return token;
-  }
 
   /**
    * `POST /v1/2fa/login`: the code for the sign-in `login_token` started. A right code spends the token and the code
