@@ -6,7 +6,7 @@ import type { ApiBuilder } from '../../http/api-builder';
 import type { GatewayDeps } from '../../deps';
 import { tightLimit } from '../../middleware/tight-limit';
 import { clearSessionCookie } from '../../sessions/session-store';
-import { changePassword } from '../session/password-reset.service';
+import { changePassword } from '../session/passwords.service';
 import type { SelfServiceOptions } from '../session/self-service-options';
 import { passwordChangeSchema, passwordSetSchema } from '../session/session.schema';
 import { TOTP_HEADER, totpHeaderSchema } from '../two-factor/two-factor.schema';

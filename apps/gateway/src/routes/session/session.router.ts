@@ -4,7 +4,7 @@ import type { ApiBuilder } from '../../http/api-builder';
 import type { GatewayDeps } from '../../deps';
 import { ipLimit } from '../../middleware/tight-limit';
 import { clearSessionCookie, CSRF_HEADER, sessionCookie, sessionExpiry, SESSION_COOKIE, type SessionStore } from '../../sessions/session-store';
-import { confirmPasswordReset, PasswordResets } from './password-reset.service';
+import { confirmPasswordReset, PasswordResets } from './passwords.service';
 import type { SelfServiceOptions } from './self-service-options';
 import {
   passwordResetAcceptedSchema,
