@@ -3,13 +3,12 @@ import { Redis } from 'ioredis';
 import { createManualBilling, createStripeBilling } from '@hashwatch/billing';
 import { loadConfig } from '@hashwatch/config';
 import { createSender } from '@hashwatch/channels';
-import { createDatabase } from '@hashwatch/db';
+import { createDatabase, type Database } from '@hashwatch/db';
 import { createShutdown, runMain } from '@hashwatch/lifecycle';
 import { createLogger } from '@hashwatch/logger';
 import { createMailer } from '@hashwatch/mail';
 import { openVerifiedCipher } from '@hashwatch/secrets';
 import { createApp } from './app';
-import type { Database } from '@hashwatch/db';
 import { gatewayConfigSchema, type GatewayConfig } from './gateway-config';
 import type { SelfServiceOptions } from './routes/session/self-service-options';
 
