@@ -46,6 +46,7 @@ describe('the self-service journey through the built gateway', () => {
   let stripe: StripeFixture;
   let inboxUrl = '';
   let stripeGateway = '';
+  let startStripeGateway: () => Promise<AppProcess> = () => Promise.reject(new Error('not started'));
   let manualGateway = '';
 
   beforeAll(async () => {
@@ -65,15 +66,16 @@ describe('the self-service journey through the built gateway', () => {
       PUBLIC_URL: 'http://dashboard.test',
       LOG_LEVEL: 'info',
     };
-    apps.push(
-      await startAppProcess({
-        app: 'gateway', label: 'gateway-stripe', port: stripePort, readyPath: '/readyz', logDir,
-        env: {
-          ...shared, PORT: String(stripePort), BILLING_PROVIDER: 'stripe', STRIPE_SECRET_KEY: stripe.secretKey, STRIPE_WEBHOOK_SECRET: stripe.webhookSecret,
-          STRIPE_PRICE_STARTER: TEST_PRICES.starter, STRIPE_PRICE_PRO: TEST_PRICES.pro, STRIPE_PRICE_BUSINESS: TEST_PRICES.business, STRIPE_API_BASE_URL: stripe.origin,
-        },
-      }),
-    );
+    const stripeEnv = {
+      ...shared, PORT: String(stripePort), BILLING_PROVIDER: 'stripe', STRIPE_SECRET_KEY: stripe.secretKey, STRIPE_WEBHOOK_SECRET: stripe.webhookSecret,
+      STRIPE_PRICE_STARTER: TEST_PRICES.starter, STRIPE_PRICE_PRO: TEST_PRICES.pro, STRIPE_PRICE_BUSINESS: TEST_PRICES.business, STRIPE_API_BASE_URL: stripe.origin,
+    };
+    startStripeGateway = async () => {
+      const handle = await startAppProcess({ app: 'gateway', label: 'gateway-stripe', port: stripePort, readyPath: '/readyz', logDir, env: stripeEnv });
+      apps.push(handle);
+      return handle;
+    };
+    await startStripeGateway();
     apps.push(await startAppProcess({ app: 'gateway', label: 'gateway-manual', port: manualPort, readyPath: '/readyz', logDir, env: { ...shared, PORT: String(manualPort) } }));
   });
 
@@ -197,6 +199,37 @@ describe('the self-service journey through the built gateway', () => {
       );
       expect(left.rows.filter((row) => row.n > 0)).toEqual([]);
       expect((await new Browser(stripeGateway).call('POST', '/session', { email, password: NEW_PASSWORD })).status).toBe(401);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it('applies a Stripe event that failed while the gateway was killed once Stripe delivers it again to the restarted process', async () => {
+    const browser = new Browser(stripeGateway);
+    const checkout = await browser.call('POST', '/api/checkout', { email: 'killed@example.com', plan: 'starter', password: PASSWORD });
+    const pool = new pg.Pool({ connectionString: database.url, max: 1 });
+    try {
+      const { rows } = await pool.query<{ provider_session_id: string; user_id: string }>('SELECT provider_session_id, user_id FROM checkouts WHERE id = $1', [field(checkout, 'checkout_id')]);
+      const { provider_session_id: sessionId, user_id: accountId } = rows[0]!;
+      const status = async () => (await pool.query<{ subscription_status: string }>('SELECT subscription_status FROM users WHERE id = $1', [accountId])).rows[0]?.subscription_status;
+      // Stripe's subscription cannot be read: the gateway answers 500 to the payment's events and records nothing.
+      stripe.fail({ method: 'GET', path: '/v1/subscriptions', status: 500 });
+      const paid = await stripe.completeCheckout(sessionId);
+      expect(paid.deliveries.filter((delivery) => delivery.status === 500).length).toBeGreaterThan(0);
+      expect(await status()).toBe('pending');
+      // The gateway dies and comes back; Stripe's retries reach the new process.
+      const gateway = apps.find((app) => app.label === 'gateway-stripe' && app.isRunning())!;
+      gateway.signal('SIGKILL');
+      await gateway.exited;
+      await startStripeGateway();
+      stripe.clearFaults();
+      for (const event of paid.events) expect((await stripe.redeliver(event.id)).status).toBe(200);
+      expect(await status()).toBe('active');
+      const recorded = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM billing_events WHERE event_id = ANY($1::text[])', [paid.events.map((event) => event.id)]);
+      expect(recorded.rows[0]?.n).toBe(paid.events.length);
+      // A further delivery of each is a duplicate: nothing changes.
+      for (const event of paid.events) expect((await stripe.redeliver(event.id)).status).toBe(200);
+      expect(await status()).toBe('active');
     } finally {
       await pool.end();
     }
