@@ -12,6 +12,13 @@ import { healthRouter } from './routes/health/health.router';
 import { postsInOneRoundTrip } from './routes/posts/posts.router';
 import { registerRoutes } from './routes';
 
+const OPENAPI = Symbol('openapi');
+
+/** The OpenAPI document an app built by {@link createApp} serves at `/v1/openapi.json`. */
+export function openApiOf(app: Express): Record<string, unknown> {
+  return (app as Express & { [OPENAPI]: Record<string, unknown> })[OPENAPI];
+}
+
 /** Builds the gateway without listening, so tests drive it with supertest. */
 export function createApp(deps: GatewayDeps): Express {
   const app = express();
@@ -27,6 +34,7 @@ export function createApp(deps: GatewayDeps): Express {
   const api = new ApiBuilder(registry, deps);
   registerRoutes(api, deps, authenticator.sessions);
   const document = openApiDocument(registry);
+  Object.defineProperty(app, OPENAPI, { value: document });
   const page = docsPage(document);
 
   // The feed, the endpoint clients poll, authenticates and reads its page in one statement; what it does not

@@ -1,0 +1,26 @@
+import { fileURLToPath } from 'node:url';
+import react from '@vitejs/plugin-react';
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  plugins: [react()],
+  resolve: {
+    // The SDK from source: one module graph, tree-shaken with the rest.
+    alias: { '@hashwatch/sdk': fileURLToPath(new URL('../../packages/sdk/src/index.ts', import.meta.url)) },
+  },
+  build: {
+    outDir: 'dist',
+    // The gateway serves /assets/* as immutable: every file there is named by its content hash.
+    assetsDir: 'assets',
+    sourcemap: false,
+  },
+  server: {
+    // `npm run dev -w @hashwatch/dashboard`: the API of a gateway running on :3000.
+    proxy: { '/v1': 'http://localhost:3000' },
+  },
+  test: {
+    environment: 'jsdom',
+    globals: true,
+    setupFiles: ['./src/test-setup.ts'],
+  },
+});
