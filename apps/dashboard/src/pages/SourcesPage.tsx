@@ -112,7 +112,7 @@ function SourcesPage({ kind, sources, loading, error }: { kind: Kind; sources: S
   return (
     <>
       <h1>{kind.title}</h1>
-      {count ? <UsageMeter label={`${kind.title} on your plan`} used={count.used} limit={count.limit} unit={count.unit} /> : null}
+      {count ? <UsageMeter label={`${kind.label === 'Hashtag' ? 'Hashtags' : 'Accounts'} on your plan`} used={count.used} limit={count.limit} unit={count.unit} /> : null}
       {usage.data ? (
         <UsageMeter label="Engagement tracking (tracks and accounts)" used={usage.data.engagement_used} limit={usage.data.engagement_limit} unit="sources" />
       ) : null}
