@@ -40,7 +40,9 @@ it('asks an account with 2FA for its code, shows a wrong code’s error, and sig
 
   const code = await screen.findByLabelText('Authentication code');
   expect(sessionCookie()).toBeUndefined();
-  await user.clear(code);
+  // A field of its own: empty (the password is not carried into it) and focused.
+  expect(code).toHaveValue('');
+  expect(code).toHaveFocus();
   await user.type(code, wrongCode(twoFactor.totpSecret));
   await user.click(screen.getByRole('button', { name: 'Verify' }));
   expect(await screen.findByRole('alert')).toHaveTextContent('That code is wrong or already used. Wait for the next one and try again.');

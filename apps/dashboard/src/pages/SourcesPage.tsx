@@ -85,7 +85,8 @@ function AddForm({ kind, full }: { kind: Kind; full: boolean }) {
       if (kind.key === 'tracks') await api.post('/v1/tracks', { body: { hashtag: value } });
       else await api.post('/v1/accounts', { body: { username: value } });
     },
-    onSuccess: () => Promise.all([queryClient.invalidateQueries({ queryKey: [kind.key] }), queryClient.invalidateQueries({ queryKey: ['usage'] })]),
+    // Also after a 403: the usage it was refused by is newer than the page's.
+    onSettled: () => Promise.all([queryClient.invalidateQueries({ queryKey: [kind.key] }), queryClient.invalidateQueries({ queryKey: ['usage'] })]),
   });
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
