@@ -205,7 +205,8 @@ describe('request bodies and routes', () => {
     expect(unknown.status).toBe(404);
     expect(unknown.body).toEqual({ error: { code: 'not_found', message: expect.any(String) } });
     expect((await request(gw.app).get('/v1/unknown')).status).toBe(401);
-    const outside = await request(gw.app).get('/nowhere');
+    // A GET outside /v1 is the dashboard's (routes/dashboard); other methods find no route.
+    const outside = await request(gw.app).post('/nowhere').send({});
     expect(outside.status).toBe(404);
     expect(outside.body.error.code).toBe('not_found');
     expect((await request(gw.app).put('/v1/tracks').set(auth).send({})).status).toBe(404);

@@ -6,6 +6,7 @@ import { Authenticator } from './middleware/authenticate';
 import { errorHandler, notFound } from './middleware/error-handler';
 import { requestLog } from './middleware/request-log';
 import { securityHeaders } from './middleware/security-headers';
+import { dashboardRouter, defaultDashboardDir } from './routes/dashboard/dashboard.router';
 import { docsPage } from './routes/docs/docs-page';
 import { openApiDocument } from './routes/docs/openapi-document';
 import { healthRouter } from './routes/health/health.router';
@@ -51,6 +52,8 @@ export function createApp(deps: GatewayDeps): Express {
   app.use('/v1', api.publicRouter);
   // Authentication (and the rate-limit headers) before the body is parsed, so even a 413 carries them.
   app.use('/v1', authenticator.middleware(api.openWhileInactive), jsonBody(), api.router);
+  // Last: a /v1 request reaches it only when no route took it, and it passes those on without a file lookup.
+  app.use(dashboardRouter(deps.dashboardDir ?? defaultDashboardDir()));
   app.use(notFound);
   app.use(errorHandler(deps.logger));
   return app;
