@@ -49,6 +49,12 @@ describe('workspace-boundaries', () => {
   it('fails an app that imports another app, and a package that imports an app', () => {
     assert.match(messages('apps/api/src/a.js', "import { w } from '@hw/worker';")[0], /an app imports the app @hw\/worker/);
     assert.match(messages('packages/core/src/c.js', "import { w } from '@hw/worker';")[0], /a package imports the app @hw\/worker/);
+    assert.match(messages('apps/api/src/a.js', "require('@hw/worker/package.json');")[0], /an app imports the app @hw\/worker/);
+    assert.match(messages('packages/core/src/c.js', "require.resolve('@hw/worker/package.json');")[0], /a package imports the app @hw\/worker/);
+  });
+
+  it("lets an app locate another app's files through its package.json, which loads none of its code", () => {
+    assert.deepEqual(messages('apps/api/src/a.js', "require.resolve('@hw/worker/package.json');"), []);
   });
 
   it('fails a relative import that leaves its workspace, and one below an entry point', () => {
