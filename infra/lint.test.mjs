@@ -93,4 +93,15 @@ describe('check-dependencies', () => {
       'packages/core/package.json: declares axios but nothing in the workspace imports it',
     ]);
   });
+
+  it("counts vitest's test environment, named in a vite config, as used", () => {
+    const root = repository({
+      ...base,
+      'packages/core/package.json': { name: '@hw/core', dependencies: { zod: '*' }, devDependencies: { jsdom: '*', happy: '*' } },
+      'packages/core/vite.config.ts': "export default { test: { environment: 'jsdom' } };",
+      'packages/core/src/other.ts': "export const settings = { environment: 'happy' };",
+    });
+    roots.push(root);
+    assert.deepEqual(dependencyProblems(root), ['packages/core/package.json: declares happy but nothing in the workspace imports it']);
+  });
 });
