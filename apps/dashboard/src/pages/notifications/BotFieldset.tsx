@@ -1,8 +1,7 @@
 import type { FeedItem } from '../../api/client';
 import { Field } from '../../components/Field';
 import type { BotDraft } from './channel-draft';
-import { ScopePicker } from './ScopePicker';
-import { TemplateEditor } from './TemplateEditor';
+import { ChannelOptions } from './ChannelOptions';
 import { TestButton } from './TestButton';
 
 interface BotFieldsetProps {
@@ -31,16 +30,7 @@ export function BotFieldset({ draft, saved, changed, sources, post, problem, onC
         <Field label="Chat id" value={draft.chat_id} required error={error('chat_id')} hint="The chat, group or channel id, e.g. -1001234567890."
           onChange={(event) => set({ chat_id: event.currentTarget.value })} />
       </div>
-      <ScopePicker scope={draft} hashtags={sources.hashtags} accounts={sources.accounts} onChange={(scope) => set(scope)} />
-      <TemplateEditor value={draft.template} post={post} error={error('template')} onChange={(template) => set({ template })} />
-      <label>
-        <input type="checkbox" role="switch" checked={draft.engagement_alerts} onChange={(event) => set({ engagement_alerts: event.currentTarget.checked })} />
-        Engagement alerts
-      </label>
-      <label>
-        <input type="checkbox" role="switch" checked={draft.enabled} onChange={(event) => set({ enabled: event.currentTarget.checked })} />
-        Enabled
-      </label>
+      <ChannelOptions values={draft} sources={sources} post={post} templateError={error('template')} onChange={set} />
       <div className="channel-actions">
         {saved ? <TestButton target={{ channel: 'bot' }} unsaved={changed} /> : <small>Save to test the bot.</small>}
         <button type="button" className="outline contrast small" onClick={onRemove}>
