@@ -4,6 +4,9 @@ import { forgetCookies } from '../test-support/browser-fetch';
 import { feedWriter } from '../test-support/feed-writer';
 import { renderApp, signInBrowser } from '../test-support/render-app';
 import { useLiveFeed } from './use-live-feed';
+import { QueryClientProvider } from '@tanstack/react-query';
+import type { ReactNode } from 'react';
+import { createQueryClient } from '../App';
 
 const writer = feedWriter();
 let account: TestAccount;
@@ -21,7 +24,10 @@ const texts = (items: { text: string }[]) => items.map((item) => item.text);
 
 it('puts each item stored while it runs on top, once, without a reload', async () => {
   const older = await writer.store(account.id, ['first post #btc', 'second post #btc']);
-  const { result, unmount } = renderHook(() => useLiveFeed({}, 100));
+  const client = createQueryClient();
+  const { result, unmount } = renderHook(() => useLiveFeed({}, 100), {
+    wrapper: ({ children }: { children: ReactNode }) => <QueryClientProvider client={client}>{children}</QueryClientProvider>,
+  });
   await waitFor(() => expect(result.current.status).toBe('ready'));
   expect(result.current.items.map((item) => item.id).sort()).toEqual([...older].sort());
 

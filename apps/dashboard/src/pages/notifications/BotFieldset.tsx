@@ -1,8 +1,12 @@
 import type { FeedItem } from '../../api/client';
 import { Field } from '../../components/Field';
+import { ErrorNote } from '../../components/Status';
 import type { BotDraft } from './channel-draft';
 import { ChannelOptions } from './ChannelOptions';
 import { TestButton } from './TestButton';
+
+/** The fields that show their own error; any other complaint about the bot is shown for the whole group. */
+const SHOWN_FIELDS = ['token', 'chat_id', 'template'];
 
 interface BotFieldsetProps {
   draft: BotDraft;
@@ -30,6 +34,7 @@ export function BotFieldset({ draft, saved, changed, sources, post, problem, onC
         <Field label="Chat id" value={draft.chat_id} required error={error('chat_id')} hint="The chat, group or channel id, e.g. -1001234567890."
           onChange={(event) => set({ chat_id: event.currentTarget.value })} />
       </div>
+      {problem && !SHOWN_FIELDS.includes(problem.field ?? '') ? <ErrorNote>{problem.message}</ErrorNote> : null}
       <ChannelOptions values={draft} sources={sources} post={post} templateError={error('template')} onChange={set} />
       <div className="channel-actions">
         {saved ? <TestButton target={{ channel: 'bot' }} unsaved={changed} /> : <small>Save to test the bot.</small>}

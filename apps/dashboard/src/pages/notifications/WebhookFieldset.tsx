@@ -1,6 +1,7 @@
 import type { FeedItem } from '../../api/client';
 import { CopyButton } from '../../components/CopyButton';
 import { Field, SelectField } from '../../components/Field';
+import { ErrorNote } from '../../components/Status';
 import type { WebhookDraft } from './channel-draft';
 import { ChannelOptions } from './ChannelOptions';
 import { TestButton } from './TestButton';
@@ -11,6 +12,9 @@ const FORMATS = [
   ['slack', 'Slack'],
   ['json', 'JSON (signed)'],
 ] as const;
+
+/** The fields that show their own error; any other complaint about the channel is shown for the whole group. */
+const SHOWN_FIELDS = ['url', 'format', 'bot_name', 'template'];
 
 interface WebhookFieldsetProps {
   index: number;
@@ -40,6 +44,7 @@ export function WebhookFieldset({ index, draft, saved, changed, sources, post, p
           onChange={(event) => set({ format: event.currentTarget.value as WebhookDraft['format'] })} />
         <Field label="Bot name" value={draft.bot_name} error={error('bot_name')} onChange={(event) => set({ bot_name: event.currentTarget.value })} />
       </div>
+      {problem && !SHOWN_FIELDS.includes(problem.field ?? '') ? <ErrorNote>{problem.message}</ErrorNote> : null}
       <ChannelOptions values={draft} sources={sources} post={post} templateError={error('template')} onChange={set} />
       {draft.signing_secret ? (
         <p className="secret">
