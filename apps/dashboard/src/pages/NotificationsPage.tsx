@@ -10,8 +10,15 @@ import { useDrafts } from './notifications/use-drafts';
 import { DeliveryLog } from './notifications/DeliveryLog';
 import { WebhookFieldset } from './notifications/WebhookFieldset';
 
-/** The newest post, for template previews. */
-const useNewestPost = () => useQuery({ queryKey: ['newest-post'], queryFn: () => api.get('/v1/posts', { params: { query: { limit: 1 } } }) });
+/** The newest hashtag post (else account post), for template previews: what most alerts look like. */
+const useNewestPost = () =>
+  useQuery({
+    queryKey: ['newest-post'],
+    queryFn: async () => {
+      const tagged = await api.get('/v1/posts', { params: { query: { limit: 1, type: 'hashtag' } } });
+      return tagged.data.length > 0 ? tagged : api.get('/v1/posts', { params: { query: { limit: 1, type: 'account' } } });
+    },
+  });
 
 /**
  * The drafts start from the configuration as read on this visit. A newer one from the server (another tab, the
