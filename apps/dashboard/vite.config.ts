@@ -19,8 +19,15 @@ export default defineConfig({
     sourcemap: false,
   },
   server: {
-    // `npm run dev -w @hashwatch/dashboard`: the API of a gateway running on :3000.
-    proxy: { '/v1': 'http://localhost:3000' },
+    // `npm run dev -w @hashwatch/dashboard`: the API of a gateway running on :3000 (API_URL to change it). The
+    // gateway refuses cross-site sign-ins by their Origin; through this proxy the page and the API are one site, so
+    // the Origin is rewritten to the gateway's own.
+    proxy: {
+      '/v1': {
+        target: process.env.API_URL ?? 'http://localhost:3000',
+        configure: (proxy) => proxy.on('proxyReq', (request) => request.setHeader('origin', process.env.API_URL ?? 'http://localhost:3000')),
+      },
+    },
   },
   test: {
     environment: 'jsdom',
