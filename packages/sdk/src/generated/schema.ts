@@ -6785,6 +6785,16 @@ export interface components {
              * @example 1234.5
              */
             upstream_posts_read: number;
+            /** @description Feed items stored per UTC day of the current period, from its start (at most the last 92 days) to today, oldest first; days without any are 0. */
+            alerts_per_day: {
+                /**
+                 * @description A UTC day.
+                 * @example 2026-11-26
+                 */
+                date: string;
+                /** @description Feed items stored that day. */
+                alerts: number;
+            }[];
         };
         /** @description A pending secret: 2FA turns on once a code from it is confirmed. */
         TwoFactorSetup: {

@@ -93,7 +93,7 @@ export function registerMeRoutes(api: ApiBuilder, deps: GatewayDeps, guard: TwoF
     description:
       '`upstream_posts_read`: X posts read on your behalf this period, shared reads split across accounts (one read serving several accounts counts a fraction for each).',
     success: { status: 200, description: 'The current period’s usage.', schema: usageSchema },
-    handler: ({ auth }) => getUsage(pool, auth.userId),
+    handler: ({ auth }) => getUsage(pool, auth.userId, deps.now()),
   });
 }
 

@@ -21,6 +21,18 @@ export const usageSchema = z
       example: 1234.5,
       description: 'X posts read on your behalf this period, shared reads split across accounts (so it can be fractional).',
     }),
+    alerts_per_day: z
+      .array(
+        z.object({
+          date: z.string().meta({ example: '2026-11-26', description: 'A UTC day.' }),
+          alerts: count('Feed items stored that day.'),
+        }),
+      )
+      .meta({
+        description:
+          'Feed items stored per UTC day of the current period, from its start (at most the last 92 days) to today, oldest first; ' +
+          'days without any are 0.',
+      }),
   })
   .meta({ id: 'Usage', description: 'Usage of the current billing period against the account’s limits.' });
 

@@ -20,8 +20,33 @@ interface UsageRow {
   webhooks_used: number;
 }
 
+/** The chart shows at most this many days: a period set far back by an operator still answers quickly. */
+const MAX_CHART_DAYS = 92;
+
+/**
+ * Feed items stored per UTC day from the period's start (or the last {@link MAX_CHART_DAYS} days) up to today or the
+ * period's end, days without any included as 0. One range scan of the (user_id, detected_at) index.
+ */
+async function alertsPerDay(pool: pg.Pool, userId: string, periodStart: Date, periodEnd: Date, now: Date): Promise<UsageBody['alerts_per_day']> {
+  const until = new Date(Math.min(now.getTime(), periodEnd.getTime() - 1));
+  const from = new Date(Math.max(periodStart.getTime(), until.getTime() - (MAX_CHART_DAYS - 1) * 86_400_000));
+  if (until < from) return [];
+  const { rows } = await pool.query<{ date: string; alerts: number }>(
+    `SELECT to_char(d.day, 'YYYY-MM-DD') AS date, COALESCE(c.alerts, 0)::int AS alerts
+       FROM generate_series(date_trunc('day', $2::timestamptz AT TIME ZONE 'UTC'),
+                            date_trunc('day', $3::timestamptz AT TIME ZONE 'UTC'), interval '1 day') AS d(day)
+       LEFT JOIN (SELECT date_trunc('day', detected_at AT TIME ZONE 'UTC') AS day, count(*) AS alerts
+                    FROM feed_items
+                   WHERE user_id = $1 AND detected_at >= $4 AND detected_at < $5
+                   GROUP BY 1) AS c ON c.day = d.day
+      ORDER BY d.day`,
+    [userId, from, until, periodStart, periodEnd],
+  );
+  return rows;
+}
+
 /** Usage of the current billing period: the usage_periods row keyed by the period's start (none yet: 0). */
-export async function getUsage(pool: pg.Pool, userId: string): Promise<UsageBody> {
+export async function getUsage(pool: pg.Pool, userId: string, now: Date): Promise<UsageBody> {
   const { rows } = await pool.query<UsageRow>(
     `SELECT u.current_period_start, u.current_period_end, u.alerts_limit, u.hashtags_limit, u.accounts_limit,
             u.engagement_limit, u.webhooks_limit,
@@ -54,5 +79,6 @@ export async function getUsage(pool: pg.Pool, userId: string): Promise<UsageBody
     webhooks_used: row.webhooks_used,
     webhooks_limit: row.webhooks_limit,
     upstream_posts_read: Number(row.upstream_posts_read),
+    alerts_per_day: await alertsPerDay(pool, userId, row.current_period_start, row.current_period_end, now),
   };
 }

@@ -1,6 +1,15 @@
 import { Prisma } from '@hashwatch/db';
 import { request, useGateway } from '../../test-support/gateway-harness';
 
+/** Every UTC day from `from`'s to `to`'s, as YYYY-MM-DD. */
+function utcDays(from: Date, to: Date): string[] {
+  const days: string[] = [];
+  for (let at = Date.UTC(from.getUTCFullYear(), from.getUTCMonth(), from.getUTCDate()); at <= to.getTime(); at += 86_400_000) {
+    days.push(new Date(at).toISOString().slice(0, 10));
+  }
+  return days;
+}
+
 describe('GET /usage', () => {
   const gw = useGateway();
   const prisma = () => gw.env.database.db.prisma;
@@ -25,7 +34,34 @@ describe('GET /usage', () => {
       webhooks_used: 0,
       webhooks_limit: 1,
       upstream_posts_read: 0,
+      alerts_per_day: utcDays(user.currentPeriodStart, new Date()).map((date) => ({ date, alerts: 0 })),
     });
+  });
+
+  it('counts the feed items stored per UTC day of the period, days without any as 0, other accounts and periods apart', async () => {
+    const { accountId, auth } = await gw.account();
+    const other = await gw.account();
+    const today = new Date();
+    const start = new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate() - 3, 5));
+    await prisma().user.update({ where: { id: accountId }, data: { currentPeriodStart: start } });
+    const dayAfterStart = new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth(), start.getUTCDate() + 1, 23, 59, 59));
+    const items = [
+      { userId: accountId, at: new Date(start.getTime() + 1000) },
+      { userId: accountId, at: new Date(start.getTime() + 2000) },
+      { userId: accountId, at: dayAfterStart },
+      { userId: accountId, at: new Date(start.getTime() - 1000) },
+      { userId: other.accountId, at: new Date(start.getTime() + 1000) },
+    ];
+    await prisma().feedItem.createMany({
+      data: items.map((item, n) => ({
+        id: `post_day${n}${accountId.slice(-6)}`, userId: item.userId, dedupeKey: `day-${n}`, type: 'hashtag', xPostId: `99${n}`, author: '@alice',
+        authorName: 'Alice', text: 'gm', url: 'https://x.com/alice/status/1', sources: ['#btc'], detectedAt: item.at,
+      })),
+    });
+    const res = await request(gw.app).get('/v1/usage').set(auth).expect(200);
+    const days = utcDays(start, new Date());
+    const expected = days.map((date, index) => ({ date, alerts: index === 0 ? 2 : date === days[1] ? 1 : 0 }));
+    expect(res.body.alerts_per_day).toEqual(expected);
   });
 
   it('counts tracks, accounts, engagement-tracked sources, webhook channels and the current period’s alerts and reads', async () => {
@@ -69,6 +105,7 @@ describe('GET /usage', () => {
       webhooks_used: 2,
       webhooks_limit: 5,
       upstream_posts_read: 12.3333,
+      alerts_per_day: utcDays(user.currentPeriodStart, new Date()).map((date) => ({ date, alerts: 0 })),
     });
   });
 
