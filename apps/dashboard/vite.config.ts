@@ -5,8 +5,12 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   plugins: [react()],
   resolve: {
-    // The SDK from source: one module graph, tree-shaken with the rest.
-    alias: { '@hashwatch/sdk': fileURLToPath(new URL('../../packages/sdk/src/index.ts', import.meta.url)) },
+    // Workspace code from source: one module graph, tree-shaken with the rest.
+    alias: {
+      '@hashwatch/sdk': fileURLToPath(new URL('../../packages/sdk/src/index.ts', import.meta.url)),
+      // The notifier's own template renderer (pure, no Node imports), so the preview is what a channel receives.
+      '@hashwatch/channels/template': fileURLToPath(new URL('../../packages/channels/src/template.ts', import.meta.url)),
+    },
   },
   build: {
     outDir: 'dist',

@@ -1,8 +1,11 @@
+import '@picocss/pico/css/pico.min.css';
+import './app.css';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
+import { App } from './App';
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
-    <main>Hashwatch</main>
+    <App />
   </StrictMode>,
 );

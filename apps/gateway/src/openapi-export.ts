@@ -7,7 +7,7 @@ import { createApp, openApiOf } from './app';
 /**
  * Prints the gateway's OpenAPI document, exactly as `GET /v1/openapi.json` answers it, without a database or
  * Redis: the app is built with clients that never connect (no request is served). `packages/sdk` generates
- * its types from this output (`npm run generate -w @hashwatch/sdk`).
+ * its types from this output (`npm run openapi:generate -w @hashwatch/sdk`).
  */
 function main(): void {
   const db = createDatabase('postgresql://unused@127.0.0.1:1/unused', { max: 1 });

@@ -1,0 +1,83 @@
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import type { ComponentType } from 'react';
+import { Redirect, Route, Switch } from 'wouter';
+import { HashwatchError } from './api/client';
+import { SessionProvider, useSession } from './api/session';
+import { Loading } from './components/Status';
+import { AppLayout } from './layout/AppLayout';
+import { AccountsPage, TracksPage } from './pages/SourcesPage';
+import { ApiKeyPage } from './pages/ApiKeyPage';
+import { BillingPage } from './pages/BillingPage';
+import { CheckoutPage } from './pages/CheckoutPage';
+import { FeedPage } from './pages/FeedPage';
+import { ForgotPasswordPage, ResetPasswordPage } from './pages/PasswordResetPages';
+import { NotificationsPage } from './pages/NotificationsPage';
+import { OverviewPage } from './pages/OverviewPage';
+import { SecurityPage } from './pages/SecurityPage';
+import { SignInPage } from './pages/SignInPage';
+import { SignUpPage } from './pages/SignUpPage';
+import { InactiveGate } from './pages/InactiveGate';
+
+/** Retries what may pass on a second try; never a 4xx, which would answer the same. */
+function retry(failures: number, error: unknown): boolean {
+  if (error instanceof HashwatchError && error.status >= 400 && error.status < 500) return false;
+  return failures < 2;
+}
+
+export const createQueryClient = () =>
+  new QueryClient({ defaultOptions: { queries: { retry, refetchOnWindowFocus: true, staleTime: 5_000 }, mutations: { retry: false } } });
+
+const SIGNED_IN: [string, ComponentType][] = [
+  ['/', OverviewPage],
+  ['/tracks', TracksPage],
+  ['/accounts', AccountsPage],
+  ['/feed', FeedPage],
+  ['/notifications', NotificationsPage],
+  ['/api-key', ApiKeyPage],
+  ['/security', SecurityPage],
+  ['/billing', BillingPage],
+];
+
+function SignedInPages() {
+  return (
+    <AppLayout>
+      <InactiveGate>
+        <Switch>
+          {SIGNED_IN.map(([path, Page]) => (
+            <Route key={path} path={path} component={Page} />
+          ))}
+          <Route>
+            <h1>Page not found</h1>
+            <p>There is no such page. Use the navigation above.</p>
+          </Route>
+        </Switch>
+      </InactiveGate>
+    </AppLayout>
+  );
+}
+
+/** Pages for a visitor (sign-in, sign-up, password reset) or for the signed-in account; each redirects to the other side. */
+function Pages() {
+  const { session } = useSession();
+  if (session === undefined) return <Loading what="your session" />;
+  return (
+    <Switch>
+      <Route path="/signin">{session ? <Redirect to="/" /> : <SignInPage />}</Route>
+      <Route path="/signup">{session ? <Redirect to="/" /> : <SignUpPage />}</Route>
+      <Route path="/forgot-password" component={ForgotPasswordPage} />
+      <Route path="/reset-password" component={ResetPasswordPage} />
+      <Route path="/checkout/:id" component={CheckoutPage} />
+      <Route>{session ? <SignedInPages /> : <Redirect to="/signin" />}</Route>
+    </Switch>
+  );
+}
+
+export function App({ client = createQueryClient() }: { client?: QueryClient }) {
+  return (
+    <QueryClientProvider client={client}>
+      <SessionProvider>
+        <Pages />
+      </SessionProvider>
+    </QueryClientProvider>
+  );
+}

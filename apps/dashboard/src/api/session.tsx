@@ -1,0 +1,56 @@
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { createContext, useCallback, useContext, useMemo, type ReactNode } from 'react';
+import { api, HashwatchError, setCsrfToken, type Schemas } from './client';
+
+export type Session = Schemas['Session'];
+
+interface SessionState {
+  /** undefined while the first read is under way; null when signed out. */
+  session: Session | null | undefined;
+  /** Reads the session again (after a sign-in, or when a request answered 401). */
+  refresh: () => Promise<void>;
+  signOut: () => Promise<void>;
+}
+
+const SessionContext = createContext<SessionState | null>(null);
+
+/** The session of the cookie, or null: 401 means signed out, any other failure is shown as an error. */
+async function readSession(): Promise<Session | null> {
+  try {
+    const session = await api.get('/v1/session');
+    setCsrfToken(session.csrf_token);
+    return session;
+  } catch (error) {
+    if (error instanceof HashwatchError && error.status === 401) {
+      setCsrfToken(undefined);
+      return null;
+    }
+    throw error;
+  }
+}
+
+/** Holds the signed-in session for every page; signing out forgets every cached answer of the account. */
+export function SessionProvider({ children }: { children: ReactNode }) {
+  const queryClient = useQueryClient();
+  const query = useQuery({ queryKey: ['session'], queryFn: readSession, staleTime: Infinity, retry: 1 });
+  const refresh = useCallback(async () => {
+    await queryClient.fetchQuery({ queryKey: ['session'], queryFn: readSession, staleTime: 0 });
+  }, [queryClient]);
+  const signOut = useCallback(async () => {
+    try {
+      await api.delete('/v1/session');
+    } finally {
+      setCsrfToken(undefined);
+      queryClient.clear();
+      queryClient.setQueryData(['session'], null);
+    }
+  }, [queryClient]);
+  const value = useMemo<SessionState>(() => ({ session: query.data, refresh, signOut }), [query.data, refresh, signOut]);
+  return <SessionContext.Provider value={value}>{children}</SessionContext.Provider>;
+}
+
+export function useSession(): SessionState {
+  const state = useContext(SessionContext);
+  if (!state) throw new Error('useSession outside SessionProvider');
+  return state;
+}

@@ -1,0 +1,68 @@
+import { useEffect, useRef } from 'react';
+import uPlot from 'uplot';
+import 'uplot/dist/uPlot.min.css';
+
+export interface DayCount {
+  date: string;
+  alerts: number;
+}
+
+const HEIGHT = 200;
+
+function chartOptions(width: number): uPlot.Options {
+  const accent = getComputedStyle(document.documentElement).getPropertyValue('--pico-primary').trim() || '#0172ad';
+  return {
+    width,
+    height: HEIGHT,
+    legend: { show: false },
+    cursor: { drag: { x: false, y: false } },
+    scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(5, Math.ceil(max * 1.15))] } },
+    axes: [{ space: 60 }, { size: 50 }],
+    series: [{}, { label: 'Alerts', stroke: accent, fill: `${accent}33`, width: 2, paths: uPlot.paths.bars?.({ size: [0.7, 40] }) }],
+  };
+}
+
+/**
+ * Alerts per day as a bar chart (uPlot, canvas), resized with its container. The same numbers are in a table for
+ * screen readers and for anyone who wants the figures.
+ */
+export function AlertsChart({ days }: { days: DayCount[] }) {
+  const holder = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const element = holder.current;
+    if (!element || days.length === 0) return undefined;
+    const data: uPlot.AlignedData = [days.map((day) => Date.parse(`${day.date}T00:00:00Z`) / 1000), days.map((day) => day.alerts)];
+    const plot = new uPlot(chartOptions(element.clientWidth || 600), data, element);
+    const observer = new ResizeObserver(() => plot.setSize({ width: element.clientWidth, height: HEIGHT }));
+    observer.observe(element);
+    return () => {
+      observer.disconnect();
+      plot.destroy();
+    };
+  }, [days]);
+  const total = days.reduce((sum, day) => sum + day.alerts, 0);
+  return (
+    <figure>
+      <div ref={holder} className="chart" role="img" aria-label={`Alerts per day: ${total} over ${days.length} days`} />
+      <details>
+        <summary>Alerts per day as a table</summary>
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Day (UTC)</th>
+              <th scope="col">Alerts</th>
+            </tr>
+          </thead>
+          <tbody>
+            {days.map((day) => (
+              <tr key={day.date}>
+                <td>{day.date}</td>
+                <td>{day.alerts}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </details>
+    </figure>
+  );
+}

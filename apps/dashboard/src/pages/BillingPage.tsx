@@ -1,0 +1,110 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useRef, useState, type FormEvent } from 'react';
+import { useLocation } from 'wouter';
+import { api } from '../api/client';
+import { describeError } from '../api/errors';
+import { useMe } from '../api/queries';
+import { useSession } from '../api/session';
+import { Field } from '../components/Field';
+import { ErrorNote, Loading } from '../components/Status';
+
+const date = (iso: string) => new Date(iso).toLocaleDateString('en', { year: 'numeric', month: 'long', day: 'numeric' });
+
+/**
+ * Opens the provider's page (Stripe's customer portal) where the plan is changed or canceled. Asked on click: each
+ * answer is a fresh portal session. Without a provider (the operator bills) it says whom to ask.
+ */
+export function PortalButton() {
+  const portal = useMutation({
+    mutationFn: () => api.post('/v1/billing/portal'),
+    onSuccess: (answer) => {
+      if (answer.url) window.location.assign(answer.url);
+    },
+  });
+  return (
+    <div>
+      <button type="button" className="secondary" aria-busy={portal.isPending} disabled={portal.isPending} onClick={() => portal.mutate()}>
+        Manage subscription
+      </button>{' '}
+      <small>Change plan, update the card or cancel, on the provider’s page.</small>
+      {portal.error ? <ErrorNote error={portal.error} /> : null}
+      {portal.data && !portal.data.url ? (
+        <p role="status">This subscription is managed by the operator of this Hashwatch: ask them to change or cancel your plan.</p>
+      ) : null}
+    </div>
+  );
+}
+
+function DeleteAccount({ email, twoFactor }: { email: string; twoFactor: boolean }) {
+  const dialog = useRef<HTMLDialogElement>(null);
+  const queryClient = useQueryClient();
+  const { refresh } = useSession();
+  const [, navigate] = useLocation();
+  const [mismatch, setMismatch] = useState(false);
+  const remove = useMutation({
+    mutationFn: (code: string | null) => api.delete('/v1/me', code ? { headers: { 'X-TOTP-Code': code } } : {}),
+    onSuccess: async () => {
+      dialog.current?.close();
+      queryClient.clear();
+      await refresh();
+      navigate('/signin?deleted=1');
+    },
+  });
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    const matches = String(form.get('confirm')).trim().toLowerCase() === email.toLowerCase();
+    setMismatch(!matches);
+    if (!matches) return;
+    remove.mutate(twoFactor ? String(form.get('code')).trim() : null);
+  };
+  return (
+    <section aria-labelledby="delete-heading">
+      <h2 id="delete-heading">Delete account</h2>
+      <p>Deletes the account, its sources, feed, channels and deliveries for good, and cancels the subscription with the provider.</p>
+      <button type="button" className="contrast" onClick={() => dialog.current?.showModal()}>
+        Delete account
+      </button>
+      <dialog ref={dialog} aria-labelledby="delete-dialog-heading">
+        <article>
+          <h3 id="delete-dialog-heading">Delete {email} for good?</h3>
+          <form onSubmit={submit} noValidate>
+            <Field label="Confirm email" name="confirm" type="email" autoComplete="off" required hint="Type the account’s email to confirm."
+              error={mismatch ? `Type ${email} exactly to confirm.` : undefined} />
+            {twoFactor ? <Field label="Authentication code" name="code" inputMode="numeric" autoComplete="one-time-code" required /> : null}
+            {remove.error ? <ErrorNote>{describeError(remove.error)}</ErrorNote> : null}
+            <footer>
+              <button type="button" className="secondary" onClick={() => dialog.current?.close()}>
+                Keep my account
+              </button>
+              <button type="submit" className="contrast" aria-busy={remove.isPending} disabled={remove.isPending}>
+                Delete account permanently
+              </button>
+            </footer>
+          </form>
+        </article>
+      </dialog>
+    </section>
+  );
+}
+
+/** Plan and period, the provider's page for changes, and account deletion. */
+export function BillingPage() {
+  const me = useMe();
+  if (!me.data) return me.error ? <ErrorNote error={me.error} /> : <Loading what="your subscription" />;
+  const { subscription } = me.data;
+  return (
+    <>
+      <h1>Billing</h1>
+      <section>
+        <p className="big">{me.data.plan[0]?.toUpperCase() + me.data.plan.slice(1)} plan</p>
+        <p>
+          Subscription <strong>{subscription.status}</strong>; the current period runs from {date(subscription.current_period_start)} to{' '}
+          {date(subscription.current_period_end)}.
+        </p>
+        <PortalButton />
+      </section>
+      <DeleteAccount email={me.data.email} twoFactor={me.data.two_factor_enabled} />
+    </>
+  );
+}

@@ -1,0 +1,151 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { api, type Schemas } from '../api/client';
+import { describeError, formProblem, type FormProblem } from '../api/errors';
+import { useAccountTracks, useTracks, useUsage } from '../api/queries';
+import { Field } from '../components/Field';
+import { Empty, ErrorNote, Loading } from '../components/Status';
+import { limitState, UsageMeter } from '../components/UsageMeter';
+
+type Flags = Pick<Schemas['Track'], 'track_engagement' | 'track_likes' | 'track_reposts' | 'track_comments'>;
+type Source = Flags & { id: string; name: string };
+
+const SWITCHES: [keyof Flags, string][] = [
+  ['track_engagement', 'Engagement tracking'],
+  ['track_likes', 'Likes'],
+  ['track_reposts', 'Reposts'],
+  ['track_comments', 'Replies'],
+];
+
+interface Kind {
+  title: string;
+  /** The query key and path: tracks or accounts. */
+  key: 'tracks' | 'accounts';
+  label: 'Hashtag' | 'Username';
+  field: 'hashtag' | 'username';
+  prefix: '#' | '@';
+  add: 'Add track' | 'Add account';
+  usage: (usage: Schemas['Usage']) => { used: number; limit: number; unit: string };
+  hint: string;
+}
+
+function EngagementSwitches({ source, onChange, busy }: { source: Source; onChange: (patch: Partial<Flags>) => void; busy: boolean }) {
+  return (
+    <fieldset className="switches">
+      <legend className="visually-hidden">Engagement of {source.name}</legend>
+      {SWITCHES.map(([flag, label]) => (
+        <label key={flag}>
+          <input type="checkbox" role="switch" checked={source[flag]} disabled={busy || (flag !== 'track_engagement' && !source.track_engagement)}
+            onChange={(event) => onChange({ [flag]: event.currentTarget.checked })} />
+          {label}
+        </label>
+      ))}
+    </fieldset>
+  );
+}
+
+function SourceRow({ kind, source }: { kind: Kind; source: Source }) {
+  const queryClient = useQueryClient();
+  const refresh = () => Promise.all([queryClient.invalidateQueries({ queryKey: [kind.key] }), queryClient.invalidateQueries({ queryKey: ['usage'] })]);
+  const patch = useMutation({
+    mutationFn: (body: Partial<Flags>) =>
+      kind.key === 'tracks'
+        ? api.patch('/v1/tracks/{id}', { params: { path: { id: source.id } }, body })
+        : api.patch('/v1/accounts/{id}', { params: { path: { id: source.id } }, body }),
+    onSettled: refresh,
+  });
+  const remove = useMutation({
+    mutationFn: () =>
+      kind.key === 'tracks'
+        ? api.delete('/v1/tracks/{id}', { params: { path: { id: source.id } } })
+        : api.delete('/v1/accounts/{id}', { params: { path: { id: source.id } } }),
+    onSuccess: refresh,
+  });
+  return (
+    <li className="source">
+      <div className="source-head">
+        <strong>{source.name}</strong>
+        <button type="button" className="outline contrast small" aria-busy={remove.isPending} disabled={remove.isPending} onClick={() => remove.mutate()}>
+          Delete {source.name}
+        </button>
+      </div>
+      <EngagementSwitches source={source} busy={patch.isPending} onChange={(body) => patch.mutate(body)} />
+      {patch.error ? <ErrorNote>{describeError(patch.error)}</ErrorNote> : null}
+      {remove.error ? <ErrorNote>{describeError(remove.error)}</ErrorNote> : null}
+    </li>
+  );
+}
+
+function AddForm({ kind, full }: { kind: Kind; full: boolean }) {
+  const queryClient = useQueryClient();
+  const [problem, setProblem] = useState<FormProblem | null>(null);
+  const add = useMutation({
+    mutationFn: (value: string) => (kind.key === 'tracks' ? api.post('/v1/tracks', { body: { hashtag: value } }) : api.post('/v1/accounts', { body: { username: value } })),
+    onSuccess: () => Promise.all([queryClient.invalidateQueries({ queryKey: [kind.key] }), queryClient.invalidateQueries({ queryKey: ['usage'] })]),
+  });
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = event.currentTarget;
+    const value = String(new FormData(form).get('value')).trim().replace(/^[#@$]/, '');
+    setProblem(null);
+    add.mutate(value, { onSuccess: () => form.reset(), onError: (error) => setProblem(formProblem(error, [kind.field])) });
+  };
+  return (
+    <form onSubmit={submit} noValidate className="add-form">
+      <Field label={kind.label} name="value" required autoComplete="off" hint={kind.hint} error={problem?.field ? problem.message : undefined} />
+      <button type="submit" aria-busy={add.isPending} disabled={add.isPending || full}>
+        {kind.add}
+      </button>
+      {problem && !problem.field ? <ErrorNote>{problem.message}</ErrorNote> : null}
+    </form>
+  );
+}
+
+function SourcesPage({ kind, sources, loading, error }: { kind: Kind; sources: Source[]; loading: boolean; error: unknown }) {
+  const usage = useUsage();
+  const count = usage.data ? kind.usage(usage.data) : null;
+  const full = count ? limitState(count.used, count.limit) === 'reached' : false;
+  return (
+    <>
+      <h1>{kind.title}</h1>
+      {count ? <UsageMeter label={`${kind.title} on your plan`} used={count.used} limit={count.limit} unit={count.unit} /> : null}
+      {usage.data ? (
+        <UsageMeter label="Engagement tracking (tracks and accounts)" used={usage.data.engagement_used} limit={usage.data.engagement_limit} unit="sources" />
+      ) : null}
+      {full ? <p className="limit-note">Your plan’s limit is reached: delete one, or change your plan under Billing, to add another.</p> : null}
+      <AddForm kind={kind} full={full} />
+      {error ? <ErrorNote error={error} /> : loading ? <Loading what={kind.title.toLowerCase()} /> : sources.length === 0 ? (
+        <Empty>Nothing watched yet. Add the first above; it is scanned within one cadence.</Empty>
+      ) : (
+        <ul className="sources">
+          {sources.map((source) => (
+            <SourceRow key={source.id} kind={kind} source={source} />
+          ))}
+        </ul>
+      )}
+    </>
+  );
+}
+
+const TRACKS: Kind = {
+  title: 'Tracks', key: 'tracks', label: 'Hashtag', field: 'hashtag', prefix: '#', add: 'Add track',
+  usage: (u) => ({ used: u.hashtags_used, limit: u.hashtags_limit, unit: 'hashtags' }),
+  hint: 'Without # or $: letters, digits or _. One track matches both #tag and $tag.',
+};
+const ACCOUNTS: Kind = {
+  title: 'Accounts', key: 'accounts', label: 'Username', field: 'username', prefix: '@', add: 'Add account',
+  usage: (u) => ({ used: u.accounts_used, limit: u.accounts_limit, unit: 'accounts' }),
+  hint: 'Without @: 1 to 15 letters, digits or _.',
+};
+
+export function TracksPage() {
+  const tracks = useTracks();
+  const sources = (tracks.data?.data ?? []).map((track) => ({ ...track, name: `#${track.hashtag}` }));
+  return <SourcesPage kind={TRACKS} sources={sources} loading={tracks.isPending} error={tracks.error} />;
+}
+
+export function AccountsPage() {
+  const accounts = useAccountTracks();
+  const sources = (accounts.data?.data ?? []).map((account) => ({ ...account, name: `@${account.username}` }));
+  return <SourcesPage kind={ACCOUNTS} sources={sources} loading={accounts.isPending} error={accounts.error} />;
+}

@@ -1,0 +1,51 @@
+export interface Scope {
+  hashtags: string[];
+  accounts: string[];
+  source_filter: 'all' | 'hashtags' | 'accounts';
+}
+
+interface ScopePickerProps {
+  scope: Scope;
+  /** The account's sources, bare (`btc`, `alice`). */
+  hashtags: string[];
+  accounts: string[];
+  onChange: (scope: Scope) => void;
+}
+
+const toggle = (list: string[], name: string, on: boolean) => (on ? [...list, name] : list.filter((item) => item !== name));
+
+/** Which sources reach the channel: none picked means all of them; then the source filter. */
+export function ScopePicker({ scope, hashtags, accounts, onChange }: ScopePickerProps) {
+  // A scoped source the account no longer watches stays listed, so saving does not drop it silently.
+  const tagChoices = [...new Set([...hashtags, ...scope.hashtags])];
+  const accountChoices = [...new Set([...accounts, ...scope.accounts])];
+  return (
+    <fieldset className="scope">
+      <legend>Sources sent here</legend>
+      <small>None picked: every source of the account.</small>
+      <div className="choices">
+        {tagChoices.map((tag) => (
+          <label key={`#${tag}`}>
+            <input type="checkbox" checked={scope.hashtags.includes(tag)} onChange={(event) => onChange({ ...scope, hashtags: toggle(scope.hashtags, tag, event.currentTarget.checked) })} />
+            #{tag}
+          </label>
+        ))}
+        {accountChoices.map((name) => (
+          <label key={`@${name}`}>
+            <input type="checkbox" checked={scope.accounts.includes(name)} onChange={(event) => onChange({ ...scope, accounts: toggle(scope.accounts, name, event.currentTarget.checked) })} />
+            @{name}
+          </label>
+        ))}
+        {tagChoices.length + accountChoices.length === 0 ? <small>Add tracks or accounts first to pick among them.</small> : null}
+      </div>
+      <label>
+        Source filter
+        <select value={scope.source_filter} onChange={(event) => onChange({ ...scope, source_filter: event.currentTarget.value as Scope['source_filter'] })}>
+          <option value="all">Hashtags and accounts</option>
+          <option value="hashtags">Hashtags only</option>
+          <option value="accounts">Accounts only</option>
+        </select>
+      </label>
+    </fieldset>
+  );
+}

@@ -1,0 +1,67 @@
+import type { FeedItem } from '../../api/client';
+import { CopyButton } from '../../components/CopyButton';
+import { Field } from '../../components/Field';
+import type { WebhookDraft } from './channel-draft';
+import { ScopePicker } from './ScopePicker';
+import { TemplateEditor } from './TemplateEditor';
+import { TestButton } from './TestButton';
+
+interface WebhookFieldsetProps {
+  index: number;
+  draft: WebhookDraft;
+  saved: boolean;
+  changed: boolean;
+  sources: { hashtags: string[]; accounts: string[] };
+  post: FeedItem | undefined;
+  /** The API's complaint about one of this channel's fields. */
+  problem: { field: string | null; message: string } | null;
+  onChange: (draft: WebhookDraft) => void;
+  onRemove: () => void;
+}
+
+/** Every field of one webhook channel, its signing secret, its test button and its removal. */
+export function WebhookFieldset({ index, draft, saved, changed, sources, post, problem, onChange, onRemove }: WebhookFieldsetProps) {
+  const set = (patch: Partial<WebhookDraft>) => onChange({ ...draft, ...patch });
+  const error = (field: string) => (problem?.field === field ? problem.message : undefined);
+  return (
+    <fieldset className="channel" aria-label={`Webhook ${index + 1}`}>
+      <legend>Webhook {index + 1}</legend>
+      {draft.disabled_reason ? <p className="limit-note">Disabled: {draft.disabled_reason}</p> : null}
+      <Field label="Webhook URL" type="url" value={draft.url} required placeholder="https://discord.com/api/webhooks/…" error={error('url')}
+        onChange={(event) => set({ url: event.currentTarget.value })} />
+      <div className="grid">
+        <label>
+          Format
+          <select value={draft.format} onChange={(event) => set({ format: event.currentTarget.value as WebhookDraft['format'] })}>
+            <option value="auto">Auto (from the address)</option>
+            <option value="discord">Discord</option>
+            <option value="slack">Slack</option>
+            <option value="json">JSON (signed)</option>
+          </select>
+        </label>
+        <Field label="Bot name" value={draft.bot_name} error={error('bot_name')} onChange={(event) => set({ bot_name: event.currentTarget.value })} />
+      </div>
+      <ScopePicker scope={draft} hashtags={sources.hashtags} accounts={sources.accounts} onChange={(scope) => set(scope)} />
+      <TemplateEditor value={draft.template} post={post} error={error('template')} onChange={(template) => set({ template })} />
+      <label>
+        <input type="checkbox" role="switch" checked={draft.engagement_alerts} onChange={(event) => set({ engagement_alerts: event.currentTarget.checked })} />
+        Engagement alerts
+      </label>
+      <label>
+        <input type="checkbox" role="switch" checked={draft.enabled} onChange={(event) => set({ enabled: event.currentTarget.checked })} />
+        Enabled
+      </label>
+      {draft.signing_secret ? (
+        <p className="secret">
+          Signing secret (Standard Webhooks, JSON format): <code>{draft.signing_secret}</code> <CopyButton text={draft.signing_secret} label="Copy secret" />
+        </p>
+      ) : null}
+      <div className="channel-actions">
+        {saved && draft.id ? <TestButton target={{ channel: 'webhook', id: draft.id }} unsaved={changed} /> : <small>Save to test this channel.</small>}
+        <button type="button" className="outline contrast small" onClick={onRemove}>
+          Remove webhook {index + 1}
+        </button>
+      </div>
+    </fieldset>
+  );
+}

@@ -1,0 +1,70 @@
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { api, type FeedItem } from '../api/client';
+
+export interface FeedFilters {
+  type?: 'hashtag' | 'account' | 'engagement';
+  hashtag?: string;
+  account?: string;
+}
+
+const PAGE = 50;
+/** Before any item is seen: every item is new. */
+const BEGINNING = '1970-01-01T00:00:00.000Z';
+
+/**
+ * The feed for `filters`: the newest page, older pages on demand (cursor), and new items put on top as they are
+ * detected, through the SDK's `since` watch (each item once; a repeat id is dropped anyway).
+ */
+export function useLiveFeed(filters: FeedFilters, intervalMs = 3_000) {
+  const [items, setItems] = useState<FeedItem[]>([]);
+  const [cursor, setCursor] = useState<string | null>(null);
+  const [status, setStatus] = useState<'loading' | 'ready' | 'more'>('loading');
+  const [error, setError] = useState<unknown>(null);
+  const seen = useRef(new Set<string>());
+  const key = JSON.stringify(filters);
+
+  useEffect(() => {
+    const controller = new AbortController();
+    seen.current = new Set();
+    setItems([]);
+    setStatus('loading');
+    setError(null);
+    const query = JSON.parse(key) as FeedFilters;
+    const run = async () => {
+      const first = await api.get('/v1/posts', { params: { query: { ...query, limit: PAGE } } });
+      if (controller.signal.aborted) return;
+      first.data.forEach((item) => seen.current.add(item.id));
+      setItems(first.data);
+      setCursor(first.next_cursor);
+      setStatus('ready');
+      const since = first.data[0]?.detected_at ?? BEGINNING;
+      for await (const item of api.watch({ since, query, intervalMs, signal: controller.signal })) {
+        if (seen.current.has(item.id)) continue;
+        seen.current.add(item.id);
+        setItems((current) => [item, ...current]);
+      }
+    };
+    run().catch((failure: unknown) => {
+      if (!controller.signal.aborted) setError(failure);
+    });
+    return () => controller.abort();
+  }, [key, intervalMs]);
+
+  const loadOlder = useCallback(async () => {
+    if (!cursor) return;
+    setStatus('more');
+    try {
+      const page = await api.get('/v1/posts', { params: { query: { ...(JSON.parse(key) as FeedFilters), limit: PAGE, cursor } } });
+      const fresh = page.data.filter((item) => !seen.current.has(item.id));
+      fresh.forEach((item) => seen.current.add(item.id));
+      setItems((current) => [...current, ...fresh]);
+      setCursor(page.next_cursor);
+    } catch (failure) {
+      setError(failure);
+    } finally {
+      setStatus('ready');
+    }
+  }, [cursor, key]);
+
+  return { items, status, error, hasOlder: cursor !== null, loadOlder };
+}
