@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchChromium } from './harness/chromium';
 import { signUp, walkJourney, type JourneyWorld } from './harness/dashboard-journey';
-import { heading, PAGES, Screenshots, scrollWidth } from './harness/dashboard-pages';
+import { heading, PAGES, Screenshots, scrollWidth, settle } from './harness/dashboard-pages';
 import { Suite } from './harness/suite';
 import { WebhookReceiver } from './harness/webhook-receiver';
 
@@ -95,6 +95,7 @@ describe('the dashboard in Chromium against the built apps', () => {
       for (const entry of PAGES) {
         await page.goto(`${origin}${entry.route}`);
         await heading(page, entry.name).waitFor();
+        await settle(page);
         widths[entry.route] = await scrollWidth(page);
         await shots.take(page, `mobile-${entry.shot}`);
       }

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import type { Page } from 'playwright-core';
 import { z } from 'zod';
-import { button, field, heading, openPage, type Screenshots } from './dashboard-pages';
+import { button, field, heading, openPage, select, type Screenshots } from './dashboard-pages';
 import { TotpCodes } from './totp-codes';
 import { waitUntil } from './wait-until';
 import type { WebhookReceiver } from './webhook-receiver';
@@ -10,6 +10,8 @@ import type { XSimClient } from './x-sim-client';
 
 export const JOURNEY_PASSWORD = 'correct horse battery staple';
 const POST_SEEN_MS = 30_000;
+// Sign-out and deletion land on the sign-in page (deletion with a query saying why).
+const SIGN_IN_URL = /\/signin(\?.*)?$/;
 
 const sessionSchema = z.object({ account_id: z.string(), email: z.string() });
 const tracksSchema = z.object({ data: z.array(z.object({ hashtag: z.string() })) });
@@ -52,7 +54,7 @@ export async function signUp(page: Page, world: JourneyWorld, email: string): Pr
   await world.shots?.take(page, 'signup');
   await field(page, 'Email').fill(email);
   await field(page, 'Password').fill(JOURNEY_PASSWORD);
-  await page.getByLabel('Plan', { exact: true }).selectOption('business');
+  await select(page, 'Plan').selectOption('business');
   await button(page, 'Start subscription').click();
   await page.waitForURL(/\/checkout\/chk_/);
   await heading(page, 'Subscription').waitFor();
@@ -98,7 +100,7 @@ async function configureWebhook(page: Page, world: JourneyWorld): Promise<void> 
   await button(page, 'Add webhook').click();
   const group = page.getByRole('group', { name: 'Webhook 1', exact: true });
   await field(group, 'Webhook URL').fill(world.receiver.url);
-  await group.getByLabel('Format', { exact: true }).selectOption('json');
+  await select(group, 'Format').selectOption('json');
   await button(page, 'Save').click();
   await page.getByText('Saved', { exact: true }).waitFor();
   const before = testsReceived(world.receiver);
@@ -128,7 +130,7 @@ async function enableTwoFactor(page: Page, world: JourneyWorld): Promise<TotpCod
 /** Sign out, then sign in again through the 2FA step. */
 async function signOutAndIn(page: Page, world: JourneyWorld, email: string, codes: TotpCodes): Promise<void> {
   await button(page, 'Sign out').click();
-  await page.waitForURL(/\/signin$/);
+  await page.waitForURL(SIGN_IN_URL);
   await button(page, 'Sign in').waitFor();
   await world.shots?.take(page, 'signin');
   await field(page, 'Email').fill(email);
@@ -180,7 +182,7 @@ async function deleteAccount(page: Page, world: JourneyWorld, email: string, acc
   await field(dialog, 'Confirm email').fill(email);
   await field(dialog, 'Authentication code').fill(await codes.next());
   await button(dialog, 'Delete account permanently').click();
-  await page.waitForURL(/\/signin$/);
+  await page.waitForURL(SIGN_IN_URL);
   await page.getByText('Your account was deleted').waitFor();
   expect((await page.request.get(`${world.origin}/v1/session`)).status()).toBe(401);
   expect((await rowsOf(world.pool, accountId, email)).filter((count) => count.rows > 0)).toEqual([]);

@@ -21,7 +21,19 @@ export type PageName = (typeof PAGES)[number]['name'];
 
 export const heading = (page: Page, name: string): Locator => page.getByRole('heading', { level: 1, name, exact: true });
 export const button = (scope: Page | Locator, name: string): Locator => scope.getByRole('button', { name, exact: true });
-export const field = (scope: Page | Locator, name: string): Locator => scope.getByLabel(name, { exact: true });
+/** A text field by its accessible name, as Chromium computes it (a hint or error inside the label would be part of it). */
+export const field = (scope: Page | Locator, name: string): Locator => scope.getByRole('textbox', { name, exact: true });
+export const select = (scope: Page | Locator, name: string): Locator => scope.getByRole('combobox', { name, exact: true });
+
+/**
+ * Waits, at most a few seconds, until the page has nothing loading (no request for 500 ms, nothing marked
+ * aria-busy), so a picture or a measurement shows the page with its data. The feed polls every 3 s, so this
+ * only waits, never requires.
+ */
+export async function settle(page: Page): Promise<void> {
+  await page.waitForLoadState('networkidle', { timeout: 5_000 }).catch(() => undefined);
+  await page.waitForFunction('!document.querySelector(\'[aria-busy="true"]\')', undefined, { timeout: 5_000 }).catch(() => undefined);
+}
 
 /** PNGs of the pages visited, one file per name, in a folder of their own. */
 export class Screenshots {
@@ -30,6 +42,7 @@ export class Screenshots {
   }
 
   async take(page: Page, name: string): Promise<void> {
+    await settle(page);
     await page.screenshot({ path: path.join(this.dir, `${name}.png`) });
   }
 }
