@@ -9,6 +9,8 @@ import { say, warn } from './output.mjs';
 import { DATA_DIR, readJson } from './workspaces.mjs';
 
 export const DEMO_EMAIL = 'demo@hashwatch.local';
+/** The demo's dashboard password: set at every start, so the one printed always works. A demo, not a secret. */
+export const DEMO_PASSWORD = 'hashwatch-demo-password';
 const DEMO_FILE = path.join(DATA_DIR, 'demo.json');
 
 function saveDemo(demo) {
@@ -32,8 +34,19 @@ export function regenerateDemoKey(accountId, env) {
   return { account_id: accountId, api_key: apiKey };
 }
 
+/** Sets the demo's dashboard password (ending its sessions: a restart signs the demo out). */
+function setDemoPassword(accountId, env) {
+  adminOrThrow(['account:password', '--account', accountId, '--password', DEMO_PASSWORD], env);
+}
+
 /** The demo account's id and API key: created on the first run, reused (or regenerated when lost) after. */
 export function demoAccount(env) {
+  const account = findOrCreateDemo(env);
+  setDemoPassword(account.account_id, env);
+  return account;
+}
+
+function findOrCreateDemo(env) {
   const created = admin(['account:create', '--email', DEMO_EMAIL, '--plan', 'business'], env);
   if (created.ok) {
     saveDemo({ account_id: created.data.account_id, api_key: created.data.api_key });

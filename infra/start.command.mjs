@@ -3,7 +3,7 @@
 // sealed with another SECRETS_KEY, how to recover.
 import { assignPorts, launchApps, plannedApps } from './app-processes.mjs';
 import { migrateDatabase } from './database.mjs';
-import { DEMO_EMAIL, demoAccount, prepareDemo, regenerateDemoKey } from './demo-account.mjs';
+import { DEMO_EMAIL, DEMO_PASSWORD, demoAccount, prepareDemo, regenerateDemoKey } from './demo-account.mjs';
 import { DevError } from './errors.mjs';
 import { ensureInstall } from './install.mjs';
 import { say, warn } from './output.mjs';
@@ -69,6 +69,7 @@ function printRunning(apps, gateway, apiKey) {
     const url = `http://127.0.0.1:${app.port}`;
     say(`  ${app.name}: ${url}${app.role.banner?.({ url, ports: app.ports }) ?? ''}`);
   }
+  say(`  dashboard: http://localhost:${gateway.port}/   sign in as ${DEMO_EMAIL} with password ${DEMO_PASSWORD}`);
   say(`  API: http://localhost:${gateway.port}/v1   docs: http://localhost:${gateway.port}/docs`);
   say(`  demo account ${DEMO_EMAIL}, API key: ${apiKey}`);
   say(`  curl -H "Authorization: Bearer ${apiKey}" http://localhost:${gateway.port}/v1/me`);

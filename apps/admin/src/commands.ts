@@ -1,6 +1,7 @@
 import type { Command } from './command';
 import { accountCreate } from './commands/account-create';
 import { accountFind } from './commands/account-find';
+import { accountPassword } from './commands/account-password';
 import { accountPlan } from './commands/account-plan';
 import { accountSubscription } from './commands/account-subscription';
 import { apikeyRegenerate } from './commands/apikey-regenerate';
@@ -12,6 +13,7 @@ import { secretsReseal } from './commands/secrets-reseal';
 export const commands = {
   'account:create': accountCreate,
   'account:find': accountFind,
+  'account:password': accountPassword,
   'account:plan': accountPlan,
   'account:subscription': accountSubscription,
   'apikey:regenerate': apikeyRegenerate,

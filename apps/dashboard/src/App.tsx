@@ -3,7 +3,7 @@ import type { ComponentType } from 'react';
 import { Redirect, Route, Switch } from 'wouter';
 import { HashwatchError } from './api/client';
 import { SessionProvider, useSession } from './api/session';
-import { Loading } from './components/Status';
+import { ErrorNote, Loading } from './components/Status';
 import { AppLayout } from './layout/AppLayout';
 import { AccountsPage, TracksPage } from './pages/SourcesPage';
 import { ApiKeyPage } from './pages/ApiKeyPage';
@@ -58,7 +58,18 @@ function SignedInPages() {
 
 /** Pages for a visitor (sign-in, sign-up, password reset) or for the signed-in account; each redirects to the other side. */
 function Pages() {
-  const { session } = useSession();
+  const { session, error, refresh } = useSession();
+  if (session === undefined && error) {
+    return (
+      <main className="container narrow">
+        <h1>Hashwatch</h1>
+        <ErrorNote error={error} />
+        <button type="button" onClick={() => void refresh()}>
+          Try again
+        </button>
+      </main>
+    );
+  }
   if (session === undefined) return <Loading what="your session" />;
   return (
     <Switch>

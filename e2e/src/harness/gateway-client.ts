@@ -28,7 +28,7 @@ export interface JsonChannelInput {
 export class GatewayClient {
   constructor(
     readonly baseUrl: string,
-    private readonly apiKey: string,
+    readonly apiKey: string,
   ) {}
 
   async call(method: string, path: string, body?: unknown): Promise<unknown> {

@@ -60,6 +60,8 @@ export function errorFromResponse(response: Response, body: unknown): HashwatchE
 
 /** A request that got no answer (DNS, refused connection, reset, CORS…). */
 export function networkError(cause: unknown): HashwatchError {
-  const reason = cause instanceof Error ? cause.message : String(cause);
+  // Node's fetch says only "fetch failed"; the reason (ECONNREFUSED, a DNS failure…) is its cause.
+  const inner = cause instanceof Error && cause.cause instanceof Error ? ` (${cause.cause.message})` : '';
+  const reason = cause instanceof Error ? `${cause.message}${inner}` : String(cause);
   return new HashwatchError({ status: 0, code: 'network_error', message: `no answer from the Hashwatch API: ${reason}`, cause });
 }

@@ -3,8 +3,11 @@ import { api } from './client';
 
 /** The account, its plan's limits and 2FA state. */
 export const useMe = () => useQuery({ queryKey: ['me'], queryFn: () => api.get('/v1/me') });
+// Usage and scan health change as the workers run: refetched every 30 s while a page shows them.
+const LIVE = 30_000;
+
 /** Usage of the period against every limit, and alerts per day. */
-export const useUsage = () => useQuery({ queryKey: ['usage'], queryFn: () => api.get('/v1/usage') });
-export const useTracks = () => useQuery({ queryKey: ['tracks'], queryFn: () => api.get('/v1/tracks') });
-export const useAccountTracks = () => useQuery({ queryKey: ['accounts'], queryFn: () => api.get('/v1/accounts') });
+export const useUsage = () => useQuery({ queryKey: ['usage'], queryFn: () => api.get('/v1/usage'), refetchInterval: LIVE });
+export const useTracks = () => useQuery({ queryKey: ['tracks'], queryFn: () => api.get('/v1/tracks'), refetchInterval: LIVE });
+export const useAccountTracks = () => useQuery({ queryKey: ['accounts'], queryFn: () => api.get('/v1/accounts'), refetchInterval: LIVE });
 export const useNotifications = () => useQuery({ queryKey: ['notifications'], queryFn: () => api.get('/v1/notifications') });

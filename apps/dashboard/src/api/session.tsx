@@ -5,8 +5,10 @@ import { api, HashwatchError, setCsrfToken, type Schemas } from './client';
 export type Session = Schemas['Session'];
 
 interface SessionState {
-  /** undefined while the first read is under way; null when signed out. */
+  /** undefined while the first read is under way (or failed: see `error`); null when signed out. */
   session: Session | null | undefined;
+  /** Why the session could not be read (the gateway unreachable, a 5xx); retried by `refresh`. */
+  error: unknown;
   /** Reads the session again (after a sign-in, or when a request answered 401). */
   refresh: () => Promise<void>;
   signOut: () => Promise<void>;
@@ -45,7 +47,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
       queryClient.setQueryData(['session'], null);
     }
   }, [queryClient]);
-  const value = useMemo<SessionState>(() => ({ session: query.data, refresh, signOut }), [query.data, refresh, signOut]);
+  const value = useMemo<SessionState>(() => ({ session: query.data, error: query.error, refresh, signOut }), [query.data, query.error, refresh, signOut]);
   return <SessionContext.Provider value={value}>{children}</SessionContext.Provider>;
 }
 

@@ -9,14 +9,19 @@ export interface DayCount {
 
 const HEIGHT = 200;
 
-function chartOptions(width: number): uPlot.Options {
+const DAY_S = 86_400;
+/** Unix seconds of a day's UTC midnight. */
+const dayStart = (iso: string) => Math.floor(Date.parse(iso) / 1000 / DAY_S) * DAY_S;
+
+function chartOptions(width: number, range: [number, number]): uPlot.Options {
   const accent = getComputedStyle(document.documentElement).getPropertyValue('--pico-primary').trim() || '#0172ad';
   return {
     width,
     height: HEIGHT,
     legend: { show: false },
     cursor: { drag: { x: false, y: false } },
-    scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(5, Math.ceil(max * 1.15))] } },
+    // The whole period on the x axis (half a day of margin for the bars), not just the days that have data.
+    scales: { x: { time: true, range: () => [range[0] - DAY_S / 2, range[1] + DAY_S / 2] }, y: { range: (_u, _min, max) => [0, Math.max(5, Math.ceil(max * 1.15))] } },
     axes: [{ space: 60 }, { size: 50 }],
     series: [{}, { label: 'Alerts', stroke: accent, fill: `${accent}33`, width: 2, paths: uPlot.paths.bars?.({ size: [0.7, 40] }) }],
   };
@@ -26,20 +31,22 @@ function chartOptions(width: number): uPlot.Options {
  * Alerts per day as a bar chart (uPlot, canvas), resized with its container. The same numbers are in a table for
  * screen readers and for anyone who wants the figures.
  */
-export function AlertsChart({ days }: { days: DayCount[] }) {
+export function AlertsChart({ days, periodStart, periodEnd }: { days: DayCount[]; periodStart: string; periodEnd: string }) {
   const holder = useRef<HTMLDivElement>(null);
   useEffect(() => {
     const element = holder.current;
     if (!element || days.length === 0) return undefined;
     const data: uPlot.AlignedData = [days.map((day) => Date.parse(`${day.date}T00:00:00Z`) / 1000), days.map((day) => day.alerts)];
-    const plot = new uPlot(chartOptions(element.clientWidth || 600), data, element);
+    // The period's last day is the one before its (exclusive) end.
+    const range: [number, number] = [dayStart(periodStart), dayStart(new Date(Date.parse(periodEnd) - 1).toISOString())];
+    const plot = new uPlot(chartOptions(element.clientWidth || 600, range), data, element);
     const observer = new ResizeObserver(() => plot.setSize({ width: element.clientWidth, height: HEIGHT }));
     observer.observe(element);
     return () => {
       observer.disconnect();
       plot.destroy();
     };
-  }, [days]);
+  }, [days, periodStart, periodEnd]);
   const total = days.reduce((sum, day) => sum + day.alerts, 0);
   return (
     <figure>

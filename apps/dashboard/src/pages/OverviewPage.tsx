@@ -66,6 +66,12 @@ export function OverviewPage() {
           <p>
             Sources scanned every {me.data.scan_interval_seconds} s; engagement refreshed every {me.data.engagement_refresh_seconds} s.
           </p>
+          <p>
+            API: {me.data.rate_limit_per_minute} requests a minute. Two-factor authentication is {me.data.two_factor_enabled ? 'on' : 'off'}.
+          </p>
+          <p>
+            {u.alerts_remaining.toLocaleString('en')} alerts left until {date(u.period_end)}.
+          </p>
         </article>
         <article>
           <header>Usage this period</header>
@@ -78,7 +84,7 @@ export function OverviewPage() {
       </section>
       <section>
         <h2>Alerts per day</h2>
-        <AlertsChart days={u.alerts_per_day} />
+        <AlertsChart days={u.alerts_per_day} periodStart={u.period_start} periodEnd={u.period_end} />
       </section>
       <section>
         <h2>Scan health</h2>

@@ -48,10 +48,11 @@ function SourceRow({ kind, source }: { kind: Kind; source: Source }) {
   const queryClient = useQueryClient();
   const refresh = () => Promise.all([queryClient.invalidateQueries({ queryKey: [kind.key] }), queryClient.invalidateQueries({ queryKey: ['usage'] })]);
   const patch = useMutation({
-    mutationFn: (body: Partial<Flags>) =>
-      kind.key === 'tracks'
-        ? api.patch('/v1/tracks/{id}', { params: { path: { id: source.id } }, body })
-        : api.patch('/v1/accounts/{id}', { params: { path: { id: source.id } }, body }),
+    mutationFn: async (body: Partial<Flags>) => {
+      const params = { path: { id: source.id } };
+      if (kind.key === 'tracks') await api.patch('/v1/tracks/{id}', { params, body });
+      else await api.patch('/v1/accounts/{id}', { params, body });
+    },
     onSettled: refresh,
   });
   const remove = useMutation({
@@ -80,7 +81,10 @@ function AddForm({ kind, full }: { kind: Kind; full: boolean }) {
   const queryClient = useQueryClient();
   const [problem, setProblem] = useState<FormProblem | null>(null);
   const add = useMutation({
-    mutationFn: (value: string) => (kind.key === 'tracks' ? api.post('/v1/tracks', { body: { hashtag: value } }) : api.post('/v1/accounts', { body: { username: value } })),
+    mutationFn: async (value: string) => {
+      if (kind.key === 'tracks') await api.post('/v1/tracks', { body: { hashtag: value } });
+      else await api.post('/v1/accounts', { body: { username: value } });
+    },
     onSuccess: () => Promise.all([queryClient.invalidateQueries({ queryKey: [kind.key] }), queryClient.invalidateQueries({ queryKey: ['usage'] })]),
   });
   const submit = (event: FormEvent<HTMLFormElement>) => {
@@ -108,7 +112,7 @@ function SourcesPage({ kind, sources, loading, error }: { kind: Kind; sources: S
   return (
     <>
       <h1>{kind.title}</h1>
-      {count ? <UsageMeter label={`${kind.title} on your plan`} used={count.used} limit={count.limit} unit={count.unit} /> : null}
+      {count ? <UsageMeter label={`${kind.label === 'Hashtag' ? 'Hashtags' : 'Accounts'} on your plan`} used={count.used} limit={count.limit} unit={count.unit} /> : null}
       {usage.data ? (
         <UsageMeter label="Engagement tracking (tracks and accounts)" used={usage.data.engagement_used} limit={usage.data.engagement_limit} unit="sources" />
       ) : null}

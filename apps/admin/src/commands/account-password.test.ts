@@ -1,0 +1,31 @@
+import { verifyPassword } from '@hashwatch/secrets';
+import { useTestEnvironment } from '@hashwatch/testing';
+import { runCommand } from '../run-command';
+
+describe('account:password', () => {
+  const env = useTestEnvironment();
+  const prisma = () => env.database.db.prisma;
+  const run = (...argv: string[]) => runCommand(argv, { prisma: prisma(), now: () => new Date() });
+
+  it('sets a password the account signs in with, stored only as a hash, and ends its sessions', async () => {
+    const created = await run('account:create', '--email', 'demo-pw@example.com', '--plan', 'business');
+    const accountId = String(created.account_id);
+    await prisma().session.create({ data: { id: 'ses_admin_pw', userId: accountId, tokenHash: Buffer.alloc(32, 7), expiresAt: new Date(Date.now() + 3_600_000) } });
+    const output = await run('account:password', '--account', accountId, '--password', 'a demo password of ours');
+    expect(output).toEqual({ account_id: accountId, sessions_ended: 1 });
+    const user = await prisma().user.findUniqueOrThrow({ where: { id: accountId } });
+    expect(user.passwordHash).not.toContain('a demo password of ours');
+    expect(await verifyPassword('a demo password of ours', user.passwordHash)).toBe(true);
+    expect(await prisma().session.count({ where: { userId: accountId } })).toBe(0);
+  });
+
+  it('refuses a short password and an unknown account, changing nothing', async () => {
+    const created = await run('account:create', '--email', 'demo-pw2@example.com', '--plan', 'starter');
+    await expect(run('account:password', '--account', String(created.account_id), '--password', 'short')).rejects.toMatchObject({
+      code: 'invalid_request',
+      message: expect.stringContaining('--password must be 12 to 200 characters'),
+    });
+    expect((await prisma().user.findUniqueOrThrow({ where: { id: String(created.account_id) } })).passwordHash).toBeNull();
+    await expect(run('account:password', '--account', 'usr_missing', '--password', 'long enough password')).rejects.toMatchObject({ code: 'not_found' });
+  });
+});
