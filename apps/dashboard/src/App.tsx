@@ -1,4 +1,4 @@
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import type { ComponentType } from 'react';
 import { Redirect, Route, Switch } from 'wouter';
 import { HashwatchError } from './api/client';
@@ -24,8 +24,21 @@ function retry(failures: number, error: unknown): boolean {
   return failures < 2;
 }
 
-export const createQueryClient = () =>
-  new QueryClient({ defaultOptions: { queries: { retry, refetchOnWindowFocus: true, staleTime: 5_000 }, mutations: { retry: false } } });
+/**
+ * The app's query client. A 401 on any request means the session ended (expired, signed out elsewhere, password
+ * changed): the session is read again, comes back null, and every page redirects to sign-in.
+ */
+export function createQueryClient(): QueryClient {
+  const client: QueryClient = new QueryClient({
+    queryCache: new QueryCache({ onError: (error, query) => sessionEnded(error, query.queryKey[0]) }),
+    mutationCache: new MutationCache({ onError: (error) => sessionEnded(error, undefined) }),
+    defaultOptions: { queries: { retry, refetchOnWindowFocus: true, staleTime: 5_000 }, mutations: { retry: false } },
+  });
+  function sessionEnded(error: unknown, key: unknown): void {
+    if (key !== 'session' && error instanceof HashwatchError && error.status === 401) void client.invalidateQueries({ queryKey: ['session'] });
+  }
+  return client;
+}
 
 const SIGNED_IN: [string, ComponentType][] = [
   ['/', OverviewPage],

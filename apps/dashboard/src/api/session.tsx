@@ -12,6 +12,8 @@ interface SessionState {
   /** Reads the session again (after a sign-in, or when a request answered 401). */
   refresh: () => Promise<void>;
   signOut: () => Promise<void>;
+  /** Forgets the session and every answer of the account, after the server ended it (deletion, password change). */
+  forget: () => void;
 }
 
 const SessionContext = createContext<SessionState | null>(null);
@@ -38,16 +40,24 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   const refresh = useCallback(async () => {
     await queryClient.fetchQuery({ queryKey: ['session'], queryFn: readSession, staleTime: 0 });
   }, [queryClient]);
+  const forget = useCallback(() => {
+    setCsrfToken(undefined);
+    // The session query is set (its observers re-render signed out); the account's other answers are dropped.
+    // clear() would detach the session's own observer, which then keeps showing the old session.
+    queryClient.setQueryData(['session'], null);
+    queryClient.removeQueries({ predicate: (cached) => cached.queryKey[0] !== 'session' });
+  }, [queryClient]);
   const signOut = useCallback(async () => {
     try {
       await api.delete('/v1/session');
     } finally {
-      setCsrfToken(undefined);
-      queryClient.clear();
-      queryClient.setQueryData(['session'], null);
+      forget();
     }
-  }, [queryClient]);
-  const value = useMemo<SessionState>(() => ({ session: query.data, error: query.error, refresh, signOut }), [query.data, query.error, refresh, signOut]);
+  }, [forget]);
+  const value = useMemo<SessionState>(
+    () => ({ session: query.data, error: query.error, refresh, signOut, forget }),
+    [query.data, query.error, refresh, signOut, forget],
+  );
   return <SessionContext.Provider value={value}>{children}</SessionContext.Provider>;
 }
 

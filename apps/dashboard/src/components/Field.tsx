@@ -1,4 +1,4 @@
-import { useId, type InputHTMLAttributes } from 'react';
+import { useId, type InputHTMLAttributes, type SelectHTMLAttributes } from 'react';
 
 interface FieldProps extends Omit<InputHTMLAttributes<HTMLInputElement>, 'id'> {
   label: string;
@@ -7,15 +7,42 @@ interface FieldProps extends Omit<InputHTMLAttributes<HTMLInputElement>, 'id'> {
   hint?: string;
 }
 
-/** A labelled input whose error sits next to it (aria-invalid, aria-describedby). */
+/**
+ * A labelled input whose error sits next to it (aria-invalid, aria-describedby). The hint and the error are outside
+ * the label element, so the field's accessible name is exactly `label` (outside browser tests find fields by it).
+ */
 export function Field({ label, error, hint, ...input }: FieldProps) {
   const id = useId();
   const note = `${id}-note`;
   return (
-    <label htmlFor={id}>
-      {label}
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
       <input id={id} {...input} aria-invalid={error ? true : undefined} aria-describedby={error || hint ? note : undefined} />
       {error || hint ? <small id={note}>{error ?? hint}</small> : null}
-    </label>
+    </div>
+  );
+}
+
+interface SelectFieldProps extends Omit<SelectHTMLAttributes<HTMLSelectElement>, 'id'> {
+  label: string;
+  options: readonly (readonly [value: string, text: string])[];
+  error?: string | undefined;
+}
+
+/** A labelled select; its accessible name is exactly `label` (a label wrapped around it would add the chosen option). */
+export function SelectField({ label, options, error, ...select }: SelectFieldProps) {
+  const id = useId();
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      <select id={id} {...select} aria-invalid={error ? true : undefined} aria-describedby={error ? `${id}-note` : undefined}>
+        {options.map(([value, text]) => (
+          <option key={value} value={value}>
+            {text}
+          </option>
+        ))}
+      </select>
+      {error ? <small id={`${id}-note`}>{error}</small> : null}
+    </div>
   );
 }

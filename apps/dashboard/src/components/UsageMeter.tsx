@@ -30,7 +30,8 @@ export function UsageMeter({ label, used, limit, unit }: UsageMeterProps) {
           {state === 'reached' ? ' — limit reached' : state === 'near' ? ' — near the limit' : ''}
         </span>
       </div>
-      <progress value={Math.min(used, limit)} max={limit} aria-label={`${label}: ${shown} of ${limit} ${unit}`} />
+      {/* The numbers are written out above; the bar repeats them for the eye only. */}
+      <progress value={Math.min(used, limit)} max={limit} aria-hidden="true" />
     </div>
   );
 }

@@ -32,10 +32,7 @@ export function ApiKeyPage() {
       </p>
       {key ? (
         <article className="key-shown">
-          <label>
-            API key
-            <input readOnly value={key} onFocus={(event) => event.currentTarget.select()} />
-          </label>
+          <Field label="API key" readOnly value={key} onFocus={(event) => event.currentTarget.select()} />
           <CopyButton text={key} />
           <p>
             <strong>This key is shown once.</strong> Copy it now and keep it in your backend’s secret store.

@@ -1,8 +1,8 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent } from 'react';
-import { useLocation } from 'wouter';
 import { api } from '../api/client';
 import { describeError } from '../api/errors';
+import { setFlash } from '../api/flash';
 import { useMe } from '../api/queries';
 import { useSession } from '../api/session';
 import { Field } from '../components/Field';
@@ -37,17 +37,14 @@ export function PortalButton() {
 
 function DeleteAccount({ email, twoFactor }: { email: string; twoFactor: boolean }) {
   const dialog = useRef<HTMLDialogElement>(null);
-  const queryClient = useQueryClient();
-  const { refresh } = useSession();
-  const [, navigate] = useLocation();
+  const { forget } = useSession();
   const [mismatch, setMismatch] = useState(false);
   const remove = useMutation({
     mutationFn: (code: string | null) => api.delete('/v1/me', code ? { headers: { 'X-TOTP-Code': code } } : {}),
     onSuccess: async () => {
       dialog.current?.close();
-      queryClient.clear();
-      await refresh();
-      navigate('/signin?deleted=1');
+      setFlash('Your account was deleted.');
+      forget();
     },
   });
   const submit = (event: FormEvent<HTMLFormElement>) => {

@@ -1,8 +1,16 @@
 import { useState } from 'react';
 import { useAccountTracks, useTracks } from '../api/queries';
+import { SelectField } from '../components/Field';
 import { Empty, ErrorNote, Loading } from '../components/Status';
 import { FeedItemView } from './FeedItem';
 import { useLiveFeed, type FeedFilters } from './use-live-feed';
+
+const TYPES = [
+  ['', 'All'],
+  ['hashtag', 'Hashtag posts'],
+  ['account', 'Account posts'],
+  ['engagement', 'Engagement'],
+] as const;
 
 /** `#btc` → hashtag filter, `@alice` → account filter, '' → none. */
 function sourceFilter(source: string): Pick<FeedFilters, 'hashtag' | 'account'> {
@@ -23,26 +31,9 @@ export function FeedPage() {
     <>
       <h1>Feed</h1>
       <form className="filters" onSubmit={(event) => event.preventDefault()}>
-        <label>
-          Type
-          <select value={type} onChange={(event) => setType(event.currentTarget.value as typeof type)}>
-            <option value="">All</option>
-            <option value="hashtag">Hashtag posts</option>
-            <option value="account">Account posts</option>
-            <option value="engagement">Engagement</option>
-          </select>
-        </label>
-        <label>
-          Source
-          <select value={source} onChange={(event) => setSource(event.currentTarget.value)}>
-            <option value="">All sources</option>
-            {sources.map((name) => (
-              <option key={name} value={name}>
-                {name}
-              </option>
-            ))}
-          </select>
-        </label>
+        <SelectField label="Type" value={type} onChange={(event) => setType(event.currentTarget.value as typeof type)} options={TYPES} />
+        <SelectField label="Source" value={source} onChange={(event) => setSource(event.currentTarget.value)}
+          options={[['', 'All sources'], ...sources.map((name) => [name, name] as const)]} />
       </form>
       <p className="live" role="status">
         {feed.status === 'loading' ? '' : 'Live: new posts appear here as they are detected.'}

@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
 import { api } from '../api/client';
 import { formProblem, type FormProblem } from '../api/errors';
+import { setFlash } from '../api/flash';
 import { Field } from '../components/Field';
 import { Done, ErrorNote } from '../components/Status';
 
@@ -58,7 +59,8 @@ export function ResetPasswordPage() {
     setProblem(null);
     try {
       await api.post('/v1/session/password-reset/confirm', { body: { token, password } });
-      navigate('/signin?reset=1');
+      setFlash('Your password was changed. Sign in with the new one.');
+      navigate('/signin');
     } catch (error) {
       setProblem(formProblem(error, ['password', 'token']));
       setBusy(false);

@@ -1,8 +1,8 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { useLocation } from 'wouter';
 import { api, type Schemas } from '../api/client';
 import { formProblem } from '../api/errors';
+import { setFlash } from '../api/flash';
 import { useMe } from '../api/queries';
 import { useSession } from '../api/session';
 import { Field } from '../components/Field';
@@ -39,11 +39,8 @@ function TwoFactor({ enabled }: { enabled: boolean }) {
       {setup ? (
         <form onSubmit={(event) => { event.preventDefault(); confirm.mutate(codeOf(event)); }} noValidate>
           <img src={setup.qr_code} alt="QR code for your authenticator app" width={200} height={200} />
-          <label>
-            Secret
-            <input readOnly value={setup.secret} onFocus={(event) => event.currentTarget.select()} />
-            <small>Scan the code, or type this secret into the app. Then enter the code it shows.</small>
-          </label>
+          <Field label="Secret" readOnly value={setup.secret} onFocus={(event) => event.currentTarget.select()}
+            hint="Scan the code, or type this secret into the app. Then enter the code it shows." />
           <Field label="Authentication code" name="code" inputMode="numeric" autoComplete="one-time-code" required error={problem?.field ? problem.message : undefined} />
           {problem && !problem.field ? <ErrorNote>{problem.message}</ErrorNote> : null}
           <button type="submit" aria-busy={confirm.isPending} disabled={confirm.isPending}>
@@ -63,14 +60,13 @@ function TwoFactor({ enabled }: { enabled: boolean }) {
 }
 
 function PasswordChange() {
-  const { refresh } = useSession();
-  const [, navigate] = useLocation();
+  const { forget } = useSession();
   const change = useMutation({
     mutationFn: (body: { current_password: string; new_password: string }) => api.post('/v1/me/password', { body }),
     // Every session ends with a password change, this one too.
-    onSuccess: async () => {
-      await refresh();
-      navigate('/signin?reset=1');
+    onSuccess: () => {
+      setFlash('Your password was changed. Sign in with the new one.');
+      forget();
     },
   });
   const problem = change.error ? formProblem(change.error, ['current_password', 'new_password']) : null;

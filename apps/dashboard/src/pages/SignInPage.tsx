@@ -1,7 +1,8 @@
-import { useState, type FormEvent } from 'react';
-import { Link, useLocation, useSearch } from 'wouter';
+import { useEffect, useState, type FormEvent } from 'react';
+import { Link, useLocation } from 'wouter';
 import { api } from '../api/client';
 import { formProblem, type FormProblem } from '../api/errors';
+import { clearFlash, peekFlash } from '../api/flash';
 import { useSession } from '../api/session';
 import { Field } from '../components/Field';
 import { Done, ErrorNote } from '../components/Status';
@@ -10,7 +11,8 @@ import { Done, ErrorNote } from '../components/Status';
 export function SignInPage() {
   const { refresh } = useSession();
   const [, navigate] = useLocation();
-  const search = new URLSearchParams(useSearch());
+  const [flash] = useState(peekFlash);
+  useEffect(clearFlash, []);
   const [loginToken, setLoginToken] = useState<string | null>(null);
   const [problem, setProblem] = useState<FormProblem | null>(null);
   const [busy, setBusy] = useState(false);
@@ -46,8 +48,7 @@ export function SignInPage() {
   return (
     <main className="container narrow">
       <h1>Sign in</h1>
-      {search.get('deleted') ? <Done>Your account was deleted.</Done> : null}
-      {search.get('reset') ? <Done>Your password was changed. Sign in with the new one.</Done> : null}
+      {flash ? <Done>{flash}</Done> : null}
       {loginToken === null ? (
         <form onSubmit={(event) => void signIn(event)} noValidate>
           <Field label="Email" name="email" type="email" autoComplete="username" required error={problem?.field === 'email' ? problem.message : undefined} />

@@ -3,7 +3,7 @@ import { Link, useLocation } from 'wouter';
 import { api } from '../api/client';
 import { formProblem, type FormProblem } from '../api/errors';
 import { useSession } from '../api/session';
-import { Field } from '../components/Field';
+import { Field, SelectField } from '../components/Field';
 import { ErrorNote } from '../components/Status';
 
 const PLANS = [
@@ -50,16 +50,7 @@ export function SignUpPage() {
         <Field label="Email" name="email" type="email" autoComplete="username" required error={fieldError('email')} />
         <Field label="Password" name="password" type="password" autoComplete="new-password" minLength={12} maxLength={200} required
           hint="12 to 200 characters." error={fieldError('password')} />
-        <label>
-          Plan
-          <select name="plan" defaultValue="pro" aria-invalid={fieldError('plan') ? true : undefined}>
-            {PLANS.map(([value, name]) => (
-              <option key={value} value={value}>
-                {name}
-              </option>
-            ))}
-          </select>
-        </label>
+        <SelectField label="Plan" name="plan" defaultValue="pro" options={PLANS} error={fieldError('plan')} />
         {problem && !problem.field ? <ErrorNote>{problem.message}</ErrorNote> : null}
         <button type="submit" aria-busy={busy} disabled={busy}>
           Start subscription

@@ -2,9 +2,17 @@ import { useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-q
 import { useState } from 'react';
 import { api, type Schemas } from '../../api/client';
 import { describeError } from '../../api/errors';
+import { SelectField } from '../../components/Field';
 import { Empty, ErrorNote, Loading } from '../../components/Status';
 
 type Status = Schemas['Delivery']['status'];
+
+const STATES = [
+  ['', 'Every delivery'],
+  ['failed', 'Failed'],
+  ['pending', 'Pending'],
+  ['delivered', 'Delivered'],
+] as const;
 
 const time = (iso: string) => new Date(iso).toLocaleString('en', { dateStyle: 'short', timeStyle: 'medium' });
 
@@ -39,15 +47,7 @@ export function DeliveryLog({ channelName }: { channelName: (id: string) => stri
   return (
     <section>
       <h2>Delivery log</h2>
-      <label>
-        Show
-        <select value={status} onChange={(event) => setStatus(event.currentTarget.value as '' | Status)}>
-          <option value="">Every delivery</option>
-          <option value="failed">Failed</option>
-          <option value="pending">Pending</option>
-          <option value="delivered">Delivered</option>
-        </select>
-      </label>
+      <SelectField label="Show" value={status} options={STATES} onChange={(event) => setStatus(event.currentTarget.value as '' | Status)} />
       {log.error ? <ErrorNote error={log.error} /> : log.isPending ? <Loading what="deliveries" /> : rows.length === 0 ? (
         <Empty>No deliveries{status ? ` in this state` : ' yet'}.</Empty>
       ) : (

@@ -1,3 +1,11 @@
+import { SelectField } from '../../components/Field';
+
+const FILTERS = [
+  ['all', 'Hashtags and accounts'],
+  ['hashtags', 'Hashtags only'],
+  ['accounts', 'Accounts only'],
+] as const;
+
 export interface Scope {
   hashtags: string[];
   accounts: string[];
@@ -38,14 +46,8 @@ export function ScopePicker({ scope, hashtags, accounts, onChange }: ScopePicker
         ))}
         {tagChoices.length + accountChoices.length === 0 ? <small>Add tracks or accounts first to pick among them.</small> : null}
       </div>
-      <label>
-        Source filter
-        <select value={scope.source_filter} onChange={(event) => onChange({ ...scope, source_filter: event.currentTarget.value as Scope['source_filter'] })}>
-          <option value="all">Hashtags and accounts</option>
-          <option value="hashtags">Hashtags only</option>
-          <option value="accounts">Accounts only</option>
-        </select>
-      </label>
+      <SelectField label="Source filter" value={scope.source_filter} options={FILTERS}
+        onChange={(event) => onChange({ ...scope, source_filter: event.currentTarget.value as Scope['source_filter'] })} />
     </fieldset>
   );
 }

@@ -1,10 +1,17 @@
 import type { FeedItem } from '../../api/client';
 import { CopyButton } from '../../components/CopyButton';
-import { Field } from '../../components/Field';
+import { Field, SelectField } from '../../components/Field';
 import type { WebhookDraft } from './channel-draft';
 import { ScopePicker } from './ScopePicker';
 import { TemplateEditor } from './TemplateEditor';
 import { TestButton } from './TestButton';
+
+const FORMATS = [
+  ['auto', 'Auto (from the address)'],
+  ['discord', 'Discord'],
+  ['slack', 'Slack'],
+  ['json', 'JSON (signed)'],
+] as const;
 
 interface WebhookFieldsetProps {
   index: number;
@@ -30,15 +37,8 @@ export function WebhookFieldset({ index, draft, saved, changed, sources, post, p
       <Field label="Webhook URL" type="url" value={draft.url} required placeholder="https://discord.com/api/webhooks/…" error={error('url')}
         onChange={(event) => set({ url: event.currentTarget.value })} />
       <div className="grid">
-        <label>
-          Format
-          <select value={draft.format} onChange={(event) => set({ format: event.currentTarget.value as WebhookDraft['format'] })}>
-            <option value="auto">Auto (from the address)</option>
-            <option value="discord">Discord</option>
-            <option value="slack">Slack</option>
-            <option value="json">JSON (signed)</option>
-          </select>
-        </label>
+        <SelectField label="Format" value={draft.format} options={FORMATS} error={error('format')}
+          onChange={(event) => set({ format: event.currentTarget.value as WebhookDraft['format'] })} />
         <Field label="Bot name" value={draft.bot_name} error={error('bot_name')} onChange={(event) => set({ bot_name: event.currentTarget.value })} />
       </div>
       <ScopePicker scope={draft} hashtags={sources.hashtags} accounts={sources.accounts} onChange={(scope) => set(scope)} />
