@@ -43,6 +43,7 @@ export class Screenshots {
 
   async take(page: Page, name: string): Promise<void> {
     await settle(page);
+    await page.evaluate('window.scrollTo(0, 0)');
     await page.screenshot({ path: path.join(this.dir, `${name}.png`) });
   }
 }
