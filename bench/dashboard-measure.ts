@@ -102,7 +102,14 @@ export async function spaNavigation(page: Page, origin: string, link: string, mi
   await nav.getByRole('link', { name: link, exact: true }).click();
   await page.getByRole('heading', { level: 1, name: link, exact: true }).waitFor();
   if (minItems > 0) {
-    await page.waitForFunction(`document.querySelectorAll('article').length >= ${minItems}`, undefined, { timeout: 15_000 });
+    // The feed shows a page of 50 and a button for the next: 100 items are two pages, as a person gets them.
+    const older = page.getByRole('button', { name: 'Load older posts', exact: true });
+    for (let shown = 0; ; ) {
+      await page.waitForFunction(`document.querySelectorAll('article').length > ${shown}`, undefined, { timeout: 15_000 });
+      shown = await page.getByRole('article').count();
+      if (shown >= minItems) break;
+      await older.click();
+    }
   }
   // The frame that shows them: layout and paint of the list belong to its rendering.
   await page.evaluate('new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)))');
