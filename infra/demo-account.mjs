@@ -1,6 +1,7 @@
-// The demo account `npm start` seeds: a Business account whose API key is kept in .data/demo.json, and,
-// while it has none, tracks and a webhook channel to the local alert inbox, so posts visibly flow from
+// The demo account `npm start` seeds: a Business account whose API key and dashboard password are kept in
+// .data/demo.json (readable by its owner only), and, while it has none, tracks and a webhook channel to the local alert inbox, so posts visibly flow from
 // x-sim to an alert.
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { admin, adminOrThrow } from './admin-cli.mjs';
@@ -9,13 +10,12 @@ import { say, warn } from './output.mjs';
 import { DATA_DIR, readJson } from './workspaces.mjs';
 
 export const DEMO_EMAIL = 'demo@hashwatch.local';
-/** The demo's dashboard password: set at every start, so the one printed always works. A demo, not a secret. */
-export const DEMO_PASSWORD = 'hashwatch-demo-password';
 const DEMO_FILE = path.join(DATA_DIR, 'demo.json');
 
-function saveDemo(demo) {
+/** Saves `fields` over what .data/demo.json holds (the key and the password are kept apart from each other's changes). */
+function saveDemo(fields) {
   mkdirSync(DATA_DIR, { recursive: true });
-  writeFileSync(DEMO_FILE, `${JSON.stringify(demo, null, 2)}\n`, { mode: 0o600 });
+  writeFileSync(DEMO_FILE, `${JSON.stringify({ ...savedDemo(), ...fields }, null, 2)}\n`, { mode: 0o600 });
 }
 
 function savedDemo() {
@@ -34,16 +34,22 @@ export function regenerateDemoKey(accountId, env) {
   return { account_id: accountId, api_key: apiKey };
 }
 
-/** Sets the demo's dashboard password (ending its sessions: a restart signs the demo out). */
+/**
+ * The demo's dashboard password: random on the first run of this checkout (never a published one: the gateway
+ * answers on every interface), kept in .data/demo.json, and set at every start, so the one printed always works.
+ * Setting it ends the demo's sessions: a restart signs the demo out.
+ */
 function setDemoPassword(accountId, env) {
-  adminOrThrow(['account:password', '--account', accountId, '--password', DEMO_PASSWORD], env);
+  const password = savedDemo()?.password ?? `demo-${randomBytes(12).toString('base64url')}`;
+  adminOrThrow(['account:password', '--account', accountId, '--password', password], env);
+  saveDemo({ password });
+  return password;
 }
 
-/** The demo account's id and API key: created on the first run, reused (or regenerated when lost) after. */
+/** The demo account's id, API key and dashboard password: created on the first run, reused (or renewed when lost) after. */
 export function demoAccount(env) {
   const account = findOrCreateDemo(env);
-  setDemoPassword(account.account_id, env);
-  return account;
+  return { ...account, password: setDemoPassword(account.account_id, env) };
 }
 
 function findOrCreateDemo(env) {

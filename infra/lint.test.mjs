@@ -49,6 +49,12 @@ describe('workspace-boundaries', () => {
   it('fails an app that imports another app, and a package that imports an app', () => {
     assert.match(messages('apps/api/src/a.js', "import { w } from '@hw/worker';")[0], /an app imports the app @hw\/worker/);
     assert.match(messages('packages/core/src/c.js', "import { w } from '@hw/worker';")[0], /a package imports the app @hw\/worker/);
+    assert.match(messages('apps/api/src/a.js', "require('@hw/worker/package.json');")[0], /an app imports the app @hw\/worker/);
+    assert.match(messages('packages/core/src/c.js', "require.resolve('@hw/worker/package.json');")[0], /a package imports the app @hw\/worker/);
+  });
+
+  it("lets an app locate another app's files through its package.json, which loads none of its code", () => {
+    assert.deepEqual(messages('apps/api/src/a.js', "require.resolve('@hw/worker/package.json');"), []);
   });
 
   it('fails a relative import that leaves its workspace, and one below an entry point', () => {
@@ -86,5 +92,16 @@ describe('check-dependencies', () => {
       'packages/core/package.json: imports ioredis but does not declare it',
       'packages/core/package.json: declares axios but nothing in the workspace imports it',
     ]);
+  });
+
+  it("counts vitest's test environment, named in a vite config, as used", () => {
+    const root = repository({
+      ...base,
+      'packages/core/package.json': { name: '@hw/core', dependencies: { zod: '*' }, devDependencies: { jsdom: '*', happy: '*' } },
+      'packages/core/vite.config.ts': "export default { test: { environment: 'jsdom' } };",
+      'packages/core/src/other.ts': "export const settings = { environment: 'happy' };",
+    });
+    roots.push(root);
+    assert.deepEqual(dependencyProblems(root), ['packages/core/package.json: declares happy but nothing in the workspace imports it']);
   });
 });

@@ -3,7 +3,7 @@
 // sealed with another SECRETS_KEY, how to recover.
 import { assignPorts, launchApps, plannedApps } from './app-processes.mjs';
 import { migrateDatabase } from './database.mjs';
-import { DEMO_EMAIL, DEMO_PASSWORD, demoAccount, prepareDemo, regenerateDemoKey } from './demo-account.mjs';
+import { DEMO_EMAIL, demoAccount, prepareDemo, regenerateDemoKey } from './demo-account.mjs';
 import { DevError } from './errors.mjs';
 import { ensureInstall } from './install.mjs';
 import { say, warn } from './output.mjs';
@@ -62,14 +62,14 @@ async function workingApiKey(gateway, demo, env) {
   return demo.api_key;
 }
 
-function printRunning(apps, gateway, apiKey) {
+function printRunning(apps, gateway, apiKey, password) {
   process.stdout.write('\n');
   say('Hashwatch is running. Press Ctrl-C to stop everything.');
   for (const app of apps.filter((candidate) => candidate.role.tier === 'outside' && candidate.port)) {
     const url = `http://127.0.0.1:${app.port}`;
     say(`  ${app.name}: ${url}${app.role.banner?.({ url, ports: app.ports }) ?? ''}`);
   }
-  say(`  dashboard: http://localhost:${gateway.port}/   sign in as ${DEMO_EMAIL} with password ${DEMO_PASSWORD}`);
+  say(`  dashboard: http://localhost:${gateway.port}/   sign in as ${DEMO_EMAIL} with password ${password}`);
   say(`  API: http://localhost:${gateway.port}/v1   docs: http://localhost:${gateway.port}/docs`);
   say(`  demo account ${DEMO_EMAIL}, API key: ${apiKey}`);
   say(`  curl -H "Authorization: Bearer ${apiKey}" http://localhost:${gateway.port}/v1/me`);
@@ -107,6 +107,6 @@ export async function startCommand(supervisor) {
   const apiKey = await workingApiKey(gateway, demo, env);
   const inbox = apps.find((app) => app.name === 'alert-inbox');
   await prepareDemo(`http://127.0.0.1:${gateway.port}/v1`, apiKey, inbox?.port);
-  printRunning(apps, gateway, apiKey);
+  printRunning(apps, gateway, apiKey, demo.password);
   await supervisor.untilInterrupted();
 }

@@ -26,5 +26,22 @@ export default defineConfig({
     environment: 'jsdom',
     globals: true,
     setupFiles: ['./src/test-setup.ts'],
+    projects: [
+      // Pure logic and components that need no server.
+      { extends: true, test: { name: 'unit', exclude: ['src/**/*.gateway.test.{ts,tsx}', '**/node_modules/**'] } },
+      {
+        // Pages and hooks against the real gateway: built, started once per run on a database and queue prefix of
+        // the run's own (src/test-support/gateway-setup.ts); the page's fetch reaches it like a browser would.
+        extends: true,
+        test: {
+          name: 'gateway',
+          include: ['src/**/*.gateway.test.{ts,tsx}'],
+          globalSetup: ['./src/test-support/gateway-setup.ts'],
+          setupFiles: ['./src/test-support/browser-fetch.ts'],
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+        },
+      },
+    ],
   },
 });

@@ -1,7 +1,8 @@
 // `npm run lint` step: each workspace's package.json declares exactly the packages its files import — none
 // undeclared (it would work only by hoisting, and turbo would not build it first), none unused.
 // A declared package also counts as used when the workspace's scripts run its binary (tsx, prisma …), when a
-// tsconfig extends it, and (for @hashwatch/testing) when the workspace has tests, whose jest set-up loads it.
+// tsconfig extends it, when a vite config names it as vitest's test environment (jsdom), and (for
+// @hashwatch/testing) when the workspace has tests, whose jest set-up loads it.
 // The root's devDependencies (jest, supertest, tsx, type packages) are the shared tools of every workspace.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { builtinModules } from 'node:module';
@@ -12,6 +13,8 @@ const SOURCE = /\.(ts|tsx|mts|cts|js|mjs|cjs)$/;
 const SKIPPED_DIRS = new Set(['node_modules', 'dist', '.turbo', 'coverage']);
 // Static imports and re-exports (over several lines too), side-effect imports, import(), require() and require.resolve().
 const SPECIFIER = /^\s*(?:import|export)\b[^;'"]*?\bfrom\s*['"]([^'"]+)['"]|^\s*import\s*['"]([^'"]+)['"]|\b(?:import|require|require\.resolve)\(\s*['"]([^'"]+)['"]\s*\)/gm;
+// vitest loads its test environment's package by name (`environment: 'jsdom'` in a vite config).
+const TEST_ENVIRONMENT = /\benvironment\s*:\s*['"]([a-z@][^'"]*)['"]/g;
 const BUILTINS = new Set(builtinModules);
 
 function workspaceDirs(root) {
@@ -45,10 +48,12 @@ function usedPackages(dir, pkg) {
   let hasTests = false;
   for (const file of sourceFiles(dir)) {
     if (/\.test\.[a-z]+$/.test(file)) hasTests = true;
-    for (const match of readFileSync(file, 'utf8').matchAll(SPECIFIER)) {
+    const text = readFileSync(file, 'utf8');
+    for (const match of text.matchAll(SPECIFIER)) {
       const name = packageOf(match[1] ?? match[2] ?? match[3]);
       if (name) used.add(name);
     }
+    if (/(^|\/)vite(st)?\.config\.[a-z]+$/.test(file)) for (const match of text.matchAll(TEST_ENVIRONMENT)) used.add(match[1]);
   }
   for (const entry of readdirSync(dir).filter((name) => /^tsconfig.*\.json$/.test(name))) {
     // tsconfig files hold comments, so not JSON.parse: the one field needed is a plain string.

@@ -1,6 +1,8 @@
 // ESLint rule `hashwatch/workspace-boundaries`: imports flow from packages to apps, never back, and cross a
 // workspace only by its package name.
-//   - apps never import apps, packages never import apps (apps are composition roots, not libraries);
+//   - apps never import apps, packages never import apps (apps are composition roots, not libraries); an app
+//     may locate another app's files with require.resolve('<app>/package.json'), which loads no code of it
+//     (the gateway serves the dashboard's build);
 //   - a relative import never leaves its workspace (import the other workspace by its package name, so
 //     package.json states the dependency and the build order follows it);
 //   - nothing imports another workspace's test fixtures or files below its entry point (`@hashwatch/x/...`),
@@ -41,7 +43,7 @@ export function workspaceBoundaries(root) {
     create(context) {
       const file = context.filename;
       const home = homeOf(root, workspaces, file);
-      const check = (node, specifier) => {
+      const check = (node, specifier, locatesOnly = false) => {
         if (typeof specifier !== 'string') return;
         if (specifier.startsWith('.')) {
           const target = path.resolve(path.dirname(file), specifier);
@@ -53,7 +55,8 @@ export function workspaceBoundaries(root) {
         const [scope, name, ...rest] = specifier.split('/');
         const target = byName.get(`${scope}/${name}`);
         if (!target) return;
-        if (target.group === 'apps' && (home.group === 'apps' || home.group === 'packages') && target.dir !== home.dir) {
+        const locatesFiles = locatesOnly && home.group === 'apps' && rest.join('/') === 'package.json';
+        if (target.group === 'apps' && (home.group === 'apps' || home.group === 'packages') && target.dir !== home.dir && !locatesFiles) {
           context.report({ node, message: `${home.group === 'apps' ? 'an app' : 'a package'} imports the app ${target.name}: move what both need into a package` });
           return;
         }
@@ -75,7 +78,7 @@ export function workspaceBoundaries(root) {
           const callee = node.callee;
           const isRequire = callee.type === 'Identifier' && callee.name === 'require';
           const isResolve = callee.type === 'MemberExpression' && callee.object.name === 'require' && callee.property.name === 'resolve';
-          if ((isRequire || isResolve) && node.arguments[0]?.type === 'Literal') check(node, node.arguments[0].value);
+          if ((isRequire || isResolve) && node.arguments[0]?.type === 'Literal') check(node, node.arguments[0].value, isResolve);
         },
       };
     },

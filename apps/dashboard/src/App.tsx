@@ -1,5 +1,5 @@
 import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import type { ComponentType } from 'react';
+import { useState, type ComponentType } from 'react';
 import { Redirect, Route, Switch } from 'wouter';
 import { HashwatchError } from './api/client';
 import { SessionProvider, useSession } from './api/session';
@@ -96,9 +96,11 @@ function Pages() {
   );
 }
 
-export function App({ client = createQueryClient() }: { client?: QueryClient }) {
+export function App({ client }: { client?: QueryClient }) {
+  // One client for the app's life (a default parameter would make a new one, an empty cache, on every render).
+  const [ownClient] = useState(createQueryClient);
   return (
-    <QueryClientProvider client={client}>
+    <QueryClientProvider client={client ?? ownClient}>
       <SessionProvider>
         <Pages />
       </SessionProvider>

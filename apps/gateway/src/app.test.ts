@@ -205,7 +205,8 @@ describe('request bodies and routes', () => {
     expect(unknown.status).toBe(404);
     expect(unknown.body).toEqual({ error: { code: 'not_found', message: expect.any(String) } });
     expect((await request(gw.app).get('/v1/unknown')).status).toBe(401);
-    const outside = await request(gw.app).get('/nowhere');
+    // A GET outside /v1 is the dashboard's (routes/dashboard); other methods find no route.
+    const outside = await request(gw.app).post('/nowhere').send({});
     expect(outside.status).toBe(404);
     expect(outside.body.error.code).toBe('not_found');
     expect((await request(gw.app).put('/v1/tracks').set(auth).send({})).status).toBe(404);
@@ -321,10 +322,41 @@ describe('logs, health and documentation', () => {
     }
   });
 
-  it('renders the docs page from the same document', async () => {
+  it('serves /docs as Swagger UI from local files, with its own-origin CSP and no inline script', async () => {
     const res = await request(gw.app).get('/docs').expect(200);
     expect(res.headers['content-type']).toMatch(/text\/html/);
-    expect(res.text).toContain('/v1/tracks/{id}');
-    expect(res.text).toContain('/v1/openapi.json');
+    expect(res.headers['cache-control']).toBe('no-cache');
+    // The dashboard's policy: Swagger UI needs no inline style or script (checked in Chromium, no violation).
+    expect(res.headers['content-security-policy']).toBe(
+      "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+        + "font-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'",
+    );
+    const sources = [...res.text.matchAll(/<(?:script|link)\b[^>]*?(?:src|href)="([^"]+)"/g)].map((match) => match[1]);
+    expect(sources).toEqual(['/docs/assets/swagger-ui.css', '/docs/assets/favicon-32x32.png', '/docs/assets/swagger-ui-bundle.js', '/docs/assets/docs-init.js']);
+    // Every script has a src: nothing inline for script-src 'self' to refuse.
+    expect(res.text).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
+  });
+
+  it('serves swagger-ui-dist files under /docs/assets, compressed when asked, and no other file of that folder', async () => {
+    const bundle = await request(gw.app).get('/docs/assets/swagger-ui-bundle.js').set('Accept-Encoding', 'gzip').expect(200);
+    expect(bundle.headers['content-type']).toMatch(/javascript/);
+    expect(bundle.headers['content-encoding']).toBe('gzip');
+    expect(bundle.text).toContain('SwaggerUIBundle');
+    const css = await request(gw.app).get('/docs/assets/swagger-ui.css').expect(200);
+    expect(css.headers['content-type']).toMatch(/^text\/css/);
+    for (const url of ['/docs/assets/swagger-initializer.js', '/docs/assets/index.html', '/docs/assets/..%2Fpackage.json']) {
+      const res = await request(gw.app).get(url);
+      expect([url, res.status, res.body.error?.code]).toEqual([url, 404, 'not_found']);
+    }
+  });
+
+  it('starts Swagger UI on /v1/openapi.json with try-it off, so no secret is typed into the docs', async () => {
+    const res = await request(gw.app).get('/docs/assets/docs-init.js').expect(200);
+    expect(res.headers['content-type']).toMatch(/javascript/);
+    expect(res.text).toContain("url: '/v1/openapi.json'");
+    expect(res.text).toContain('supportedSubmitMethods: []');
+    expect(res.text).toContain('tryItOutEnabled: false');
+    expect(res.text).toContain('deepLinking: true');
+    expect(res.text).toMatch(/authorizeBtn: nothing, authorizeOperationBtn: nothing/);
   });
 });

@@ -6,7 +6,8 @@ import { Authenticator } from './middleware/authenticate';
 import { errorHandler, notFound } from './middleware/error-handler';
 import { requestLog } from './middleware/request-log';
 import { securityHeaders } from './middleware/security-headers';
-import { docsPage } from './routes/docs/docs-page';
+import { dashboardRouter, defaultDashboardDir } from './routes/dashboard/dashboard.router';
+import { docsRouter } from './routes/docs/docs.router';
 import { openApiDocument } from './routes/docs/openapi-document';
 import { healthRouter } from './routes/health/health.router';
 import { postsInOneRoundTrip } from './routes/posts/posts.router';
@@ -35,7 +36,6 @@ export function createApp(deps: GatewayDeps): Express {
   registerRoutes(api, deps, authenticator.sessions);
   const document = openApiDocument(registry);
   Object.defineProperty(app, OPENAPI, { value: document });
-  const page = docsPage(document);
 
   // The feed, the endpoint clients poll, authenticates and reads its page in one statement; what it does not
   // take goes on to the /v1 chain. First of the routes, so its requests pass no other route's matcher.
@@ -44,13 +44,13 @@ export function createApp(deps: GatewayDeps): Express {
   app.get('/v1/openapi.json', (_req, res) => {
     res.json(document);
   });
-  app.get('/docs', (_req, res) => {
-    res.type('html').send(page);
-  });
+  app.use('/docs', docsRouter());
   // Checkout, sign-in, the session itself and password reset: no key, limits of their own.
   app.use('/v1', api.publicRouter);
   // Authentication (and the rate-limit headers) before the body is parsed, so even a 413 carries them.
   app.use('/v1', authenticator.middleware(api.openWhileInactive), jsonBody(), api.router);
+  // Last: a /v1 request reaches it only when no route took it, and it passes those on without a file lookup.
+  app.use(dashboardRouter(deps.dashboardDir ?? defaultDashboardDir()));
   app.use(notFound);
   app.use(errorHandler(deps.logger));
   return app;

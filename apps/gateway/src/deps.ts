@@ -21,6 +21,8 @@ export interface GatewayDeps {
   validateResponses?: boolean;
   /** Sender, TELEGRAM_API_BASE_URL and WEBHOOK_ALLOW_PRIVATE_NETWORKS for /notifications; omitted: production defaults. */
   notifications?: import('./routes/notifications/notification-options').NotificationOptions;
+  /** The built dashboard (index.html, assets/) served at `/`; omitted: `@hashwatch/dashboard`'s dist folder. */
+  dashboardDir?: string;
   /** Billing provider, PUBLIC_URL and mail for checkout, sessions and password reset; omitted: manual billing, no mail. */
   selfService?: import('./routes/session/self-service-options').SelfServiceOptions;
 }

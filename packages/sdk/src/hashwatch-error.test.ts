@@ -50,9 +50,11 @@ describe('rateLimitWaitMs', () => {
     expect(rateLimitWaitMs(headers({ 'Retry-After': '3', 'X-RateLimit-Reset': String(now / 1000 + 50) }), now)).toBe(3000);
   });
 
-  it('waits until X-RateLimit-Reset without Retry-After, never less than 0', () => {
+  it('waits until X-RateLimit-Reset without Retry-After, never less than a second', () => {
     expect(rateLimitWaitMs(headers({ 'X-RateLimit-Reset': String(now / 1000 + 12) }), now)).toBe(12_000);
-    expect(rateLimitWaitMs(headers({ 'X-RateLimit-Reset': String(now / 1000 - 5) }), now)).toBe(0);
+    // A reset already past (this clock ahead of the server's) still waits a second: no tight retry loop.
+    expect(rateLimitWaitMs(headers({ 'X-RateLimit-Reset': String(now / 1000 - 5) }), now)).toBe(1000);
+    expect(rateLimitWaitMs(headers({ 'Retry-After': '0' }), now)).toBe(1000);
   });
 
   it('knows no wait without either header', () => {

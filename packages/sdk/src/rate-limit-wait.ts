@@ -1,16 +1,20 @@
 import { retryAfterOf } from './hashwatch-error';
 
+/** The least wait before a retry: a reset already past (a clock ahead of the server's) must not retry in a tight loop. */
+export const MIN_RATE_LIMIT_WAIT_MS = 1000;
+
 /**
  * How long to wait before retrying a 429, in ms: `Retry-After` when present (it is relative, so a client clock
  * that is off does not matter, and it names the limit that refused, which may be tighter than the per-minute
- * window), else until `X-RateLimit-Reset` (Unix seconds) by this clock; undefined when the answer has neither.
+ * window), else until `X-RateLimit-Reset` (Unix seconds) by this clock; at least {@link MIN_RATE_LIMIT_WAIT_MS};
+ * undefined when the answer has neither.
  */
 export function rateLimitWaitMs(headers: Headers, now: number = Date.now()): number | undefined {
   const retryAfter = retryAfterOf(headers);
-  if (retryAfter !== undefined) return retryAfter * 1000;
+  if (retryAfter !== undefined) return Math.max(MIN_RATE_LIMIT_WAIT_MS, retryAfter * 1000);
   const reset = Number(headers.get('X-RateLimit-Reset') ?? Number.NaN);
   if (!Number.isFinite(reset) || reset <= 0) return undefined;
-  return Math.max(0, reset * 1000 - now);
+  return Math.max(MIN_RATE_LIMIT_WAIT_MS, reset * 1000 - now);
 }
 
 /** Resolves after `ms`, or at once when `signal` aborts (rejecting with its reason). */

@@ -7,16 +7,22 @@ describe('account:password', () => {
   const prisma = () => env.database.db.prisma;
   const run = (...argv: string[]) => runCommand(argv, { prisma: prisma(), now: () => new Date() });
 
-  it('sets a password the account signs in with, stored only as a hash, and ends its sessions', async () => {
+  it('sets a password the account signs in with, stored only as a hash, and ends its sessions, 2FA steps and reset links', async () => {
     const created = await run('account:create', '--email', 'demo-pw@example.com', '--plan', 'business');
     const accountId = String(created.account_id);
-    await prisma().session.create({ data: { id: 'ses_admin_pw', userId: accountId, tokenHash: Buffer.alloc(32, 7), expiresAt: new Date(Date.now() + 3_600_000) } });
+    const later = new Date(Date.now() + 3_600_000);
+    await prisma().session.create({ data: { id: 'ses_admin_pw', userId: accountId, tokenHash: Buffer.alloc(32, 7), expiresAt: later } });
+    await prisma().loginChallenge.create({ data: { userId: accountId, tokenHash: Buffer.alloc(32, 8), expiresAt: later } });
+    await prisma().passwordReset.create({ data: { userId: accountId, tokenHash: Buffer.alloc(32, 9), expiresAt: later } });
     const output = await run('account:password', '--account', accountId, '--password', 'a demo password of ours');
     expect(output).toEqual({ account_id: accountId, sessions_ended: 1 });
     const user = await prisma().user.findUniqueOrThrow({ where: { id: accountId } });
     expect(user.passwordHash).not.toContain('a demo password of ours');
     expect(await verifyPassword('a demo password of ours', user.passwordHash)).toBe(true);
     expect(await prisma().session.count({ where: { userId: accountId } })).toBe(0);
+    // Nor can a 2FA step begun with the old password, or a reset link sent before, still finish.
+    expect(await prisma().loginChallenge.count({ where: { userId: accountId } })).toBe(0);
+    expect(await prisma().passwordReset.count({ where: { userId: accountId } })).toBe(0);
   });
 
   it('refuses a short password and an unknown account, changing nothing', async () => {

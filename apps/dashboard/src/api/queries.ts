@@ -10,4 +10,5 @@ const LIVE = 30_000;
 export const useUsage = () => useQuery({ queryKey: ['usage'], queryFn: () => api.get('/v1/usage'), refetchInterval: LIVE });
 export const useTracks = () => useQuery({ queryKey: ['tracks'], queryFn: () => api.get('/v1/tracks'), refetchInterval: LIVE });
 export const useAccountTracks = () => useQuery({ queryKey: ['accounts'], queryFn: () => api.get('/v1/accounts'), refetchInterval: LIVE });
-export const useNotifications = () => useQuery({ queryKey: ['notifications'], queryFn: () => api.get('/v1/notifications') });
+/** Read again on every visit: the editor starts from it, and a PUT replaces the whole configuration. */
+export const useNotifications = () => useQuery({ queryKey: ['notifications'], queryFn: () => api.get('/v1/notifications'), refetchOnMount: 'always' });

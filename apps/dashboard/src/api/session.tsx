@@ -1,5 +1,5 @@
-import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { createContext, useCallback, useContext, useMemo, type ReactNode } from 'react';
+import { useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
+import { createContext, useCallback, useContext, useMemo, useRef, type ReactNode } from 'react';
 import { api, HashwatchError, setCsrfToken, type Schemas } from './client';
 
 export type Session = Schemas['Session'];
@@ -33,26 +33,46 @@ async function readSession(): Promise<Session | null> {
   }
 }
 
-/** Holds the signed-in session for every page; signing out forgets every cached answer of the account. */
+/** Drops every cached answer but the session's: they belong to the account that was signed in. */
+function dropAccountData(queryClient: QueryClient): void {
+  queryClient.removeQueries({ predicate: (cached) => cached.queryKey[0] !== 'session' });
+}
+
+/**
+ * Holds the signed-in session for every page. Whenever the signed-in account changes (signed out by the button, by
+ * expiry or elsewhere, then someone signs in), the previous account's cached answers are dropped before any page
+ * can show them.
+ */
 export function SessionProvider({ children }: { children: ReactNode }) {
   const queryClient = useQueryClient();
-  const query = useQuery({ queryKey: ['session'], queryFn: readSession, staleTime: Infinity, retry: 1 });
-  const refresh = useCallback(async () => {
-    await queryClient.fetchQuery({ queryKey: ['session'], queryFn: readSession, staleTime: 0 });
+  const account = useRef<string | null | undefined>(undefined);
+  const read = useCallback(async () => {
+    const session = await readSession();
+    const now = session?.account_id ?? null;
+    if (account.current !== undefined && account.current !== now) dropAccountData(queryClient);
+    account.current = now;
+    return session;
   }, [queryClient]);
+  const query = useQuery({ queryKey: ['session'], queryFn: read, staleTime: Infinity, retry: 1 });
+  const refresh = useCallback(async () => {
+    await queryClient.fetchQuery({ queryKey: ['session'], queryFn: read, staleTime: 0 });
+  }, [queryClient, read]);
   const forget = useCallback(() => {
     setCsrfToken(undefined);
-    // The session query is set (its observers re-render signed out); the account's other answers are dropped.
-    // clear() would detach the session's own observer, which then keeps showing the old session.
+    account.current = null;
+    // The session query is set (its observers re-render signed out), not removed: clear() would detach the
+    // session's own observer, which then keeps showing the old session.
     queryClient.setQueryData(['session'], null);
-    queryClient.removeQueries({ predicate: (cached) => cached.queryKey[0] !== 'session' });
+    dropAccountData(queryClient);
   }, [queryClient]);
   const signOut = useCallback(async () => {
     try {
       await api.delete('/v1/session');
-    } finally {
-      forget();
+    } catch (error) {
+      // Already ended (401) is signed out; anything else leaves the cookie valid, so the page must not pretend.
+      if (!(error instanceof HashwatchError && error.status === 401)) throw error;
     }
+    forget();
   }, [forget]);
   const value = useMemo<SessionState>(
     () => ({ session: query.data, error: query.error, refresh, signOut, forget }),

@@ -19,6 +19,8 @@ function chartOptions(width: number, range: [number, number]): uPlot.Options {
     width,
     height: HEIGHT,
     legend: { show: false },
+    // Days are UTC days (the API counts them so): the axis is labelled in UTC too, whatever the browser's zone.
+    tzDate: (seconds) => uPlot.tzDate(new Date(seconds * 1000), 'Etc/UTC'),
     cursor: { drag: { x: false, y: false } },
     // The whole period on the x axis (half a day of margin for the bars), not just the days that have data.
     scales: { x: { time: true, range: () => [range[0] - DAY_S / 2, range[1] + DAY_S / 2] }, y: { range: (_u, _min, max) => [0, Math.max(5, Math.ceil(max * 1.15))] } },

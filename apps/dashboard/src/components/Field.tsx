@@ -18,7 +18,13 @@ export function Field({ label, error, hint, ...input }: FieldProps) {
     <div className="field">
       <label htmlFor={id}>{label}</label>
       <input id={id} {...input} aria-invalid={error ? true : undefined} aria-describedby={error || hint ? note : undefined} />
-      {error || hint ? <small id={note}>{error ?? hint}</small> : null}
+      {error ? (
+        <small id={note} role="alert">
+          {error}
+        </small>
+      ) : hint ? (
+        <small id={note}>{hint}</small>
+      ) : null}
     </div>
   );
 }
@@ -42,7 +48,11 @@ export function SelectField({ label, options, error, ...select }: SelectFieldPro
           </option>
         ))}
       </select>
-      {error ? <small id={`${id}-note`}>{error}</small> : null}
+      {error ? (
+        <small id={`${id}-note`} role="alert">
+          {error}
+        </small>
+      ) : null}
     </div>
   );
 }

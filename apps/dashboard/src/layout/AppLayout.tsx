@@ -1,4 +1,5 @@
-import type { ReactNode } from 'react';
+import { useState, type ReactNode } from 'react';
+import { describeError } from '../api/errors';
 import { Link, useLocation } from 'wouter';
 import { useSession } from '../api/session';
 
@@ -17,9 +18,15 @@ const PAGES = [
 export function AppLayout({ children }: { children: ReactNode }) {
   const { session, signOut } = useSession();
   const [location, navigate] = useLocation();
+  const [failure, setFailure] = useState<unknown>(null);
   const leave = async () => {
-    await signOut();
-    navigate('/signin');
+    setFailure(null);
+    try {
+      await signOut();
+      navigate('/signin');
+    } catch (error) {
+      setFailure(error);
+    }
   };
   return (
     <div className="app">
@@ -44,6 +51,7 @@ export function AppLayout({ children }: { children: ReactNode }) {
           <button type="button" className="outline secondary" onClick={() => void leave()}>
             Sign out
           </button>
+          {failure ? <span role="alert">Not signed out: {describeError(failure)}</span> : null}
         </div>
       </header>
       <main id="main" className="container">

@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { Link } from 'wouter';
+import { Link, useSearch } from 'wouter';
 import { api, HashwatchError } from '../api/client';
 import { useSession } from '../api/session';
 import { ErrorNote, Loading } from '../components/Status';
@@ -21,6 +21,8 @@ async function subscriptionState(): Promise<'active' | 'waiting'> {
  */
 export function CheckoutPage() {
   const { session } = useSession();
+  // Stripe's page returns here with ?status=success or ?status=canceled.
+  const returned = new URLSearchParams(useSearch()).get('status');
   const state = useQuery({
     queryKey: ['subscription-state'],
     queryFn: subscriptionState,
@@ -30,6 +32,11 @@ export function CheckoutPage() {
   return (
     <main className="container narrow">
       <h1>Subscription</h1>
+      {returned === 'canceled' ? (
+        <p role="status">
+          The payment was canceled and nothing was charged. <Link href="/signup">Start again</Link> when you are ready.
+        </p>
+      ) : null}
       {!session ? (
         <p>
           Your checkout was received. <Link href="/signin">Sign in</Link> to see whether your subscription is active.
@@ -45,8 +52,11 @@ export function CheckoutPage() {
         <>
           <p aria-busy="true">Waiting for activation</p>
           <p>
-            Your account {session.email} is created. An operator activates the subscription; this page updates by itself when that
-            happens.
+            Your account {session.email} is created.{' '}
+            {returned === 'success'
+              ? 'The payment went through; the provider confirms it within moments.'
+              : 'It becomes active once paid, or when the operator activates it.'}{' '}
+            This page updates by itself.
           </p>
         </>
       ) : state.error ? (

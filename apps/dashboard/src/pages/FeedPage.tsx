@@ -26,7 +26,8 @@ export function FeedPage() {
   const tracks = useTracks();
   const accounts = useAccountTracks();
   const feed = useLiveFeed({ ...(type ? { type } : {}), ...sourceFilter(source) });
-  const sources = [...(tracks.data?.data ?? []).map((t) => `#${t.hashtag}`), ...(accounts.data?.data ?? []).map((a) => `@${a.username}`)];
+  // One entry per name: the same hashtag tracked for two languages is one feed filter.
+  const sources = [...new Set([...(tracks.data?.data ?? []).map((t) => `#${t.hashtag.toLowerCase()}`), ...(accounts.data?.data ?? []).map((a) => `@${a.username.toLowerCase()}`)])];
   return (
     <>
       <h1>Feed</h1>

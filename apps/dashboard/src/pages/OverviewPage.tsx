@@ -8,7 +8,7 @@ const MARK: Record<Health['state'], string> = { ok: 'âœ“ Scanning', waiting: 'â€
 
 const date = (iso: string) => new Date(iso).toLocaleDateString('en', { year: 'numeric', month: 'short', day: 'numeric' });
 
-function HealthTable({ sources, scanInterval }: { sources: (ScannedSource & { name: string })[]; scanInterval: number }) {
+function HealthTable({ sources, scanInterval }: { sources: (ScannedSource & { id: string; name: string })[]; scanInterval: number }) {
   const now = new Date();
   if (sources.length === 0) return <p className="empty">No sources yet. Add a hashtag under Tracks or an account under Accounts.</p>;
   return (
@@ -25,7 +25,7 @@ function HealthTable({ sources, scanInterval }: { sources: (ScannedSource & { na
           {sources.map((source) => {
             const health = sourceHealth(source, scanInterval, now);
             return (
-              <tr key={source.name} className={`health-${health.state}`}>
+              <tr key={source.id} className={`health-${health.state}`}>
                 <th scope="row">{source.name}</th>
                 <td>
                   <span className={`mark mark-${health.state}`}>{MARK[health.state]}</span>
@@ -46,8 +46,8 @@ export function OverviewPage() {
   const usage = useUsage();
   const tracks = useTracks();
   const accounts = useAccountTracks();
-  if (me.error || usage.error) return <ErrorNote error={me.error ?? usage.error} />;
-  if (!me.data || !usage.data) return <Loading what="your overview" />;
+  // A failed refetch keeps the page it had; only a first read that failed replaces it.
+  if (!me.data || !usage.data) return me.error || usage.error ? <ErrorNote error={me.error ?? usage.error} /> : <Loading what="your overview" />;
   const u = usage.data;
   const sources = [
     ...(tracks.data?.data ?? []).map((track) => ({ ...track, name: `#${track.hashtag}` })),

@@ -50,7 +50,7 @@ export function SignInPage() {
       <h1>Sign in</h1>
       {flash ? <Done>{flash}</Done> : null}
       {loginToken === null ? (
-        <form onSubmit={(event) => void signIn(event)} noValidate>
+        <form key="password" onSubmit={(event) => void signIn(event)} noValidate>
           <Field label="Email" name="email" type="email" autoComplete="username" required error={problem?.field === 'email' ? problem.message : undefined} />
           <Field label="Password" name="password" type="password" autoComplete="current-password" required error={problem?.field === 'password' ? problem.message : undefined} />
           {problem && !problem.field ? <ErrorNote>{problem.message}</ErrorNote> : null}
@@ -59,7 +59,7 @@ export function SignInPage() {
           </button>
         </form>
       ) : (
-        <form onSubmit={(event) => void verify(event)} noValidate>
+        <form key="code" onSubmit={(event) => void verify(event)} noValidate>
           <p>Your account has two-factor authentication. Enter the 6-digit code from your authenticator app.</p>
           <Field label="Authentication code" name="code" inputMode="numeric" autoComplete="one-time-code" pattern="[0-9]{6}" required autoFocus
             error={problem?.field === 'code' ? problem.message : undefined} />

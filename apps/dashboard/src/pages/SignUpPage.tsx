@@ -33,10 +33,19 @@ export function SignUpPage() {
     try {
       const checkout = await api.post('/v1/api/checkout', { body: { email, password, plan: String(form.get('plan')) as Plan } });
       await api.post('/v1/session', { body: { email, password } });
-      await refresh();
       const target = new URL(checkout.url, window.location.href);
-      if (target.origin === window.location.origin) navigate(target.pathname + target.search);
-      else window.location.assign(target.href);
+      // The dashboard's own checkout page (manual billing) is opened here, whatever origin PUBLIC_URL names: the
+      // session cookie belongs to this one.
+      if (target.origin === window.location.origin || target.pathname === `/checkout/${checkout.checkout_id}`) {
+        await refresh();
+        navigate(`/checkout/${checkout.checkout_id}`);
+        return;
+      }
+      // The provider's page: left before the session is read, so no signed-in redirect races the navigation.
+      if (target.protocol !== 'https:' && target.hostname !== 'localhost' && target.hostname !== '127.0.0.1') {
+        throw new Error('The billing provider answered an address that is not https; the subscription was not started.');
+      }
+      window.location.assign(target.href);
     } catch (error) {
       setProblem(formProblem(error, ['email', 'password', 'plan']));
       setBusy(false);

@@ -85,7 +85,8 @@ function AddForm({ kind, full }: { kind: Kind; full: boolean }) {
       if (kind.key === 'tracks') await api.post('/v1/tracks', { body: { hashtag: value } });
       else await api.post('/v1/accounts', { body: { username: value } });
     },
-    onSuccess: () => Promise.all([queryClient.invalidateQueries({ queryKey: [kind.key] }), queryClient.invalidateQueries({ queryKey: ['usage'] })]),
+    // Also after a 403: the usage it was refused by is newer than the page's.
+    onSettled: () => Promise.all([queryClient.invalidateQueries({ queryKey: [kind.key] }), queryClient.invalidateQueries({ queryKey: ['usage'] })]),
   });
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -118,7 +119,7 @@ function SourcesPage({ kind, sources, loading, error }: { kind: Kind; sources: S
       ) : null}
       {full ? <p className="limit-note">Your plan’s limit is reached: delete one, or change your plan under Billing, to add another.</p> : null}
       <AddForm kind={kind} full={full} />
-      {error ? <ErrorNote error={error} /> : loading ? <Loading what={kind.title.toLowerCase()} /> : sources.length === 0 ? (
+      {error && sources.length === 0 ? <ErrorNote error={error} /> : loading ? <Loading what={kind.title.toLowerCase()} /> : sources.length === 0 ? (
         <Empty>Nothing watched yet. Add the first above; it is scanned within one cadence.</Empty>
       ) : (
         <ul className="sources">

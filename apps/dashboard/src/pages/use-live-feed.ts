@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { api, type FeedItem } from '../api/client';
+import { useQueryClient } from '@tanstack/react-query';
+import { api, HashwatchError, type FeedItem } from '../api/client';
 
 export interface FeedFilters {
   type?: 'hashtag' | 'account' | 'engagement';
@@ -21,16 +22,21 @@ export function useLiveFeed(filters: FeedFilters, intervalMs = 3_000) {
   const [status, setStatus] = useState<'loading' | 'ready' | 'more'>('loading');
   const [error, setError] = useState<unknown>(null);
   const seen = useRef(new Set<string>());
+  // Which filter's run an answer belongs to: an older page that arrives after the filters changed is dropped.
+  const run = useRef(0);
+  const queryClient = useQueryClient();
   const key = JSON.stringify(filters);
 
   useEffect(() => {
     const controller = new AbortController();
+    const generation = ++run.current;
     seen.current = new Set();
     setItems([]);
+    setCursor(null);
     setStatus('loading');
     setError(null);
     const query = JSON.parse(key) as FeedFilters;
-    const run = async () => {
+    const follow = async () => {
       const first = await api.get('/v1/posts', { params: { query: { ...query, limit: PAGE } } });
       if (controller.signal.aborted) return;
       first.data.forEach((item) => seen.current.add(item.id));
@@ -44,25 +50,31 @@ export function useLiveFeed(filters: FeedFilters, intervalMs = 3_000) {
         setItems((current) => [item, ...current]);
       }
     };
-    run().catch((failure: unknown) => {
-      if (!controller.signal.aborted) setError(failure);
+    follow().catch((failure: unknown) => {
+      if (controller.signal.aborted || generation !== run.current) return;
+      setError(failure);
+      setStatus('ready');
+      // A session that ended is the app's to handle (it re-reads the session and goes to sign-in).
+      if (failure instanceof HashwatchError && failure.status === 401) void queryClient.invalidateQueries({ queryKey: ['session'] });
     });
     return () => controller.abort();
-  }, [key, intervalMs]);
+  }, [key, intervalMs, queryClient]);
 
   const loadOlder = useCallback(async () => {
     if (!cursor) return;
+    const generation = run.current;
     setStatus('more');
     try {
       const page = await api.get('/v1/posts', { params: { query: { ...(JSON.parse(key) as FeedFilters), limit: PAGE, cursor } } });
+      if (generation !== run.current) return;
       const fresh = page.data.filter((item) => !seen.current.has(item.id));
       fresh.forEach((item) => seen.current.add(item.id));
       setItems((current) => [...current, ...fresh]);
       setCursor(page.next_cursor);
     } catch (failure) {
-      setError(failure);
+      if (generation === run.current) setError(failure);
     } finally {
-      setStatus('ready');
+      if (generation === run.current) setStatus('ready');
     }
   }, [cursor, key]);
 

@@ -1,9 +1,12 @@
 import type { FeedItem } from '../../api/client';
 import { Field } from '../../components/Field';
+import { ErrorNote } from '../../components/Status';
 import type { BotDraft } from './channel-draft';
-import { ScopePicker } from './ScopePicker';
-import { TemplateEditor } from './TemplateEditor';
+import { ChannelOptions } from './ChannelOptions';
 import { TestButton } from './TestButton';
+
+/** The fields that show their own error; any other complaint about the bot is shown for the whole group. */
+const SHOWN_FIELDS = ['token', 'chat_id', 'template'];
 
 interface BotFieldsetProps {
   draft: BotDraft;
@@ -31,16 +34,8 @@ export function BotFieldset({ draft, saved, changed, sources, post, problem, onC
         <Field label="Chat id" value={draft.chat_id} required error={error('chat_id')} hint="The chat, group or channel id, e.g. -1001234567890."
           onChange={(event) => set({ chat_id: event.currentTarget.value })} />
       </div>
-      <ScopePicker scope={draft} hashtags={sources.hashtags} accounts={sources.accounts} onChange={(scope) => set(scope)} />
-      <TemplateEditor value={draft.template} post={post} error={error('template')} onChange={(template) => set({ template })} />
-      <label>
-        <input type="checkbox" role="switch" checked={draft.engagement_alerts} onChange={(event) => set({ engagement_alerts: event.currentTarget.checked })} />
-        Engagement alerts
-      </label>
-      <label>
-        <input type="checkbox" role="switch" checked={draft.enabled} onChange={(event) => set({ enabled: event.currentTarget.checked })} />
-        Enabled
-      </label>
+      {problem && !SHOWN_FIELDS.includes(problem.field ?? '') ? <ErrorNote>{problem.message}</ErrorNote> : null}
+      <ChannelOptions values={draft} sources={sources} post={post} templateError={error('template')} onChange={set} />
       <div className="channel-actions">
         {saved ? <TestButton target={{ channel: 'bot' }} unsaved={changed} /> : <small>Save to test the bot.</small>}
         <button type="button" className="outline contrast small" onClick={onRemove}>

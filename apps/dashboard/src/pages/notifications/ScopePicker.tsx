@@ -20,13 +20,22 @@ interface ScopePickerProps {
   onChange: (scope: Scope) => void;
 }
 
-const toggle = (list: string[], name: string, on: boolean) => (on ? [...list, name] : list.filter((item) => item !== name));
+const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
+const toggle = (list: string[], name: string, on: boolean) => (on ? [...list, name] : list.filter((item) => !same(item, name)));
+const has = (list: string[], name: string) => list.some((item) => same(item, name));
+
+/** The account's sources and the scoped ones, each once whatever its case (the API stores scopes lowercased). */
+function choices(sources: string[], scoped: string[]): string[] {
+  const all: string[] = [];
+  for (const name of [...sources, ...scoped]) if (!has(all, name)) all.push(name);
+  return all;
+}
 
 /** Which sources reach the channel: none picked means all of them; then the source filter. */
 export function ScopePicker({ scope, hashtags, accounts, onChange }: ScopePickerProps) {
   // A scoped source the account no longer watches stays listed, so saving does not drop it silently.
-  const tagChoices = [...new Set([...hashtags, ...scope.hashtags])];
-  const accountChoices = [...new Set([...accounts, ...scope.accounts])];
+  const tagChoices = choices(hashtags, scope.hashtags);
+  const accountChoices = choices(accounts, scope.accounts);
   return (
     <fieldset className="scope">
       <legend>Sources sent here</legend>
@@ -34,13 +43,13 @@ export function ScopePicker({ scope, hashtags, accounts, onChange }: ScopePicker
       <div className="choices">
         {tagChoices.map((tag) => (
           <label key={`#${tag}`}>
-            <input type="checkbox" checked={scope.hashtags.includes(tag)} onChange={(event) => onChange({ ...scope, hashtags: toggle(scope.hashtags, tag, event.currentTarget.checked) })} />
+            <input type="checkbox" checked={has(scope.hashtags, tag)} onChange={(event) => onChange({ ...scope, hashtags: toggle(scope.hashtags, tag, event.currentTarget.checked) })} />
             #{tag}
           </label>
         ))}
         {accountChoices.map((name) => (
           <label key={`@${name}`}>
-            <input type="checkbox" checked={scope.accounts.includes(name)} onChange={(event) => onChange({ ...scope, accounts: toggle(scope.accounts, name, event.currentTarget.checked) })} />
+            <input type="checkbox" checked={has(scope.accounts, name)} onChange={(event) => onChange({ ...scope, accounts: toggle(scope.accounts, name, event.currentTarget.checked) })} />
             @{name}
           </label>
         ))}

@@ -1,9 +1,9 @@
 import type { FeedItem } from '../../api/client';
 import { CopyButton } from '../../components/CopyButton';
 import { Field, SelectField } from '../../components/Field';
+import { ErrorNote } from '../../components/Status';
 import type { WebhookDraft } from './channel-draft';
-import { ScopePicker } from './ScopePicker';
-import { TemplateEditor } from './TemplateEditor';
+import { ChannelOptions } from './ChannelOptions';
 import { TestButton } from './TestButton';
 
 const FORMATS = [
@@ -12,6 +12,9 @@ const FORMATS = [
   ['slack', 'Slack'],
   ['json', 'JSON (signed)'],
 ] as const;
+
+/** The fields that show their own error; any other complaint about the channel is shown for the whole group. */
+const SHOWN_FIELDS = ['url', 'format', 'bot_name', 'template'];
 
 interface WebhookFieldsetProps {
   index: number;
@@ -41,16 +44,8 @@ export function WebhookFieldset({ index, draft, saved, changed, sources, post, p
           onChange={(event) => set({ format: event.currentTarget.value as WebhookDraft['format'] })} />
         <Field label="Bot name" value={draft.bot_name} error={error('bot_name')} onChange={(event) => set({ bot_name: event.currentTarget.value })} />
       </div>
-      <ScopePicker scope={draft} hashtags={sources.hashtags} accounts={sources.accounts} onChange={(scope) => set(scope)} />
-      <TemplateEditor value={draft.template} post={post} error={error('template')} onChange={(template) => set({ template })} />
-      <label>
-        <input type="checkbox" role="switch" checked={draft.engagement_alerts} onChange={(event) => set({ engagement_alerts: event.currentTarget.checked })} />
-        Engagement alerts
-      </label>
-      <label>
-        <input type="checkbox" role="switch" checked={draft.enabled} onChange={(event) => set({ enabled: event.currentTarget.checked })} />
-        Enabled
-      </label>
+      {problem && !SHOWN_FIELDS.includes(problem.field ?? '') ? <ErrorNote>{problem.message}</ErrorNote> : null}
+      <ChannelOptions values={draft} sources={sources} post={post} templateError={error('template')} onChange={set} />
       {draft.signing_secret ? (
         <p className="secret">
           Signing secret (Standard Webhooks, JSON format): <code>{draft.signing_secret}</code> <CopyButton text={draft.signing_secret} label="Copy secret" />

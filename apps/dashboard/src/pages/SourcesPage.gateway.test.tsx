@@ -1,0 +1,49 @@
+import { screen } from '@testing-library/react';
+import { backendOf, createAccount, type TestAccount } from '../test-support/accounts';
+import { forgetCookies } from '../test-support/browser-fetch';
+import { renderApp, signInBrowser } from '../test-support/render-app';
+
+// A starter account may track 3 hashtags (prisma/seed.sql).
+let full: TestAccount;
+let almostFull: TestAccount;
+
+async function track(account: TestAccount, ...hashtags: string[]): Promise<void> {
+  for (const hashtag of hashtags) await backendOf(account.apiKey).post('/v1/tracks', { body: { hashtag } });
+}
+
+beforeAll(async () => {
+  [full, almostFull] = await Promise.all([createAccount('starter'), createAccount('starter')]);
+  await Promise.all([track(full, 'btc', 'eth', 'sol'), track(almostFull, 'btc', 'eth')]);
+});
+beforeEach(forgetCookies);
+
+it('disables Add track at the plan’s hashtag limit and says why', async () => {
+  await signInBrowser(full);
+  renderApp('/tracks');
+  expect(await screen.findByText('3 of 3 hashtags — limit reached')).toBeInTheDocument();
+  expect(screen.getByRole('button', { name: 'Add track' })).toBeDisabled();
+  expect(screen.getByText('Your plan’s limit is reached: delete one, or change your plan under Billing, to add another.')).toBeInTheDocument();
+  expect(await screen.findByRole('button', { name: 'Delete #sol' })).toBeEnabled();
+});
+
+it('shows the API’s 403 plan_limit_reached when the limit was reached after the page counted', async () => {
+  await signInBrowser(almostFull);
+  const { user } = renderApp('/tracks');
+  expect(await screen.findByText('2 of 3 hashtags')).toBeInTheDocument();
+  expect(screen.queryByText(/limit is reached/)).not.toBeInTheDocument();
+  const add = screen.getByRole('button', { name: 'Add track' });
+  expect(add).toBeEnabled();
+
+  // The account's backend takes the last slot meanwhile.
+  await track(almostFull, 'sol');
+  // The field's label holds its hint too ("Hashtag Without # or $: …"): matched by its start.
+  const hashtag = screen.getByRole('textbox', { name: /^Hashtag/ });
+  await user.type(hashtag, '#doge');
+  await user.click(add);
+  expect(await screen.findByRole('alert')).toHaveTextContent(
+    'the plan allows 3 hashtags and 3 are tracked. Delete one, or change your plan in Billing.',
+  );
+  expect(hashtag).not.toHaveAttribute('aria-invalid');
+  expect(hashtag).toHaveValue('#doge');
+  expect(screen.queryByText('#doge')).not.toBeInTheDocument();
+});
