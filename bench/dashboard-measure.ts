@@ -39,6 +39,18 @@ const READY = `(() => {
   document.addEventListener('DOMContentLoaded', check);
 })();`;
 
+/**
+ * Polls a JavaScript expression in the page until it is truthy. Through the DevTools protocol, not Playwright's
+ * waitForFunction, whose string predicates run through eval and so break under the dashboard's CSP (no unsafe-eval).
+ */
+async function untilTrue(page: Page, expression: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await page.evaluate(expression))) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting in the page for ${expression}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
 async function mainThreadSeconds(cdp: CDPSession): Promise<{ script: number; task: number }> {
   const { metrics } = await cdp.send('Performance.getMetrics');
   const value = (name: string) => metrics.find((metric) => metric.name === name)?.value ?? Number.NaN;
@@ -70,7 +82,7 @@ export async function coldLoad(context: BrowserContext, url: string, kind: Ready
   });
   await page.addInitScript(READY.replace('__KIND__', kind));
   await page.goto(url);
-  await page.waitForFunction('window.hwReadyAt !== undefined', undefined, { timeout: 15_000 });
+  await untilTrue(page, 'window.hwReadyAt !== undefined');
   const interactiveMs = Number(await page.evaluate('window.hwReadyAt'));
   if (kind === 'sign-in') {
     // It accepts input: what is typed is in the field.
@@ -105,7 +117,7 @@ export async function spaNavigation(page: Page, origin: string, link: string, mi
     // The feed shows a page of 50 and a button for the next: 100 items are two pages, as a person gets them.
     const older = page.getByRole('button', { name: 'Load older posts', exact: true });
     for (let shown = 0; ; ) {
-      await page.waitForFunction(`document.querySelectorAll('article').length > ${shown}`, undefined, { timeout: 15_000 });
+      await untilTrue(page, `document.querySelectorAll('article').length > ${shown}`);
       shown = await page.getByRole('article').count();
       if (shown >= minItems) break;
       await older.click();

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchChromium } from './harness/chromium';
 import { signUp, walkJourney, type JourneyWorld } from './harness/dashboard-journey';
-import { heading, PAGES, Screenshots, scrollWidth, settle } from './harness/dashboard-pages';
+import { heading, PAGES, Screenshots, scrollWidth, settle, untilTrue } from './harness/dashboard-pages';
 import { Suite } from './harness/suite';
 import { WebhookReceiver } from './harness/webhook-receiver';
 
@@ -75,7 +75,7 @@ describe('the dashboard in Chromium against the built apps', () => {
       const origin = world(false).origin;
       await page.goto(`${origin}/docs`);
       // Both renderers (the server-side page and Swagger UI) show each operation's method and path.
-      await page.waitForFunction('/\\/apikey\\/regenerate/.test(document.body.innerText) && /\\/notifications\\/test/.test(document.body.innerText)');
+      await untilTrue(page, '/\\/apikey\\/regenerate/.test(document.body.innerText) && /\\/notifications\\/test/.test(document.body.innerText)');
       expect(await page.locator('body').innerText()).toMatch(/post/i);
       await shots.take(page, 'docs');
     });

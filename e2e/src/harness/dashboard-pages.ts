@@ -26,13 +26,25 @@ export const field = (scope: Page | Locator, name: string): Locator => scope.get
 export const select = (scope: Page | Locator, name: string): Locator => scope.getByRole('combobox', { name, exact: true });
 
 /**
+ * Polls a JavaScript expression in the page until it is truthy. Through the DevTools protocol, not Playwright's
+ * waitForFunction, whose string predicates run through eval and so break under the dashboard's CSP (no unsafe-eval).
+ */
+export async function untilTrue(page: Page, expression: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await page.evaluate(expression))) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting in the page for ${expression}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/**
  * Waits, at most a few seconds, until the page has nothing loading (no request for 500 ms, nothing marked
  * aria-busy), so a picture or a measurement shows the page with its data. The feed polls every 3 s, so this
  * only waits, never requires.
  */
 export async function settle(page: Page): Promise<void> {
   await page.waitForLoadState('networkidle', { timeout: 5_000 }).catch(() => undefined);
-  await page.waitForFunction('!document.querySelector(\'[aria-busy="true"]\')', undefined, { timeout: 5_000 }).catch(() => undefined);
+  await untilTrue(page, '!document.querySelector(\'[aria-busy="true"]\')', 5_000).catch(() => undefined);
 }
 
 /** PNGs of the pages visited, one file per name, in a folder of their own. */
