@@ -1,9 +1,10 @@
-// `npm test`: install, services, Prisma client, then every workspace's tests through turbo and infra/'s
+// `npm test`: install, services, Chromium (for the browser tests), Prisma client, then every workspace's tests through turbo and infra/'s
 // own tests, and one summary: a row per workspace the root package.json names (e2e included), one for
 // infra/, then `tests: N passed, M failed`. A workspace with sources but no `test` script counts as a
 // failure. Exits 1 when anything failed.
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import { ensureChromium } from './chromium.mjs';
 import { ensureInstall } from './install.mjs';
 import { JEST_REPORT, summarizeReports } from './jest-reports.mjs';
 import { paint, say, warn } from './output.mjs';
@@ -17,12 +18,12 @@ import { DATA_DIR, hasSources, ROOT, workspaces } from './workspaces.mjs';
 const TEST_CONCURRENCY = Number(process.env.HW_TEST_CONCURRENCY) || 2;
 
 /** Runs every testable workspace's jest through turbo, each writing its JSON report; resolves with turbo's exit code. */
-async function runWorkspaceTests(supervisor, testable, { databaseUrl, redisUrl }) {
+async function runWorkspaceTests(supervisor, testable, { databaseUrl, redisUrl, chromiumPath }) {
   for (const ws of testable) {
     mkdirSync(path.dirname(path.join(ws.dir, JEST_REPORT)), { recursive: true });
     rmSync(path.join(ws.dir, JEST_REPORT), { force: true });
   }
-  const env = { ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, TURBO_TELEMETRY_DISABLED: '1' };
+  const env = { ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, CHROMIUM_PATH: chromiumPath, TURBO_TELEMETRY_DISABLED: '1' };
   say(`running the tests of ${testable.length} workspaces`);
   return supervisor.runForeground(
     'npx',
@@ -71,12 +72,13 @@ function printRows(rows) {
 export async function testCommand(supervisor) {
   await ensureInstall(supervisor);
   const services = await startServices(supervisor);
+  const chromiumPath = await ensureChromium(supervisor);
   await generatePrismaClient(supervisor);
 
   const all = workspaces();
   const testable = all.filter((ws) => ws.scripts.test);
   const untestable = all.filter((ws) => !ws.scripts.test && hasSources(ws.dir));
-  const code = await runWorkspaceTests(supervisor, testable, services);
+  const code = await runWorkspaceTests(supervisor, testable, { ...services, chromiumPath });
   const infra = await runInfraTests(supervisor);
 
   const { rows, passed: jestPassed, failed: testFailed } = summarizeReports(testable);

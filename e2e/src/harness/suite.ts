@@ -35,6 +35,8 @@ export interface SuiteOptions {
   engagementIntervalSeconds?: number;
   /** Extra environment for every app, e.g. NOTIFIER_* tuning. */
   env?: Record<string, string>;
+  /** Extra environment for the gateway alone, given its own origin (`http://127.0.0.1:<port>`), e.g. PUBLIC_URL. */
+  gatewayEnv?: (origin: string) => Record<string, string>;
 }
 
 export interface FeedItemRow {
@@ -116,8 +118,9 @@ export class Suite {
     this.baseEnv.X_API_BASE_URL = this.xsim.url;
 
     const gatewayPort = await freePort();
-    await this.startOne('gateway', gatewayPort, '/readyz', { PORT: String(gatewayPort) });
-    this.gateway = new GatewayClient(`http://127.0.0.1:${gatewayPort}`, account.api_key);
+    const gatewayOrigin = `http://127.0.0.1:${gatewayPort}`;
+    await this.startOne('gateway', gatewayPort, '/readyz', { PORT: String(gatewayPort), ...options.gatewayEnv?.(gatewayOrigin) });
+    this.gateway = new GatewayClient(gatewayOrigin, account.api_key);
 
     const replicas = { scanner: 1, 'engagement-poller': 1, notifier: 1, ...options.replicas };
     const starts: Promise<AppProcess>[] = [];
