@@ -1,4 +1,4 @@
-import { useMutation } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent } from 'react';
 import { api } from '../api/client';
 import { describeError } from '../api/errors';
@@ -6,7 +6,7 @@ import { setFlash } from '../api/flash';
 import { useMe } from '../api/queries';
 import { useSession } from '../api/session';
 import { Field } from '../components/Field';
-import { ErrorNote, Loading } from '../components/Status';
+import { Done, ErrorNote, Loading } from '../components/Status';
 
 const date = (iso: string) => new Date(iso).toLocaleDateString('en', { year: 'numeric', month: 'long', day: 'numeric' });
 
@@ -31,6 +31,28 @@ export function PortalButton() {
       {portal.data && !portal.data.url ? (
         <p role="status">This subscription is managed by the operator of this Hashwatch: ask them to change or cancel your plan.</p>
       ) : null}
+    </div>
+  );
+}
+
+/** Takes the plan's current limits (an operator may have changed the plan since the account's snapshot). */
+function ResyncLimits() {
+  const queryClient = useQueryClient();
+  const resync = useMutation({
+    mutationFn: () => api.post('/v1/me/resync-limits'),
+    onSuccess: (me) => {
+      queryClient.setQueryData(['me'], me);
+      void queryClient.invalidateQueries({ queryKey: ['usage'] });
+    },
+  });
+  return (
+    <div className="resync">
+      <button type="button" className="outline secondary" aria-busy={resync.isPending} disabled={resync.isPending} onClick={() => resync.mutate()}>
+        Apply the plan’s current limits
+      </button>{' '}
+      <small>Limits are copied from the plan when you subscribe or change plan; this picks up later changes to it.</small>
+      {resync.isSuccess ? <Done>Limits updated from the plan.</Done> : null}
+      {resync.error ? <ErrorNote error={resync.error} /> : null}
     </div>
   );
 }
@@ -100,6 +122,7 @@ export function BillingPage() {
           {date(subscription.current_period_end)}.
         </p>
         <PortalButton />
+        <ResyncLimits />
       </section>
       <DeleteAccount email={me.data.email} twoFactor={me.data.two_factor_enabled} />
     </>

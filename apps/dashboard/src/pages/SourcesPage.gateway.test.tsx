@@ -36,8 +36,7 @@ it('shows the API’s 403 plan_limit_reached when the limit was reached after th
 
   // The account's backend takes the last slot meanwhile.
   await track(almostFull, 'sol');
-  // The field's label holds its hint too ("Hashtag Without # or $: …"): matched by its start.
-  const hashtag = screen.getByRole('textbox', { name: /^Hashtag/ });
+  const hashtag = screen.getByRole('textbox', { name: 'Hashtag' });
   await user.type(hashtag, '#doge');
   await user.click(add);
   expect(await screen.findByRole('alert')).toHaveTextContent(
@@ -46,4 +45,33 @@ it('shows the API’s 403 plan_limit_reached when the limit was reached after th
   expect(hashtag).not.toHaveAttribute('aria-invalid');
   expect(hashtag).toHaveValue('#doge');
   expect(screen.queryByText('#doge')).not.toBeInTheDocument();
+});
+
+it('creates a track with every option the API takes (language, retweets excluded, engagement) and lists them', async () => {
+  const account = await createAccount('pro');
+  await signInBrowser(account);
+  const { user } = renderApp('/tracks');
+  await user.type(await screen.findByRole('textbox', { name: 'Hashtag' }), '#Gm');
+  await user.type(screen.getByRole('textbox', { name: 'Language' }), 'en');
+  await user.click(screen.getByRole('checkbox', { name: 'Exclude retweets' }));
+  await user.click(screen.getByRole('checkbox', { name: 'Track engagement from the start' }));
+  await user.click(screen.getByRole('button', { name: 'Add track' }));
+
+  expect(await screen.findByText('language en, retweets excluded')).toBeInTheDocument();
+  expect(screen.getByRole('switch', { name: 'Engagement tracking' })).toBeChecked();
+  const { data } = await backendOf(account.apiKey).get('/v1/tracks');
+  expect(data).toEqual([expect.objectContaining({ hashtag: 'Gm', lang: 'en', exclude_retweets: true, track_engagement: true })]);
+});
+
+it('names the field the API refused: a language that is not 2–3 lowercase letters', async () => {
+  const account = await createAccount('pro');
+  await signInBrowser(account);
+  const { user } = renderApp('/tracks');
+  await user.type(await screen.findByRole('textbox', { name: 'Hashtag' }), 'gm');
+  await user.type(screen.getByRole('textbox', { name: 'Language' }), 'E1');
+  await user.click(screen.getByRole('button', { name: 'Add track' }));
+  const language = screen.getByRole('textbox', { name: 'Language' });
+  await screen.findByText((_text, element) => element?.id === language.getAttribute('aria-describedby') && element.getAttribute('role') === 'alert');
+  expect(language).toHaveAttribute('aria-invalid', 'true');
+  expect((await backendOf(account.apiKey).get('/v1/tracks')).data).toEqual([]);
 });

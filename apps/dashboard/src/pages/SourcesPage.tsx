@@ -8,7 +8,8 @@ import { Empty, ErrorNote, Loading } from '../components/Status';
 import { limitState, UsageMeter } from '../components/UsageMeter';
 
 type Flags = Pick<Schemas['Track'], 'track_engagement' | 'track_likes' | 'track_reposts' | 'track_comments'>;
-type Source = Flags & { id: string; name: string };
+/** A track or an account as the list shows it; `details` says what was set at creation (language, exclusions). */
+type Source = Flags & { id: string; name: string; details: string };
 
 const SWITCHES: [keyof Flags, string][] = [
   ['track_engagement', 'Engagement tracking'],
@@ -65,7 +66,9 @@ function SourceRow({ kind, source }: { kind: Kind; source: Source }) {
   return (
     <li className="source">
       <div className="source-head">
-        <strong>{source.name}</strong>
+        <span>
+          <strong>{source.name}</strong> {source.details ? <small className="details">{source.details}</small> : null}
+        </span>
         <button type="button" className="outline contrast small" aria-busy={remove.isPending} disabled={remove.isPending} onClick={() => remove.mutate()}>
           Delete {source.name}
         </button>
@@ -81,9 +84,15 @@ function AddForm({ kind, full }: { kind: Kind; full: boolean }) {
   const queryClient = useQueryClient();
   const [problem, setProblem] = useState<FormProblem | null>(null);
   const add = useMutation({
-    mutationFn: async (value: string) => {
-      if (kind.key === 'tracks') await api.post('/v1/tracks', { body: { hashtag: value } });
-      else await api.post('/v1/accounts', { body: { username: value } });
+    mutationFn: async (form: FormData) => {
+      const value = String(form.get('value')).trim().replace(/^[#@$]/, '');
+      const engagement = form.get('engagement') === 'on';
+      if (kind.key === 'tracks') {
+        const lang = String(form.get('lang') ?? '').trim();
+        await api.post('/v1/tracks', { body: { hashtag: value, lang: lang === '' ? null : lang, exclude_retweets: form.get('exclude') === 'on', track_engagement: engagement } });
+      } else {
+        await api.post('/v1/accounts', { body: { username: value, exclude_replies: form.get('exclude') === 'on', track_engagement: engagement } });
+      }
     },
     // Also after a 403: the usage it was refused by is newer than the page's.
     onSettled: () => Promise.all([queryClient.invalidateQueries({ queryKey: [kind.key] }), queryClient.invalidateQueries({ queryKey: ['usage'] })]),
@@ -91,16 +100,31 @@ function AddForm({ kind, full }: { kind: Kind; full: boolean }) {
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = event.currentTarget;
-    const value = String(new FormData(form).get('value')).trim().replace(/^[#@$]/, '');
     setProblem(null);
-    add.mutate(value, { onSuccess: () => form.reset(), onError: (error) => setProblem(formProblem(error, [kind.field])) });
+    add.mutate(new FormData(form), { onSuccess: () => form.reset(), onError: (error) => setProblem(formProblem(error, [kind.field, 'lang'])) });
   };
+  const fieldError = (name: string) => (problem?.field === name ? problem.message : undefined);
   return (
-    <form onSubmit={submit} noValidate className="add-form">
-      <Field label={kind.label} name="value" required autoComplete="off" hint={kind.hint} error={problem?.field ? problem.message : undefined} />
-      <button type="submit" aria-busy={add.isPending} disabled={add.isPending || full}>
-        {kind.add}
-      </button>
+    <form onSubmit={submit} noValidate>
+      <div className="add-form">
+        <Field label={kind.label} name="value" required autoComplete="off" hint={kind.hint} error={fieldError(kind.field)} />
+        {kind.key === 'tracks' ? (
+          <Field label="Language" name="lang" autoComplete="off" maxLength={3} placeholder="any" hint="Optional: 2–3 letters (en, de), X's language code." error={fieldError('lang')} />
+        ) : null}
+        <button type="submit" aria-busy={add.isPending} disabled={add.isPending || full}>
+          {kind.add}
+        </button>
+      </div>
+      <div className="switches">
+        <label>
+          <input type="checkbox" name="exclude" />
+          {kind.key === 'tracks' ? 'Exclude retweets' : 'Exclude replies'}
+        </label>
+        <label>
+          <input type="checkbox" name="engagement" />
+          Track engagement from the start
+        </label>
+      </div>
       {problem && !problem.field ? <ErrorNote>{problem.message}</ErrorNote> : null}
     </form>
   );
@@ -145,12 +169,20 @@ const ACCOUNTS: Kind = {
 
 export function TracksPage() {
   const tracks = useTracks();
-  const sources = (tracks.data?.data ?? []).map((track) => ({ ...track, name: `#${track.hashtag}` }));
+  const sources = (tracks.data?.data ?? []).map((track) => ({
+    ...track,
+    name: `#${track.hashtag}`,
+    details: [track.lang ? `language ${track.lang}` : 'any language', track.exclude_retweets ? 'retweets excluded' : ''].filter(Boolean).join(', '),
+  }));
   return <SourcesPage kind={TRACKS} sources={sources} loading={tracks.isPending} error={tracks.error} />;
 }
 
 export function AccountsPage() {
   const accounts = useAccountTracks();
-  const sources = (accounts.data?.data ?? []).map((account) => ({ ...account, name: `@${account.username}` }));
+  const sources = (accounts.data?.data ?? []).map((account) => ({
+    ...account,
+    name: `@${account.username}`,
+    details: account.exclude_replies ? 'replies excluded' : '',
+  }));
   return <SourcesPage kind={ACCOUNTS} sources={sources} loading={accounts.isPending} error={accounts.error} />;
 }
