@@ -64,8 +64,9 @@ describe('runCommand', () => {
       expect.arrayContaining([
         expect.objectContaining({ usage: 'plan:list' }),
         expect.objectContaining({ usage: expect.stringMatching(/^account:subscription --account ID --status/) }),
+        expect.objectContaining({ usage: 'account:password --account ID --password P' }),
       ]),
     );
-    expect(help.commands).toHaveLength(8);
+    expect(help.commands).toHaveLength(9);
   });
 });
