@@ -22,7 +22,7 @@ export function PortalButton() {
     },
   });
   return (
-    <div>
+    <div className="portal">
       <button type="button" className="secondary" aria-busy={portal.isPending} disabled={portal.isPending} onClick={() => portal.mutate()}>
         Manage subscription
       </button>{' '}

@@ -53,7 +53,8 @@ it('creates a track with every option the API takes (language, retweets excluded
   const { user } = renderApp('/tracks');
   await user.type(await screen.findByRole('textbox', { name: 'Hashtag' }), '#Gm');
   await user.type(screen.getByRole('textbox', { name: 'Language' }), 'en');
-  await user.click(screen.getByRole('checkbox', { name: 'Exclude retweets' }));
+  // Retweets are excluded unless unchecked, as the API's default.
+  expect(screen.getByRole('checkbox', { name: 'Exclude retweets' })).toBeChecked();
   await user.click(screen.getByRole('checkbox', { name: 'Track engagement from the start' }));
   await user.click(screen.getByRole('button', { name: 'Add track' }));
 
@@ -74,4 +75,17 @@ it('names the field the API refused: a language that is not 2–3 lowercase lett
   await screen.findByText((_text, element) => element?.id === language.getAttribute('aria-describedby') && element.getAttribute('role') === 'alert');
   expect(language).toHaveAttribute('aria-invalid', 'true');
   expect((await backendOf(account.apiKey).get('/v1/tracks')).data).toEqual([]);
+});
+
+it('sends retweets included when Exclude retweets is unchecked', async () => {
+  const account = await createAccount('pro');
+  await signInBrowser(account);
+  const { user } = renderApp('/tracks');
+  await user.type(await screen.findByRole('textbox', { name: 'Hashtag' }), 'gm');
+  await user.click(screen.getByRole('checkbox', { name: 'Exclude retweets' }));
+  await user.click(screen.getByRole('button', { name: 'Add track' }));
+  expect(await screen.findByText('any language')).toBeInTheDocument();
+  expect((await backendOf(account.apiKey).get('/v1/tracks')).data).toEqual([expect.objectContaining({ hashtag: 'gm', lang: null, exclude_retweets: false })]);
+  // The form is ready for the next track, with the defaults again.
+  expect(screen.getByRole('checkbox', { name: 'Exclude retweets' })).toBeChecked();
 });

@@ -117,7 +117,8 @@ function AddForm({ kind, full }: { kind: Kind; full: boolean }) {
       </div>
       <div className="switches">
         <label>
-          <input type="checkbox" name="exclude" />
+          {/* Checked by default, as the API's default (SPEC 2.1, 2.2). */}
+          <input type="checkbox" name="exclude" defaultChecked />
           {kind.key === 'tracks' ? 'Exclude retweets' : 'Exclude replies'}
         </label>
         <label>
