@@ -1,3 +1,5 @@
+import { inject } from 'vitest';
+import { pg } from '../test-support/server-tools';
 import { screen } from '@testing-library/react';
 import { createAccount, enableTwoFactor, nextCode, type TestAccount } from '../test-support/accounts';
 import { forgetCookies, sessionCookie } from '../test-support/browser-fetch';
@@ -52,4 +54,28 @@ it('asks an account with 2FA for its code, shows a wrong code’s error, and sig
   await user.click(screen.getByRole('button', { name: 'Verify' }));
   expect(await screen.findByRole('heading', { level: 1, name: 'Overview' })).toBeInTheDocument();
   expect(sessionCookie()).toMatch(/^hw_session=./);
+});
+
+it('goes back to the password, saying why, when the 2FA step has expired', async () => {
+  const { user } = renderApp('/signin');
+  await user.type(await screen.findByLabelText('Email'), twoFactor.email);
+  await user.type(screen.getByLabelText('Password'), twoFactor.password);
+  await user.click(screen.getByRole('button', { name: 'Sign in' }));
+  const code = await screen.findByLabelText('Authentication code');
+
+  // The step's 5 minutes pass: its row expires in the run's database.
+  const database = new (pg().Client)({ connectionString: inject('databaseUrl') });
+  await database.connect();
+  try {
+    await database.query(`UPDATE login_challenges SET expires_at = now() - interval '1 second' WHERE user_id = $1`, [twoFactor.id]);
+  } finally {
+    await database.end();
+  }
+  await user.type(code, nextCode(twoFactor.totpSecret));
+  await user.click(screen.getByRole('button', { name: 'Verify' }));
+
+  expect(await screen.findByRole('alert')).toHaveTextContent('The sign-in took too long or was already used. Enter your password again.');
+  expect(screen.getByLabelText('Password')).toHaveValue('');
+  expect(screen.queryByLabelText('Authentication code')).toBeNull();
+  expect(sessionCookie()).toBeUndefined();
 });

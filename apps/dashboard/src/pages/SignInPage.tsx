@@ -1,6 +1,6 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { Link, useLocation } from 'wouter';
-import { api } from '../api/client';
+import { api, HashwatchError } from '../api/client';
 import { formProblem, type FormProblem } from '../api/errors';
 import { clearFlash, peekFlash } from '../api/flash';
 import { useSession } from '../api/session';
@@ -41,7 +41,16 @@ export function SignInPage() {
     });
   const verify = (event: FormEvent<HTMLFormElement>) =>
     run(event, async (form) => {
-      await api.post('/v1/2fa/login', { body: { login_token: loginToken ?? '', code: String(form.get('code')).trim() } });
+      try {
+        await api.post('/v1/2fa/login', { body: { login_token: loginToken ?? '', code: String(form.get('code')).trim() } });
+      } catch (error) {
+        // The sign-in's 2FA step lives 5 minutes and ends with it: back to the password, saying why.
+        if (error instanceof HashwatchError && error.status === 401) {
+          setLoginToken(null);
+          throw new Error('The sign-in took too long or was already used. Enter your password again.', { cause: error });
+        }
+        throw error;
+      }
       await finish();
     });
 
