@@ -7,8 +7,8 @@ import { useMe } from '../api/queries';
 import { useSession } from '../api/session';
 import { Field } from '../components/Field';
 import { Done, ErrorNote, Loading } from '../components/Status';
+import { formatDay } from '../format';
 
-const date = (iso: string) => new Date(iso).toLocaleDateString('en', { year: 'numeric', month: 'long', day: 'numeric' });
 
 /**
  * Opens the provider's page (Stripe's customer portal) where the plan is changed or canceled. Asked on click: each
@@ -118,8 +118,8 @@ export function BillingPage() {
       <section>
         <p className="big">{me.data.plan[0]?.toUpperCase() + me.data.plan.slice(1)} plan</p>
         <p>
-          Subscription <strong>{subscription.status}</strong>; the current period runs from {date(subscription.current_period_start)} to{' '}
-          {date(subscription.current_period_end)}.
+          Subscription <strong>{subscription.status}</strong>; the current period runs from {formatDay(subscription.current_period_start, 'long')} to{' '}
+          {formatDay(subscription.current_period_end, 'long')}.
         </p>
         <PortalButton />
         <ResyncLimits />

@@ -1,7 +1,7 @@
 import { memo } from 'react';
 import type { FeedItem } from '../api/client';
+import { formatTime } from '../format';
 
-const time = (iso: string) => new Date(iso).toLocaleString('en', { dateStyle: 'medium', timeStyle: 'medium' });
 
 function Sample({ label, handles }: { label: string; handles: string[] }) {
   if (handles.length === 0) return null;
@@ -39,7 +39,7 @@ export const FeedItemView = memo(function FeedItemView({ item }: { item: FeedIte
           View on X
         </a>
         <span>
-          {item.posted_at ? `posted ${time(item.posted_at)}, ` : ''}detected <time dateTime={item.detected_at}>{time(item.detected_at)}</time>
+          {item.posted_at ? `posted ${formatTime(item.posted_at)}, ` : ''}detected <time dateTime={item.detected_at}>{formatTime(item.detected_at)}</time>
         </span>
       </footer>
     </article>

@@ -3,10 +3,10 @@ import { AlertsChart } from '../components/AlertsChart';
 import { ErrorNote, Loading } from '../components/Status';
 import { UsageMeter } from '../components/UsageMeter';
 import { sourceHealth, type Health, type ScannedSource } from './source-health';
+import { formatDay } from '../format';
 
 const MARK: Record<Health['state'], string> = { ok: '✓ Scanning', waiting: '… Waiting', stale: '⚠ Not scanned', failing: '✕ Failing' };
 
-const date = (iso: string) => new Date(iso).toLocaleDateString('en', { year: 'numeric', month: 'short', day: 'numeric' });
 
 function HealthTable({ sources, scanInterval }: { sources: (ScannedSource & { id: string; name: string })[]; scanInterval: number }) {
   const now = new Date();
@@ -61,7 +61,7 @@ export function OverviewPage() {
           <header>Plan</header>
           <p className="big">{me.data.plan[0]?.toUpperCase() + me.data.plan.slice(1)}</p>
           <p>
-            Subscription {me.data.subscription.status}, period {date(u.period_start)} – {date(u.period_end)}.
+            Subscription {me.data.subscription.status}, period {formatDay(u.period_start)} – {formatDay(u.period_end)}.
           </p>
           <p>
             Sources scanned every {me.data.scan_interval_seconds} s; engagement refreshed every {me.data.engagement_refresh_seconds} s.
@@ -70,7 +70,7 @@ export function OverviewPage() {
             API: {me.data.rate_limit_per_minute} requests a minute. Two-factor authentication is {me.data.two_factor_enabled ? 'on' : 'off'}.
           </p>
           <p>
-            {u.alerts_remaining.toLocaleString('en')} alerts left until {date(u.period_end)}.
+            {u.alerts_remaining.toLocaleString('en')} alerts left until {formatDay(u.period_end)}.
           </p>
         </article>
         <article>

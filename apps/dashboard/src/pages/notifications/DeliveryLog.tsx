@@ -4,6 +4,7 @@ import { api, type Schemas } from '../../api/client';
 import { describeError } from '../../api/errors';
 import { SelectField } from '../../components/Field';
 import { Empty, ErrorNote, Loading } from '../../components/Status';
+import { formatTime } from '../../format';
 
 type Status = Schemas['Delivery']['status'];
 
@@ -14,7 +15,6 @@ const STATES = [
   ['delivered', 'Delivered'],
 ] as const;
 
-const time = (iso: string) => new Date(iso).toLocaleString('en', { dateStyle: 'short', timeStyle: 'medium' });
 
 function RetryButton({ id }: { id: string }) {
   const queryClient = useQueryClient();
@@ -67,7 +67,7 @@ export function DeliveryLog({ channelName }: { channelName: (id: string) => stri
             <tbody>
               {rows.map((row) => (
                 <tr key={row.id}>
-                  <td>{time(row.created_at)}</td>
+                  <td>{formatTime(row.created_at, 'short')}</td>
                   <td>{channelName(row.channel_id)}</td>
                   <td className={`delivery-${row.status}`}>{row.status}</td>
                   <td>{row.attempts}</td>
