@@ -10,16 +10,15 @@
 // renders 100 items in under 100 ms of scripting. Each figure beside a baseline of the same run: the gateway's
 // /docs page for the first load, a navigation to the API key page (no list) for the feed.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { Redis } from 'ioredis';
 import { createAccount } from '@hashwatch/accounts';
-import { createDatabase, migrate, seedPlans, type Database } from '@hashwatch/db';
+import type { Database } from '@hashwatch/db';
 import { generateSecretsKey, hashPassword } from '@hashwatch/secrets';
-import { baseDatabaseUrl, databaseUrlFor, deletePrefixKeys } from '@hashwatch/testing';
-import { admin, machineDescription, percentile } from './bench-support';
+import { baseDatabaseUrl } from '@hashwatch/testing';
+import { openScratch, type Scratch } from './bench-scratch';
+import { machineDescription, percentile } from './bench-support';
 import { coldLoad, spaNavigation, type ColdLoad, type Navigation } from './dashboard-measure';
 
 const ROUNDS = Number(process.env.DASHBOARD_BENCH_ROUNDS ?? 5);
@@ -152,20 +151,13 @@ async function measure(browser: Browser, origin: string): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const name = `hw_bench_dashboard_${randomBytes(4).toString('hex')}`;
-  const prefix = `hwbench-${randomBytes(4).toString('hex')}`;
-  const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-  const redis = new Redis(redisUrl);
-  let db: Database | undefined;
+  let scratch: Scratch | undefined;
   let gateway: ChildProcess | undefined;
   let browser: Browser | undefined;
   try {
-    await admin((client) => client.query(`CREATE DATABASE "${name}"`));
-    db = createDatabase(databaseUrlFor(name), { max: 2 });
-    await migrate(db.pool);
-    await seedPlans(db.pool);
-    await seedAccount(db);
-    const started = await startGateway({ DATABASE_URL: databaseUrlFor(name), REDIS_URL: redisUrl, QUEUE_PREFIX: prefix, SECRETS_KEY: generateSecretsKey() });
+    scratch = await openScratch('dashboard');
+    await seedAccount(scratch.db);
+    const started = await startGateway({ DATABASE_URL: scratch.databaseUrl, REDIS_URL: scratch.redisUrl, QUEUE_PREFIX: scratch.prefix, SECRETS_KEY: generateSecretsKey() });
     gateway = started.child;
     browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
     log('## Dashboard load');
@@ -179,10 +171,7 @@ async function main(): Promise<void> {
       gateway.kill('SIGTERM');
       await exited;
     }
-    await db?.close();
-    await admin((client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
-    await deletePrefixKeys(redis, prefix);
-    redis.disconnect();
+    await scratch?.dispose();
   }
 }
 

@@ -8,15 +8,14 @@
 // key's in the same run, GET /v1/me, 50 connections, alternating rounds); one scrypt password hash costs 50–150 ms
 // of CPU.
 import type { ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import autocannon from 'autocannon';
-import { Redis } from 'ioredis';
 import { createAccount } from '@hashwatch/accounts';
-import { createDatabase, migrate, seedPlans, type Database } from '@hashwatch/db';
+import type { Database } from '@hashwatch/db';
 import { generateSecretsKey, hashPassword, verifyPassword } from '@hashwatch/secrets';
-import { baseDatabaseUrl, databaseUrlFor, deletePrefixKeys } from '@hashwatch/testing';
-import { admin, machineDescription, percentile } from './bench-support';
+import { baseDatabaseUrl } from '@hashwatch/testing';
+import { openScratch, type Scratch } from './bench-scratch';
+import { machineDescription, percentile } from './bench-support';
 import { startPostsServer } from './posts-server-process';
 
 const CONNECTIONS = 50;
@@ -77,22 +76,16 @@ function summarize(name: string, rounds: Round[]): { reqPerSec: number } {
 }
 
 async function main(): Promise<void> {
-  const name = `hw_bench_session_${randomBytes(4).toString('hex')}`;
-  const prefix = `hwbench-${randomBytes(4).toString('hex')}`;
-  const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-  const redis = new Redis(redisUrl);
-  let db: Database | undefined;
+  let scratch: Scratch | undefined;
   let child: ChildProcess | undefined;
   log('## Sessions and passwords');
   log(`machine: ${machineDescription()}`);
   log(`database: ${new URL(baseDatabaseUrl()).host}`);
   try {
     await measureHashes();
-    await admin((client) => client.query(`CREATE DATABASE "${name}"`));
-    db = createDatabase(databaseUrlFor(name), { max: 2 });
-    await migrate(db.pool);
-    await seedPlans(db.pool);
-    const server = await startPostsServer({ BARE_BODY: '{}', DATABASE_URL: databaseUrlFor(name), REDIS_URL: redisUrl, SECRETS_KEY: generateSecretsKey(), QUEUE_PREFIX: prefix, LOG_LEVEL: 'warn' });
+    scratch = await openScratch('session');
+    const { db } = scratch;
+    const server = await startPostsServer({ BARE_BODY: '{}', DATABASE_URL: scratch.databaseUrl, REDIS_URL: scratch.redisUrl, SECRETS_KEY: generateSecretsKey(), QUEUE_PREFIX: scratch.prefix, LOG_LEVEL: 'warn' });
     child = server.child;
     const gateway = `http://127.0.0.1:${server.ready.gatewayPort}`;
     const headers = await credentials(db, gateway);
@@ -114,10 +107,7 @@ async function main(): Promise<void> {
       child.disconnect();
       await exited;
     }
-    await db?.close();
-    await admin((client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
-    await deletePrefixKeys(redis, prefix);
-    redis.disconnect();
+    await scratch?.dispose();
   }
 }
 
