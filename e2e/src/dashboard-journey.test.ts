@@ -1,11 +1,13 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchChromium } from './harness/chromium';
 import { signUp, walkJourney, type JourneyWorld } from './harness/dashboard-journey';
-import { heading, PAGES, Screenshots, scrollWidth, settle, untilTrue } from './harness/dashboard-pages';
+import { button, field, heading, openPage, PAGES, Screenshots, scrollWidth, settle, untilTrue } from './harness/dashboard-pages';
 import { Suite } from './harness/suite';
+import { waitUntil } from './harness/wait-until';
 import { WebhookReceiver } from './harness/webhook-receiver';
 
 const RUNS = [1, 2, 3];
@@ -100,6 +102,33 @@ describe('the dashboard in Chromium against the built apps', () => {
         await shots.take(page, `mobile-${entry.shot}`);
       }
       expect(Object.entries(widths).filter(([, width]) => width > PHONE.width)).toEqual([]);
+    });
+  });
+
+  it('keeps an open feed page live through a gateway crash: a post stored while the gateway is down appears once it is back, once, without a reload', async () => {
+    await inPage(DESKTOP, 'gateway-crash', async (page) => {
+      const w = world(false);
+      if (!suite) throw new Error('the apps did not start');
+      const crashing = suite;
+      await signUp(page, w, `crash-${Date.now()}@example.com`);
+      const tag = `crash${randomBytes(3).toString('hex')}`;
+      await openPage(page, 'Tracks');
+      await field(page, 'Hashtag').fill(tag);
+      await button(page, 'Add track').click();
+      await page.getByRole('listitem').filter({ hasText: `#${tag}` }).first().waitFor();
+      await openPage(page, 'Feed');
+      // A reload would drop this mark: the article must come into the same document.
+      await page.evaluate('window.hwCrashMark = 1');
+      const text = `Posted while the gateway was down ${randomBytes(4).toString('hex')} #${tag}`;
+      await crashing.crashGateway(async () => {
+        await w.xsim.injectPost({ author: 'crashwitness', text, lang: 'en' });
+        const stored = async () => ((await w.pool.query('SELECT 1 FROM feed_items WHERE text = $1', [text])).rowCount ?? 0) === 1;
+        await waitUntil(stored, 30_000, 'the scanner to store the post while the gateway is down');
+      });
+      const article = page.getByRole('article').filter({ hasText: text });
+      await article.waitFor({ timeout: 30_000 });
+      expect(await article.count()).toBe(1);
+      expect(await page.evaluate('window.hwCrashMark')).toBe(1);
     });
   });
 });

@@ -59,6 +59,7 @@ const accountSchema = z.object({ account_id: z.string(), api_key: z.string() });
 export class Suite {
   readonly apps: AppProcess[] = [];
   private counters = new Map<string, number>();
+  private startGateway: () => Promise<AppProcess> = () => Promise.reject(new Error('the suite has not started'));
   gateway!: GatewayClient;
   xsim!: XSimClient;
   database!: RunDatabase;
@@ -119,7 +120,8 @@ export class Suite {
 
     const gatewayPort = await freePort();
     const gatewayOrigin = `http://127.0.0.1:${gatewayPort}`;
-    await this.startOne('gateway', gatewayPort, '/readyz', { PORT: String(gatewayPort), ...options.gatewayEnv?.(gatewayOrigin) });
+    this.startGateway = () => this.startOne('gateway', gatewayPort, '/readyz', { PORT: String(gatewayPort), ...options.gatewayEnv?.(gatewayOrigin) });
+    await this.startGateway();
     this.gateway = new GatewayClient(gatewayOrigin, account.api_key);
 
     const replicas = { scanner: 1, 'engagement-poller': 1, notifier: 1, ...options.replicas };
@@ -145,6 +147,19 @@ export class Suite {
   async startWorker(worker: WorkerName, env: Record<string, string> = {}): Promise<AppProcess> {
     const port = await freePort();
     return this.startOne(worker, port, '/readyz', { HEALTH_PORT: String(port), ...env });
+  }
+
+  /**
+   * A crash of the gateway and its supervisor's restart: SIGKILL, then the same app on the same port and
+   * environment. `whileDown` runs between the two (say, X publishing a post the scanner stores meanwhile).
+   */
+  async crashGateway(whileDown: () => Promise<void> = async () => undefined): Promise<void> {
+    for (const handle of this.running('gateway')) {
+      handle.signal('SIGKILL');
+      await handle.exited;
+    }
+    await whileDown();
+    await this.startGateway();
   }
 
   running(app: AppName): AppProcess[] {
