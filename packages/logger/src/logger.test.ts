@@ -31,11 +31,11 @@ describe('createLogger', () => {
       apiKey: 'hw_live_secretvalue',
       nested: { botToken: '123:ABC', url: 'https://api.telegram.org/bot123456:AAbbCC_dd/sendMessage' },
       note: 'failed with key hw_live_zzzzzzzz and whsec_c2VjcmV0',
-      dashboard: 'cookie hw_session=hws_abc-DEF_123 token hwl_login9 link /reset-password?token=hwr_reset-7 stripe sk_test_51Abc rk_live_9Z',
+      dashboard: 'cookie hw_session=hws_abc-DEF_123 token hwl_login9 link /reset-password?token=hwr_reset-7 stripe sk_test_51Abc rk_live_9ZqXw',
       webhook: 'https://discord.com/api/webhooks/123/tok-en_secret',
     });
     const text = lines.join('\n');
-    for (const secret of ['abcdefghijkl', 'secretvalue', '123:ABC', 'AAbbCC_dd', 'zzzzzzzz', 'c2VjcmV0', 'tok-en_secret', 'abc-DEF_123', 'login9', 'reset-7', '51Abc', '9Z']) {
+    for (const secret of ['abcdefghijkl', 'secretvalue', '123:ABC', 'AAbbCC_dd', 'zzzzzzzz', 'c2VjcmV0', 'tok-en_secret', 'abc-DEF_123', 'login9', 'reset-7', '51Abc', '9ZqXw']) {
       expect(text).not.toContain(secret);
     }
     expect(text).toContain('[redacted]');
