@@ -11,6 +11,7 @@ import { docsRouter } from './routes/docs/docs.router';
 import { openApiDocument } from './routes/docs/openapi-document';
 import { healthRouter } from './routes/health/health.router';
 import { postsInOneRoundTrip } from './routes/posts/posts.router';
+import { QUEUE_CONSOLE_PATH, queueConsoleRouter } from './routes/queue-console/queue-console.router';
 import { registerRoutes } from './routes';
 
 const OPENAPI = Symbol('openapi');
@@ -49,6 +50,10 @@ export function createApp(deps: GatewayDeps): Express {
   app.use('/v1', api.publicRouter);
   // Authentication (and the rate-limit headers) before the body is parsed, so even a 413 carries them.
   app.use('/v1', authenticator.middleware(api.openWhileInactive), jsonBody(), api.router);
+  if (deps.queueConsole) {
+    const publicUrl = deps.selfService?.publicUrl ?? 'http://localhost:3000';
+    app.use(QUEUE_CONSOLE_PATH, queueConsoleRouter({ ...deps.queueConsole, redis: deps.redis, keyPrefix: deps.keyPrefix, publicUrl, logger: deps.logger }));
+  }
   // Last: a /v1 request reaches it only when no route took it, and it passes those on without a file lookup.
   app.use(dashboardRouter(deps.dashboardDir ?? defaultDashboardDir()));
   app.use(notFound);

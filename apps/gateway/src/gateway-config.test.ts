@@ -28,4 +28,16 @@ describe('the gateway configuration', () => {
     expect(() => loadConfig(gatewayConfigSchema, { SECRETS_KEY: key, TRUST_PROXY: 'yes' })).toThrow(/TRUST_PROXY/);
     expect(() => loadConfig(gatewayConfigSchema, { SECRETS_KEY: key, BILLING_AUTO_ACTIVATE: 'maybe' })).toThrow(/BILLING_AUTO_ACTIVATE/);
   });
+
+  it('opens the queue console only with both ADMIN_USER and ADMIN_PASSWORD, an empty one counting as unset', () => {
+    const unset = loadConfig(gatewayConfigSchema, { SECRETS_KEY: key, ADMIN_USER: '', ADMIN_PASSWORD: '' });
+    expect([unset.ADMIN_USER, unset.ADMIN_PASSWORD]).toEqual([undefined, undefined]);
+    expect(loadConfig(gatewayConfigSchema, { SECRETS_KEY: key, ADMIN_USER: 'ops', ADMIN_PASSWORD: 'a long operator secret' })).toMatchObject({
+      ADMIN_USER: 'ops',
+      ADMIN_PASSWORD: 'a long operator secret',
+    });
+    expect(() => loadConfig(gatewayConfigSchema, { SECRETS_KEY: key, ADMIN_USER: 'ops' })).toThrow(/ADMIN_PASSWORD is required with ADMIN_USER/);
+    expect(() => loadConfig(gatewayConfigSchema, { SECRETS_KEY: key, ADMIN_PASSWORD: 'secret', ADMIN_USER: '' })).toThrow(/ADMIN_USER is required/);
+    expect(() => loadConfig(gatewayConfigSchema, { SECRETS_KEY: key, ADMIN_USER: 'ops:root', ADMIN_PASSWORD: 'secret' })).toThrow(/ADMIN_USER must be 1 to 100 characters without ":"/);
+  });
 });

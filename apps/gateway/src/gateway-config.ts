@@ -2,6 +2,9 @@ import { z } from 'zod';
 import { configSchema, envFlag, requiredSecretsKey } from '@hashwatch/config';
 import { mailConfig } from '@hashwatch/mail';
 
+// docker-compose passes an unset variable as an empty string: empty means unset.
+const optionalText = z.preprocess((value) => (value === '' ? undefined : value), z.string().optional());
+
 const STRIPE_REQUIRED = ['STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET', 'STRIPE_PRICE_STARTER', 'STRIPE_PRICE_PRO', 'STRIPE_PRICE_BUSINESS'] as const;
 
 /**
@@ -25,8 +28,15 @@ export const gatewayConfigSchema = configSchema
     STRIPE_PRICE_BUSINESS: z.string().optional(),
     /** An origin (no path) the Stripe SDK talks to instead of api.stripe.com: a local server in tests. */
     STRIPE_API_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+    /** Both set: the queue console (Bull Board) at /admin/queues, behind HTTP Basic authentication with these. */
+    ADMIN_USER: optionalText.pipe(z.string().regex(/^[^:]{1,100}$/, 'must be 1 to 100 characters without ":"').optional()),
+    ADMIN_PASSWORD: optionalText.pipe(z.string().max(200, 'must be at most 200 characters').optional()),
   })
   .superRefine((config, context) => {
+    if ((config.ADMIN_USER === undefined) !== (config.ADMIN_PASSWORD === undefined)) {
+      const missing = config.ADMIN_USER === undefined ? 'ADMIN_USER' : 'ADMIN_PASSWORD';
+      context.addIssue({ code: 'custom', path: [missing], message: 'is required with ADMIN_USER/ADMIN_PASSWORD: set both to open the queue console, or neither' });
+    }
     if (config.BILLING_PROVIDER !== 'stripe') return;
     for (const name of STRIPE_REQUIRED) {
       if (!config[name]) context.addIssue({ code: 'custom', path: [name], message: 'is required when BILLING_PROVIDER=stripe' });

@@ -4,11 +4,13 @@ import { createManualBilling, createStripeBilling } from '@hashwatch/billing';
 import { loadConfig } from '@hashwatch/config';
 import { createSender } from '@hashwatch/channels';
 import { createDatabase, type Database } from '@hashwatch/db';
-import { createShutdown, runMain } from '@hashwatch/lifecycle';
-import { createLogger } from '@hashwatch/logger';
+import { createShutdown, runMain, type Shutdown } from '@hashwatch/lifecycle';
+import { createLogger, type Logger } from '@hashwatch/logger';
 import { createMailer } from '@hashwatch/mail';
+import { createQueues, createRedisConnection } from '@hashwatch/queues';
 import { openVerifiedCipher } from '@hashwatch/secrets';
 import { createApp } from './app';
+import type { GatewayDeps } from './deps';
 import { gatewayConfigSchema, type GatewayConfig } from './gateway-config';
 import type { SelfServiceOptions } from './routes/session/self-service-options';
 
@@ -24,6 +26,23 @@ function billingFrom(config: GatewayConfig, db: Database): Pick<SelfServiceOptio
     pool: db.pool,
   });
   return { billing: stripe.provider, stripeWebhook: stripe.handleWebhook };
+}
+
+/**
+ * The queue console's credentials and queues when ADMIN_USER and ADMIN_PASSWORD are set (else undefined: nothing is
+ * mounted). Its queues use a producer connection of their own, which fails at once while Redis is away.
+ */
+function queueConsoleFrom(config: GatewayConfig, logger: Logger, shutdown: Shutdown): GatewayDeps['queueConsole'] {
+  if (config.ADMIN_USER === undefined || config.ADMIN_PASSWORD === undefined) return undefined;
+  if (config.ADMIN_PASSWORD.length < 12) logger.warn('ADMIN_PASSWORD is shorter than 12 characters: the queue console can retry and remove jobs');
+  const connection = createRedisConnection(config.REDIS_URL, { role: 'producer', connectionName: 'hashwatch-gateway-console', logger });
+  const queues = createQueues({ connection, prefix: config.QUEUE_PREFIX, logger });
+  shutdown.onShutdown('queue console', async () => {
+    await queues.close();
+    connection.disconnect();
+  });
+  logger.info('queue console mounted', { path: '/admin/queues' });
+  return { credentials: { user: config.ADMIN_USER, password: config.ADMIN_PASSWORD }, queues };
 }
 
 /** Composition root of the gateway: configuration, clients, the app, and an orderly shutdown. */
@@ -54,6 +73,7 @@ async function main(): Promise<void> {
   const mailer = config.SMTP_URL ? createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, logger }) : null;
   if (mailer) shutdown.onShutdown('mailer', () => mailer.close());
   else logger.warn('SMTP_URL is not set: password-reset mails cannot be sent');
+  const queueConsole = queueConsoleFrom(config, logger, shutdown);
   const app = createApp({
     db,
     redis,
@@ -65,6 +85,7 @@ async function main(): Promise<void> {
     notifications: { sender, telegramBaseUrl: config.TELEGRAM_API_BASE_URL, allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS },
     selfService: { ...billingFrom(config, db), autoActivate: config.BILLING_AUTO_ACTIVATE, publicUrl: config.PUBLIC_URL, mailer },
     trustProxy: config.TRUST_PROXY,
+    ...(queueConsole ? { queueConsole } : {}),
   });
   const server = createServer(app);
   server.keepAliveTimeout = 65_000;

@@ -6,6 +6,7 @@ import { createAccount, setSubscription } from '@hashwatch/accounts';
 import { createLogger } from '@hashwatch/logger';
 import type { PlanId } from '@hashwatch/plans';
 import { createCipher, generateSecretsKey } from '@hashwatch/secrets';
+import { useTestQueues, type TestQueues } from '@hashwatch/queues/testing';
 import { useTestEnvironment, type TestEnvironment } from '@hashwatch/testing';
 import { createApp } from '../app';
 import type { GatewayDeps } from '../deps';
@@ -22,6 +23,8 @@ export interface BrowserSession {
 
 export interface GatewayHarness {
   readonly env: TestEnvironment;
+  /** The file's queues, when the queue console is on (`useGateway({ queueConsole })`). */
+  readonly queues: TestQueues | undefined;
   readonly app: Express;
   readonly deps: GatewayDeps;
   /** Log lines the gateway wrote, as parsed JSON. */
@@ -73,8 +76,11 @@ async function signInThrough(app: Express, email: string, password: string): Pro
 }
 
 /** A gateway on the file's own database and queue prefix, with every response checked against its schema. */
-export function useGateway(options: { selfService?: (env: TestEnvironment) => SelfServiceOptions } = {}): GatewayHarness {
+export function useGateway(
+  options: { selfService?: (env: TestEnvironment) => SelfServiceOptions; queueConsole?: { user: string; password: string } } = {},
+): GatewayHarness {
   const env = useTestEnvironment();
+  const testQueues = options.queueConsole ? useTestQueues(env) : undefined;
   const logs: Record<string, unknown>[] = [];
   let app: Express | undefined;
   let deps: GatewayDeps | undefined;
@@ -105,12 +111,14 @@ export function useGateway(options: { selfService?: (env: TestEnvironment) => Se
       now: () => fixedNow ?? new Date(),
       validateResponses: true,
       ...(options.selfService ? { selfService: options.selfService(env) } : {}),
+      ...(options.queueConsole && testQueues ? { queueConsole: { credentials: options.queueConsole, queues: testQueues.queues } } : {}),
     };
     app = createApp(deps);
   });
 
   return {
     env,
+    queues: testQueues,
     logs,
     get app() {
       if (!app) throw new Error('the gateway exists only inside tests and hooks');

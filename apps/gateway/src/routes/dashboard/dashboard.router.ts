@@ -5,8 +5,9 @@ import { PAGE_CSP } from '../../middleware/security-headers';
 
 const ONE_YEAR_MS = 365 * 24 * 60 * 60 * 1000;
 
-// Paths the dashboard never answers: the API, the docs and the health probes keep their own 404s.
-const NOT_DASHBOARD = /^\/(?:v1|docs|healthz|readyz)(?:\/|$)/;
+// Paths the dashboard never answers: the API, the docs, the operator's pages (the queue console, when it is not
+// configured) and the health probes keep their own 404s.
+const NOT_DASHBOARD = /^\/(?:v1|docs|admin|healthz|readyz)(?:\/|$)/;
 
 const NOT_BUILT = '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Hashwatch</title></head>'
   + '<body><p>The dashboard is not built yet: run <code>npm run build</code>, then reload.</p></body></html>';
