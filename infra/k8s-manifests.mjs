@@ -93,6 +93,13 @@ export function defaultHealthPort(app) {
   return Number(match[1]);
 }
 
+/** The gateway's port without PORT (its default in packages/config). */
+export function defaultGatewayPort() {
+  const match = /PORT: envPort\.default\((\d+)\)/.exec(read('packages/config/src/config.ts'));
+  if (!match) throw new Error('packages/config/src/config.ts has no PORT default');
+  return Number(match[1]);
+}
+
 /** The end of the value that starts at `from`: the first `,` or closing bracket outside brackets and strings. */
 function valueEnd(text, from) {
   let depth = 0;
