@@ -194,7 +194,7 @@ describe('README, Operations, Kubernetes', () => {
     const steps = [
       `kubectl create namespace ${namespace}`,
       `kubectl create secret generic ${SECRET_NAME} -n ${namespace}`,
-      `kubectl apply -k infra/k8s/overlays/production -l app.kubernetes.io/component=migration`,
+      "kubectl apply -k infra/k8s/overlays/production -l 'app.kubernetes.io/component in (config,migration)'",
       `kubectl wait -n ${namespace} --for=condition=complete job/migrate`,
       'kubectl apply -k infra/k8s/overlays/production',
     ];
@@ -204,8 +204,11 @@ describe('README, Operations, Kubernetes', () => {
       assert.ok(found >= 0, `README shows \`${step}\` after the previous step`);
       at = found + step.length;
     }
-    const selected = docs.filter((doc) => doc.metadata.labels?.['app.kubernetes.io/component'] === 'migration');
-    assert.deepEqual(selected.map((doc) => `${doc.kind}/${doc.metadata.name}`), ['Job/migrate'], 'the migration selector picks the Job alone');
+    // What that selector picks: the Job, the settings it reads, nothing that runs the apps.
+    const selected = docs.filter((doc) => ['config', 'migration'].includes(doc.metadata.labels?.['app.kubernetes.io/component']));
+    const job = only(selected, 'Job', 'migrate');
+    for (const source of containersOf(job)[0].envFrom.filter((entry) => entry.configMapRef)) only(selected, 'ConfigMap', source.configMapRef.name);
+    assert.deepEqual(selected.filter((doc) => doc.kind !== 'ConfigMap').map((doc) => `${doc.kind}/${doc.metadata.name}`), ['Job/migrate']);
   });
 
   it('lists every secret a process needs in the create-secret command', () => {
