@@ -5,12 +5,12 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import {
-  APPS, containersOf, K8S_DIR, only, queueNames, readmeKubernetes, readmeSecretKeys, render, SECRET_NAME,
-  shutdownTimeoutMs, defaultHealthPort, defaultGatewayPort, UNSCALED_QUEUES, validateDocument, variablesNeededInCluster, WORKER_QUEUES, WORKERS,
-  appVariables, composeEnvNames,
+  APPS, appVariables, composeEnvNames, containersOf, defaultGatewayPort, defaultHealthPort, K8S_DIR, only, queueNames,
+  readmeKubernetes, readmeSecretKeys, render, SECRET_NAME, shutdownTimeoutMs, UNSCALED_QUEUES, validateDocument,
+  variablesNeededInCluster, WORKER_QUEUES, WORKERS,
 } from './k8s-manifests.mjs';
-import { kubectlPlan } from './kubectl.mjs';
 import { readCompose } from './compose-file.mjs';
+import { kubectlPlan } from './kubectl.mjs';
 
 const plan = kubectlPlan();
 if (plan.action !== 'use') throw new Error(plan.action === 'fail' ? plan.message : 'kubectl is missing: run `npm test`, which installs it, or install kubectl');
