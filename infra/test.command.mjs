@@ -1,4 +1,4 @@
-// `npm test`: install, services, Chromium (for the browser tests), Prisma client, then every workspace's tests through turbo and infra/'s
+// `npm test`: install, services, Chromium (for the browser tests), kubectl (for the manifest tests), Prisma client, then every workspace's tests through turbo and infra/'s
 // own tests, and one summary: a row per workspace the root package.json names (e2e included), one for
 // infra/, then `tests: N passed, M failed`. A workspace with sources but no `test` script counts as a
 // failure. Exits 1 when anything failed.
@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:f
 import path from 'node:path';
 import { ensureChromium } from './chromium.mjs';
 import { ensureInstall } from './install.mjs';
+import { ensureKubectl } from './kubectl.mjs';
 import { JEST_REPORT, summarizeReports } from './jest-reports.mjs';
 import { paint, say, warn } from './output.mjs';
 import { generatePrismaClient } from './prisma-client.mjs';
@@ -37,8 +38,8 @@ async function runWorkspaceTests(supervisor, testable, { databaseUrl, redisUrl, 
   );
 }
 
-/** The dev script's own tests (infra/*.test.mjs, node:test), counted like a workspace. */
-async function runInfraTests(supervisor) {
+/** The dev script's own tests (infra/*.test.mjs, node:test), counted like a workspace; KUBECTL for k8s.test.mjs. */
+async function runInfraTests(supervisor, kubectlPath) {
   const tap = path.join(DATA_DIR, 'infra-tests.tap');
   mkdirSync(DATA_DIR, { recursive: true });
   rmSync(tap, { force: true });
@@ -49,7 +50,7 @@ async function runInfraTests(supervisor) {
     '--test-reporter=spec', '--test-reporter-destination=stdout',
     '--test-reporter=tap', `--test-reporter-destination=${tap}`,
     ...files,
-  ]);
+  ], { env: { ...process.env, KUBECTL: kubectlPath } });
   const text = existsSync(tap) ? readFileSync(tap, 'utf8') : '';
   const count = (name) => Number(new RegExp(`^# ${name} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
   const passed = count('pass');
@@ -73,13 +74,14 @@ export async function testCommand(supervisor) {
   await ensureInstall(supervisor);
   const services = await startServices(supervisor);
   const chromiumPath = await ensureChromium(supervisor);
+  const kubectlPath = await ensureKubectl(supervisor);
   await generatePrismaClient(supervisor);
 
   const all = workspaces();
   const testable = all.filter((ws) => ws.scripts.test);
   const untestable = all.filter((ws) => !ws.scripts.test && hasSources(ws.dir));
   const code = await runWorkspaceTests(supervisor, testable, { ...services, chromiumPath });
-  const infra = await runInfraTests(supervisor);
+  const infra = await runInfraTests(supervisor, kubectlPath);
 
   const { rows, passed: jestPassed, failed: testFailed } = summarizeReports(testable);
   rows.push(infra.row);
