@@ -5,6 +5,7 @@ import { createShutdown, runMain, startHealthServer } from '@hashwatch/lifecycle
 import { createLogger } from '@hashwatch/logger';
 import { connectWorkerQueues } from '@hashwatch/queues';
 import { createXClient } from '@hashwatch/x-api';
+import { ensureSweepScheduler, startMaintenanceWorker } from './maintenance/maintenance-worker';
 import { ensureRelayScheduler, reconcileScanSchedulers } from './scan-schedulers';
 import { createScanner } from './scanner';
 import { startScannerWorkers } from './scanner-workers';
@@ -49,7 +50,11 @@ async function main(): Promise<void> {
 
   await ensureRelayScheduler(queues);
   await reconcileScanSchedulers(db.pool, queues);
-  const workers = startScannerWorkers({ pool: db.pool, queues, scanner, connection: redis.worker, prefix: config.QUEUE_PREFIX, logger });
+  await ensureSweepScheduler(queues);
+  const workers = [
+    ...startScannerWorkers({ pool: db.pool, queues, scanner, connection: redis.worker, prefix: config.QUEUE_PREFIX, logger }),
+    startMaintenanceWorker({ pool: db.pool, connection: redis.worker, prefix: config.QUEUE_PREFIX, logger }),
+  ];
   // Last registered, first closed: running ticks finish before the database and Redis go away.
   shutdown.onShutdown('workers', () => Promise.all(workers.map((worker) => worker.close())));
   logger.info('scanner started', { healthPort: health.port, prefix: config.QUEUE_PREFIX, maxQueryLength: config.X_QUERY_MAX_LENGTH });
