@@ -1,5 +1,7 @@
 -- Retention: a plan keeps its accounts' feed items `retention_days` days (by detected_at), then the maintenance
 -- sweep (apps/scanner/src/maintenance) deletes them in small batches, with the posts no item references any more.
+-- It deletes each item's feed_item_sources rows in the same statement (that table has no foreign key to the item,
+-- see 20261125190000_feed_item_sources), so none is left behind.
 -- At least 31 days: every item of the current billing period (at most 31 days) stays, so the usage page's
 -- alerts-per-day chart never loses a day of the period (the alert quota itself counts usage_periods.alerts_used,
 -- not rows, so no deletion can refund alerts whatever the retention).
