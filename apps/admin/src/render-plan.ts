@@ -15,7 +15,7 @@ export function renderLimits(limits: Omit<LimitSnapshot, 'planId'>) {
   };
 }
 
-/** A plan as `plan:set` and `plan:list` print it. */
+/** A plan as `plan:set` and `plan:list` print it; retention is the plan's own (no account snapshot holds it). */
 export function renderPlan(plan: Plan) {
-  return { id: plan.id, name: plan.name, ...renderLimits(plan) };
+  return { id: plan.id, name: plan.name, ...renderLimits(plan), retention_days: plan.retentionDays };
 }

@@ -12,3 +12,7 @@ export { fetchPack, packSinceId } from './fetching/fetch-pack';
 export { matchPosts, toFeedItem } from './matching/match-posts';
 export type { Subscription } from './matching/match-posts';
 export { storePack } from './storing/store-pack';
+// Retention: the maintenance queue's sweep of expired feed items, orphan posts and unpaid checkouts.
+export { sweepRetention, DEFAULT_SWEEP_LIMITS } from './maintenance/retention-sweep';
+export type { SweepLimits, SweepSummary, SweepOptions } from './maintenance/retention-sweep';
+export { startMaintenanceWorker, ensureSweepScheduler, SWEEP_SCHEDULER_ID } from './maintenance/maintenance-worker';

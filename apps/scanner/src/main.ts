@@ -5,6 +5,7 @@ import { createShutdown, runMain, startHealthServer } from '@hashwatch/lifecycle
 import { createLogger } from '@hashwatch/logger';
 import { connectWorkerQueues } from '@hashwatch/queues';
 import { createXClient } from '@hashwatch/x-api';
+import { ensureSweepScheduler, startMaintenanceWorker, SWEEP_EVERY_MS } from './maintenance/maintenance-worker';
 import { ensureRelayScheduler, reconcileScanSchedulers } from './scan-schedulers';
 import { createScanner } from './scanner';
 import { startScannerWorkers } from './scanner-workers';
@@ -13,6 +14,7 @@ const DEFAULT_HEALTH_PORT = 4001;
 
 const scannerConfig = configSchema.extend({
   X_BEARER_TOKEN: z.string({ error: 'is required: the app-only bearer token for X API v2' }).min(1),
+  RETENTION_SWEEP_SECONDS: z.coerce.number().int().min(1).max(86_400).default(SWEEP_EVERY_MS / 1000),
 });
 
 /** Composition root of the scanner: configuration, clients, the workers, health, and an ordered shutdown. */
@@ -49,7 +51,11 @@ async function main(): Promise<void> {
 
   await ensureRelayScheduler(queues);
   await reconcileScanSchedulers(db.pool, queues);
-  const workers = startScannerWorkers({ pool: db.pool, queues, scanner, connection: redis.worker, prefix: config.QUEUE_PREFIX, logger });
+  await ensureSweepScheduler(queues, config.RETENTION_SWEEP_SECONDS * 1000);
+  const workers = [
+    ...startScannerWorkers({ pool: db.pool, queues, scanner, connection: redis.worker, prefix: config.QUEUE_PREFIX, logger }),
+    startMaintenanceWorker({ pool: db.pool, connection: redis.worker, prefix: config.QUEUE_PREFIX, logger }),
+  ];
   // Last registered, first closed: running ticks finish before the database and Redis go away.
   shutdown.onShutdown('workers', () => Promise.all(workers.map((worker) => worker.close())));
   logger.info('scanner started', { healthPort: health.port, prefix: config.QUEUE_PREFIX, maxQueryLength: config.X_QUERY_MAX_LENGTH });

@@ -117,8 +117,12 @@ async function eraseShared(client: pg.PoolClient, sources: SourceSets, postIds: 
  * scan cursors of its sources that no other track needs, the stored posts and engagement states no other
  * account's feed holds, and its jobs still in the outbox. Returns what to clear outside PostgreSQL (see
  * eraseAccountKeys), or null for an unknown account.
+ *
+ * With `pendingBefore`, erases the account only if it is still a `pending` checkout created before that instant
+ * (the maintenance sweep of unpaid checkouts): the check is made on the account row as the erasure deletes it,
+ * so a payment committed meanwhile keeps the account (null, nothing erased).
  */
-export async function eraseAccount(pool: pg.Pool, accountId: string): Promise<ErasedAccount | null> {
+export async function eraseAccount(pool: pg.Pool, accountId: string, options: { pendingBefore?: Date } = {}): Promise<ErasedAccount | null> {
   return withDeadlockRetry(() =>
     transaction(pool, async (client) => {
       const { rows: found } = await client.query<{ tags: string[]; users: string[] }>(ACCOUNT_SOURCES, [accountId]);
@@ -138,7 +142,10 @@ export async function eraseAccount(pool: pg.Pool, accountId: string): Promise<Er
         users: [...new Set([...sources.users, ...(locked[0]?.users ?? [])])],
       };
       const { rows: refs } = await client.query<{ post_ids: string[]; channel_ids: string[]; email: string; rate_limits: number[] }>(ACCOUNT_REFERENCES, [accountId]);
-      const { rowCount } = await client.query('DELETE FROM users WHERE id = $1', [accountId]);
+      const { rowCount } = await client.query(
+        `DELETE FROM users WHERE id = $1 AND ($2::timestamptz IS NULL OR (subscription_status = 'pending' AND created_at < $2::timestamptz))`,
+        [accountId, options.pendingBefore ?? null],
+      );
       if (!rowCount) return null;
       const shared = await eraseShared(client, all, refs[0]?.post_ids ?? []);
       const erased: ErasedAccount = {

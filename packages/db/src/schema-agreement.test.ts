@@ -83,7 +83,7 @@ describe('schema.prisma and the migrated database', () => {
       totpPendingSecretEnc: 'v1.d.e.f', totpLastStep: 123456789n, passwordHash: 'scrypt$32768$8$1$c2FsdA$aGFzaA', billingCustomerId: 'cus_rt',
       billingSubscriptionId: 'sub_rt', createdAt: at(3), updatedAt: at(4),
     };
-    const plan = { id: 'rt', name: 'RT', hashtagsLimit: 1, accountsLimit: 2, engagementLimit: 3, webhooksLimit: 4, alertsLimit: 5, scanIntervalSeconds: 6, engagementRefreshSeconds: 7, rateLimitPerMinute: 8, updatedAt: at(5) };
+    const plan = { id: 'rt', name: 'RT', hashtagsLimit: 1, accountsLimit: 2, engagementLimit: 3, webhooksLimit: 4, alertsLimit: 5, scanIntervalSeconds: 6, engagementRefreshSeconds: 7, rateLimitPerMinute: 8, retentionDays: 45, updatedAt: at(5) };
     const apiKey = { id: 'key_rt', userId: user.id, keyHash: new Uint8Array([1, 2, 3]), keyPrefix: 'hw_live_abcd', createdAt: at(6), revokedAt: at(7) };
     const track = { id: 'trk_rt', userId: user.id, hashtag: 'BTC', hashtagNorm: 'btc', lang: 'en', excludeRetweets: false, trackEngagement: true, trackLikes: false, trackReposts: false, trackComments: false, status: 'active', createdAt: at(8), lastScannedAt: at(9), lastPostAt: at(10), scanError: 'x returned 503' };
     const accountTrack = { id: 'acc_rt', userId: user.id, username: 'Alice', usernameNorm: 'alice', xUserId: '42', excludeReplies: false, trackEngagement: true, trackLikes: false, trackReposts: false, trackComments: false, status: 'active', createdAt: at(11), lastScannedAt: at(12), lastPostAt: at(13), scanError: 'user suspended' };

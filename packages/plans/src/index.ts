@@ -1,2 +1,2 @@
-export { PLAN_IDS, planIdSchema, planConfigPatchSchema, snapshotOf, listPlans, updatePlan, switchPlan, switchPlanInTransaction, resyncLimits } from './plans';
+export { PLAN_IDS, RETENTION_DAYS_MIN, RETENTION_DAYS_MAX, planIdSchema, planConfigPatchSchema, snapshotOf, listPlans, updatePlan, switchPlan, switchPlanInTransaction, resyncLimits } from './plans';
 export type { PlanId, PlanConfigPatch, LimitSnapshot } from './plans';

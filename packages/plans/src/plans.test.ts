@@ -8,7 +8,7 @@ describe('plans', () => {
 
   async function createUser(id: string, planId: string) {
     const plan = await prisma().plan.findUniqueOrThrow({ where: { id: planId } });
-    const { id: _planKey, name: _name, updatedAt: _updated, ...limits } = plan;
+    const { id: _planKey, name: _name, updatedAt: _updated, retentionDays: _retention, ...limits } = plan;
     return prisma().user.create({
       data: {
         id,
@@ -94,6 +94,18 @@ describe('plans', () => {
     // Each its own job: BullMQ would drop a second add of an id it still holds.
     expect(new Set(written.map((row) => row.job_id)).size).toBe(6);
     await updatePlan(prisma(), 'pro', { hashtagsLimit: 15, engagementRefreshSeconds: 180 });
+  });
+
+  it('keeps feed items 90 days on every plan by default and takes a retention of 31 to 3650 days', async () => {
+    expect((await listPlans(prisma())).map((plan) => plan.retentionDays)).toEqual([90, 90, 90]);
+    expect((await updatePlan(prisma(), 'business', { retentionDays: 3650 })).retentionDays).toBe(3650);
+    expect((await updatePlan(prisma(), 'business', { retentionDays: 31 })).retentionDays).toBe(31);
+    await expect(updatePlan(prisma(), 'business', { retentionDays: 30 })).rejects.toThrow();
+    await expect(updatePlan(prisma(), 'business', { retentionDays: 3651 })).rejects.toThrow();
+    // The database refuses it too, whoever writes it.
+    await expect(env.database.db.pool.query(`UPDATE plans SET retention_days = 7 WHERE id = 'business'`)).rejects.toThrow(/plans_retention_days_check/);
+    expect((await prisma().plan.findUniqueOrThrow({ where: { id: 'business' } })).retentionDays).toBe(31);
+    await updatePlan(prisma(), 'business', { retentionDays: 90 });
   });
 
   it('refuses an interval under 1 s or an unknown field', async () => {

@@ -11,6 +11,14 @@ const limit = z.number().int().min(0).max(1_000_000_000);
 // Intervals down to 1 s are accepted: private deployments may pay for faster scans, and tests need them.
 const interval = z.number().int().min(1).max(86_400);
 
+/**
+ * Days a plan keeps its accounts' feed items. At least 31: a billing period is at most 31 days, so every item of
+ * the current period stays (the usage page's alerts-per-day chart counts them; the quota counts
+ * usage_periods.alerts_used, so no deletion could refund alerts anyway). At most ten years.
+ */
+export const RETENTION_DAYS_MIN = 31;
+export const RETENTION_DAYS_MAX = 3650;
+
 /** The plan values an operator may change with `plan:set`. */
 export const planConfigPatchSchema = z.strictObject({
   hashtagsLimit: limit.optional(),
@@ -21,6 +29,7 @@ export const planConfigPatchSchema = z.strictObject({
   scanIntervalSeconds: interval.optional(),
   engagementRefreshSeconds: interval.optional(),
   rateLimitPerMinute: z.number().int().min(1).max(1_000_000).optional(),
+  retentionDays: z.number().int().min(RETENTION_DAYS_MIN).max(RETENTION_DAYS_MAX).optional(),
 });
 export type PlanConfigPatch = z.infer<typeof planConfigPatchSchema>;
 

@@ -43,6 +43,7 @@ export function createQueues(options: { connection: Redis; prefix: string; logge
     'alert-deliveries': make('alert-deliveries'),
     'engagement-refreshes': make('engagement-refreshes'),
     'outbox-relay': make('outbox-relay'),
+    maintenance: make('maintenance'),
   };
   return {
     prefix,

@@ -7,6 +7,7 @@ export const queueNames = [
   'alert-deliveries',
   'engagement-refreshes',
   'outbox-relay',
+  'maintenance',
 ] as const;
 
 export type QueueName = (typeof queueNames)[number];
@@ -72,6 +73,11 @@ export const queueCatalog = {
   'outbox-relay': {
     // A scheduler that moves outbox_jobs rows into their queues; the next tick picks up what one missed.
     'relay-outbox': { payload: z.strictObject({}), attempts: 1, backoffMs: 1_000 },
+  },
+  maintenance: {
+    // One scheduler (id `sweep-retention`, every 10 minutes, first run at once) consumed by the scanner: deletes
+    // expired feed items, orphan posts and unpaid checkouts in bounded runs. Not retried: the next run resumes.
+    'sweep-retention': { payload: z.strictObject({}), attempts: 1, backoffMs: 1_000 },
   },
 } satisfies { readonly [Q in QueueName]: Readonly<Record<string, JobDefinition>> };
 

@@ -19,9 +19,10 @@ describe('plan:list', () => {
           scan_interval_seconds: 60,
           engagement_refresh_seconds: 300,
           rate_limit_per_minute: 60,
+          retention_days: 90,
         },
-        expect.objectContaining({ id: 'pro', hashtags_limit: 15, scan_interval_seconds: 30, engagement_refresh_seconds: 180, rate_limit_per_minute: 180 }),
-        expect.objectContaining({ id: 'business', hashtags_limit: 40, scan_interval_seconds: 10, engagement_refresh_seconds: 60, rate_limit_per_minute: 600 }),
+        expect.objectContaining({ id: 'pro', hashtags_limit: 15, scan_interval_seconds: 30, engagement_refresh_seconds: 180, rate_limit_per_minute: 180, retention_days: 90 }),
+        expect.objectContaining({ id: 'business', hashtags_limit: 40, scan_interval_seconds: 10, engagement_refresh_seconds: 60, rate_limit_per_minute: 600, retention_days: 90 }),
       ],
     });
   });

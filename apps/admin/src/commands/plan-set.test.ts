@@ -9,7 +9,7 @@ describe('plan:set', () => {
     const output = await run(
       'plan:set', '--plan', 'starter',
       '--hashtags', '5', '--accounts', '4', '--engagement', '6', '--webhooks', '2', '--alerts', '0',
-      '--scan-interval', '1', '--engagement-interval', '2', '--rate-limit', '120',
+      '--scan-interval', '1', '--engagement-interval', '2', '--rate-limit', '120', '--retention-days', '400',
     );
     expect(output).toEqual({
       plan: {
@@ -23,6 +23,7 @@ describe('plan:set', () => {
         scan_interval_seconds: 1,
         engagement_refresh_seconds: 2,
         rate_limit_per_minute: 120,
+        retention_days: 400,
       },
     });
     const again = await run('plan:set', '--plan', 'starter', '--hashtags', '7');
@@ -45,9 +46,13 @@ describe('plan:set', () => {
     [['--engagement-interval', '0'], '--engagement-interval must be at least 1'],
     [['--rate-limit', '0'], '--rate-limit must be at least 1'],
     [['--webhooks', '99999999999'], '--webhooks must be at most 1000000000'],
+    [['--retention-days', '30'], '--retention-days must be at least 31'],
+    [['--retention-days', '3651'], '--retention-days must be at most 3650'],
+    [['--retention-days', 'forever'], '--retention-days must be a non-negative integer'],
+    [['--hashtags', '20', '--retention-days', '7'], '--retention-days must be at least 31'],
   ])('answers invalid_request naming the flag for %j', async (flags, message) => {
     await expect(run('plan:set', '--plan', 'pro', ...flags)).rejects.toMatchObject({ code: 'invalid_request', message });
-    expect((await run('plan:list')).data).toContainEqual(expect.objectContaining({ id: 'pro', hashtags_limit: 15, alerts_limit: 25000 }));
+    expect((await run('plan:list')).data).toContainEqual(expect.objectContaining({ id: 'pro', hashtags_limit: 15, alerts_limit: 25000, retention_days: 90 }));
   });
 
   it('answers invalid_request when no value to change is given', async () => {

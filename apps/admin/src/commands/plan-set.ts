@@ -15,6 +15,7 @@ const patchFieldByFlag = {
   'scan-interval': 'scanIntervalSeconds',
   'engagement-interval': 'engagementRefreshSeconds',
   'rate-limit': 'rateLimitPerMinute',
+  'retention-days': 'retentionDays',
 } as const satisfies Record<string, keyof PlanConfigPatch>;
 
 type ValueFlag = keyof typeof patchFieldByFlag;
@@ -23,7 +24,7 @@ const valueFlags = Object.keys(patchFieldByFlag) as ValueFlag[];
 export const planSet = defineCommand({
   usage:
     'plan:set --plan P [--hashtags N] [--accounts N] [--engagement N] [--webhooks N] [--alerts N] ' +
-    '[--scan-interval S] [--engagement-interval S] [--rate-limit N]',
+    '[--scan-interval S] [--engagement-interval S] [--rate-limit N] [--retention-days N]',
   description: "changes a plan's config; accounts keep their limits until they change plan or resync",
   flags: z.strictObject({
     plan: planFlag,

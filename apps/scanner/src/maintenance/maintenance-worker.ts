@@ -1,0 +1,43 @@
+import type pg from 'pg';
+import type { Redis } from 'ioredis';
+import type { Logger } from '@hashwatch/logger';
+import { defineWorker, upsertScheduler, type DefinedWorker, type Queues } from '@hashwatch/queues';
+import { sweepRetention, type SweepLimits } from './retention-sweep';
+
+/** The one scheduler of the sweep: a fixed id, so every replica's start-up upserts the same one. */
+export const SWEEP_SCHEDULER_ID = 'sweep-retention';
+/** Every 10 minutes: a run deletes what expired since the last, well within its budget once caught up. */
+export const SWEEP_EVERY_MS = 10 * 60_000;
+
+/** Creates the sweep's scheduler, or leaves the existing one as it is (same id, same cadence). */
+export async function ensureSweepScheduler(queues: Queues, everyMs: number = SWEEP_EVERY_MS): Promise<void> {
+  await upsertScheduler(queues, 'maintenance', 'sweep-retention', {}, { schedulerId: SWEEP_SCHEDULER_ID, everyMs });
+}
+
+export interface MaintenanceWorkerOptions {
+  pool: pg.Pool;
+  /** A `worker` role connection (BullMQ blocks on it). */
+  connection: Redis;
+  prefix: string;
+  logger: Logger;
+  limits?: Partial<SweepLimits>;
+}
+
+/**
+ * The scanner's `maintenance` worker: one sweep at a time per replica. Replicas may run sweeps at once (a run
+ * outliving its lock, a manual job): each batch skips rows another holds, so they share the work.
+ */
+export function startMaintenanceWorker(options: MaintenanceWorkerOptions): DefinedWorker<'maintenance'> {
+  const { pool, connection, prefix, logger, limits } = options;
+  return defineWorker(
+    'maintenance',
+    {
+      'sweep-retention': async (_payload, _job, log) => {
+        const summary = await sweepRetention(pool, { limits });
+        log.info('retention swept', { ...summary });
+        return summary;
+      },
+    },
+    { connection, prefix, concurrency: 1, logger },
+  );
+}

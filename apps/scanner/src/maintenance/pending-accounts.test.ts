@@ -1,0 +1,64 @@
+import type pg from 'pg';
+import { createAccount, eraseAccount } from '@hashwatch/accounts';
+import { useTestEnvironment } from '@hashwatch/testing';
+import { sweepRetention } from './retention-sweep';
+
+const NOW = new Date('2026-11-27T12:00:00Z');
+const DAY_MS = 86_400_000;
+
+/** Every row of every table of the public schema whose JSON text holds one of `needles`. */
+async function rowsHolding(pool: pg.Pool, needles: readonly string[]): Promise<string[]> {
+  const { rows: tables } = await pool.query<{ table_name: string }>(
+    `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY 1`,
+  );
+  const found: string[] = [];
+  for (const { table_name: table } of tables) {
+    const { rows } = await pool.query<{ row: string }>(
+      `SELECT row_to_json(t)::text AS row FROM "${table}" t
+        WHERE EXISTS (SELECT 1 FROM unnest($1::text[]) AS n WHERE strpos(lower(row_to_json(t)::text), lower(n)) > 0)`,
+      [needles],
+    );
+    found.push(...rows.map((row) => `${table}: ${row.row}`));
+  }
+  return found;
+}
+
+describe('sweep of unpaid checkouts', () => {
+  const env = useTestEnvironment();
+  const pool = () => env.database.db.pool;
+  const tablesHolding = async (accountId: string) => [...new Set((await rowsHolding(pool(), [accountId])).map((row) => row.split(':')[0]))];
+
+  /** A checkout account as sign-up leaves it, `ageDays` old, with a session, a password reset and its checkout. */
+  async function checkoutAccount(email: string, ageDays: number, status: 'pending' | 'active' = 'pending'): Promise<string> {
+    const { accountId } = await createAccount(env.database.db.prisma, { email, planId: 'pro' });
+    const created = new Date(NOW.getTime() - ageDays * DAY_MS);
+    await pool().query(`UPDATE users SET subscription_status = $2::subscription_status, created_at = $3 WHERE id = $1`, [accountId, status, created]);
+    await pool().query(`INSERT INTO checkouts (id, user_id, plan_id, provider, url, created_at) VALUES ($1, $2, 'pro', 'demo', 'https://pay.example.com/' || $1, $3)`, [`chk_${accountId.slice(4)}`, accountId, created]);
+    await pool().query(`INSERT INTO sessions (id, user_id, token_hash, expires_at) VALUES ($1, $2, sha256(convert_to($1, 'UTF8')), $3)`, [`ses_${accountId.slice(4)}`, accountId, NOW]);
+    await pool().query(`INSERT INTO password_resets (token_hash, user_id, expires_at) VALUES (sha256(convert_to($1, 'UTF8')), $1, $2)`, [accountId, NOW]);
+    return accountId;
+  }
+
+  it('erases a checkout left unpaid for 7 days completely, and keeps younger ones and paid accounts', async () => {
+    const stale = await checkoutAccount('stale@example.com', 8);
+    const young = await checkoutAccount('young@example.com', 6);
+    const paid = await checkoutAccount('paid@example.com', 30, 'active');
+
+    const summary = await sweepRetention(pool(), { now: () => NOW, limits: { pauseMs: 0 } });
+
+    expect(summary.pendingAccounts).toBe(1);
+    expect(await rowsHolding(pool(), [stale, stale.slice(4), 'stale@example.com'])).toEqual([]);
+    const ownRows = ['api_keys', 'checkouts', 'password_resets', 'sessions', 'users'];
+    expect(await tablesHolding(young)).toEqual(ownRows);
+    expect(await tablesHolding(paid)).toEqual(ownRows);
+    expect((await sweepRetention(pool(), { now: () => NOW, limits: { pauseMs: 0 } })).pendingAccounts).toBe(0);
+  });
+
+  it('keeps an account whose checkout was paid after the sweep picked it', async () => {
+    const paying = await checkoutAccount('paying@example.com', 10);
+    // The sweep read it as pending; the payment commits before the erasure runs.
+    await pool().query(`UPDATE users SET subscription_status = 'active' WHERE id = $1`, [paying]);
+    expect(await eraseAccount(pool(), paying, { pendingBefore: new Date(NOW.getTime() - 7 * DAY_MS) })).toBeNull();
+    expect(await tablesHolding(paying)).toContain('users');
+  });
+});
