@@ -1,7 +1,7 @@
 // Shared set-up of the scanner benches (bench/scanner-*.ts): a database and a Redis prefix of their own, an
 // in-process X simulator, seeded accounts and tracks, the machine line. Everything it creates is removed.
 import { randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@hashwatch/queues';
 import { createDatabase, migrate, seedPlans, type Database } from '@hashwatch/db';
 import { createLogger, type Logger } from '@hashwatch/logger';
 import { createQueues, createRedisConnection, type Queues } from '@hashwatch/queues';
@@ -23,7 +23,7 @@ export interface BenchEnvironment {
   databaseUrl: string;
   redisUrl: string;
   prefix: string;
-  producer: Redis;
+  producer: RedisClient;
   queues: Queues;
   sim: Simulator;
   simUrl: string;

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@hashwatch/queues';
 import type { Logger } from '@hashwatch/logger';
 import { defineWorker, tickLatenessMs, type DefinedWorker, type Queues } from '@hashwatch/queues';
 import type { EngagementPoller } from './engagement-poller';
@@ -10,7 +10,7 @@ export interface PollerWorkerOptions {
   queues: Queues;
   poller: EngagementPoller;
   /** A `worker` role connection (BullMQ blocks on it). */
-  connection: Redis;
+  connection: RedisClient;
   prefix: string;
   logger: Logger;
 }

@@ -1,12 +1,12 @@
 import { createServer } from 'node:http';
-import { Redis } from 'ioredis';
 import { createManualBilling, createStripeBilling } from '@hashwatch/billing';
-import { loadConfig } from '@hashwatch/config';
+import { loadConfig, redisTargetOf } from '@hashwatch/config';
 import { createSender } from '@hashwatch/channels';
 import { createDatabase, type Database } from '@hashwatch/db';
 import { createShutdown, runMain } from '@hashwatch/lifecycle';
 import { createLogger } from '@hashwatch/logger';
 import { createMailer } from '@hashwatch/mail';
+import { createRedisConnection } from '@hashwatch/queues';
 import { openVerifiedCipher } from '@hashwatch/secrets';
 import { createApp } from './app';
 import { gatewayConfigSchema, type GatewayConfig } from './gateway-config';
@@ -44,8 +44,8 @@ async function main(): Promise<void> {
   // Rate limits must not queue commands while Redis is away: the insurance limiter answers instead.
   // Auto-pipelining: under load, the rate-limit scripts of concurrent requests share one socket write
   // and one read instead of a round trip each (bench/posts-feed.ts).
-  const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false, enableAutoPipelining: true });
-  redis.on('error', (error: Error) => logger.warn('redis connection error', { error: error.message }));
+  // A producer connection (fails fast), on one server or a cluster (REDIS_CLUSTER_NODES).
+  const redis = createRedisConnection(redisTargetOf(config), { role: 'producer', connectionName: 'hashwatch-gateway', logger, autoPipelining: true });
   shutdown.onShutdown('redis', () => redis.disconnect());
   // Test alerts go out through the same SSRF-guarded sender the notifier uses.
   const sender = createSender({ allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS, timeoutMs: 10_000 });

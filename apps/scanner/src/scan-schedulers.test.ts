@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@hashwatch/queues';
 import { relayOutbox } from '@hashwatch/outbox';
 import { resyncLimits, updatePlan } from '@hashwatch/plans';
 import { cadenceSchedulerId, createRedisConnection, listSchedulers, upsertScheduler, type DefinedWorker, type QueueName } from '@hashwatch/queues';
@@ -48,7 +48,7 @@ describe('reconcileScanSchedulers', () => {
 
 describe('a faster scan cadence, with real workers and BullMQ schedulers', () => {
   const fx = useScannerFixture();
-  const connections: Redis[] = [];
+  const connections: RedisClient[] = [];
   const workers: DefinedWorker<QueueName>[] = [];
   const NEW_SECONDS = 2;
   const SLACK_MS = 400;

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@hashwatch/queues';
 import type { Logger } from '@hashwatch/logger';
 import { relayOutboxUntilEmpty } from '@hashwatch/outbox';
 import { defineWorker, tickLatenessMs, type DefinedWorker, type Queues } from '@hashwatch/queues';
@@ -11,7 +11,7 @@ export interface ScannerWorkerOptions {
   queues: Queues;
   scanner: Scanner;
   /** A `worker` role connection (BullMQ blocks on it). */
-  connection: Redis;
+  connection: RedisClient;
   prefix: string;
   logger: Logger;
   /** Ticks one replica runs at once. Default 2: a slow tick does not hold up the next cadence's. */

@@ -1,7 +1,8 @@
 export { queueCatalog, queueNames, isQueueName, findJobDefinition, ROUTE_ALERTS_MAX_ITEMS } from './queue-catalog';
 export type { QueueName, JobName, JobPayload, ParsedJobPayload, QueueJobData, JobDefinition } from './queue-catalog';
-export { createRedisConnection } from './redis-connection';
-export type { RedisRole, RedisConnectionOptions } from './redis-connection';
+export { createRedisConnection, connectionOptionsOf, duplicateConnection, untilReady } from './redis-connection';
+export type { RedisRole, RedisConnectionOptions, RedisClient, RedisTarget } from './redis-connection';
+export { queueKeyPrefix, queueKey } from './queue-keys';
 export { createQueues, defaultJobOptions } from './create-queues';
 export type { Queues, CatalogQueue } from './create-queues';
 export { enqueue, enqueueBulk, retryOptions } from './enqueue';

@@ -1,15 +1,15 @@
 import { createQueues } from './create-queues';
 import { enqueue } from './enqueue';
-import { createRedisConnection } from './redis-connection';
+import { connectionOptionsOf, createRedisConnection } from './redis-connection';
 import { captureLogger } from '@hashwatch/testing';
-import { redisUrl, untilReady } from './test-support/use-queue-fixture';
+import { redisTarget, untilReady } from './test-support/use-queue-fixture';
 import { createQueuePrefix, deletePrefixKeys } from '@hashwatch/testing';
 
 describe('createRedisConnection', () => {
   it('lets worker connections wait through reconnects (maxRetriesPerRequest null)', async () => {
-    const redis = createRedisConnection(redisUrl, { role: 'worker' });
+    const redis = createRedisConnection(redisTarget, { role: 'worker' });
     try {
-      expect(redis.options.maxRetriesPerRequest).toBeNull();
+      expect(connectionOptionsOf(redis).maxRetriesPerRequest).toBeNull();
       expect(await redis.ping()).toBe('PONG');
     } finally {
       await redis.quit();
@@ -33,7 +33,7 @@ describe('createRedisConnection', () => {
 
   it('makes enqueue fail fast while a producer connection is reconnecting, then succeed once it is back', async () => {
     const prefix = createQueuePrefix();
-    const redis = createRedisConnection(redisUrl, { role: 'producer' });
+    const redis = createRedisConnection(redisTarget, { role: 'producer' });
     const queues = createQueues({ connection: redis, prefix });
     try {
       await enqueue(queues, 'outbox-relay', 'relay-outbox', {}, { jobId: 'relay-before' });

@@ -1,14 +1,13 @@
-import type { Redis } from 'ioredis';
 import type { Logger } from '@hashwatch/logger';
 import { createQueues, type Queues } from './create-queues';
-import { createRedisConnection } from './redis-connection';
+import { createRedisConnection, untilReady, type RedisClient, type RedisTarget } from './redis-connection';
 
 /** The Redis side of a worker app: one connection for its Workers, one for producing, and the queues on it. */
 export interface WorkerConnections {
   /** For BullMQ Workers: waits through reconnects. */
-  readonly worker: Redis;
+  readonly worker: RedisClient;
   /** For producing, rate budgets and leases: fails at once while Redis is away. */
-  readonly producer: Redis;
+  readonly producer: RedisClient;
   readonly queues: Queues;
   /** Resolves once the producer connection is ready (it refuses commands before). */
   ready(): Promise<void>;
@@ -20,17 +19,17 @@ export interface WorkerConnections {
 }
 
 /** Connects a worker app (`app` names its connections in `CLIENT LIST`) to Redis, as BullMQ's production guide asks. */
-export function connectWorkerQueues(url: string, options: { app: string; prefix: string; logger: Logger }): WorkerConnections {
+export function connectWorkerQueues(target: RedisTarget, options: { app: string; prefix: string; logger: Logger }): WorkerConnections {
   const { app, prefix, logger } = options;
-  const worker = createRedisConnection(url, { role: 'worker', connectionName: `hashwatch-${app}-worker`, logger });
-  const producer = createRedisConnection(url, { role: 'producer', connectionName: `hashwatch-${app}-producer`, logger });
+  const worker = createRedisConnection(target, { role: 'worker', connectionName: `hashwatch-${app}-worker`, logger });
+  const producer = createRedisConnection(target, { role: 'producer', connectionName: `hashwatch-${app}-producer`, logger });
   const queues = createQueues({ connection: producer, prefix, logger });
   return {
     worker,
     producer,
     queues,
     async ready() {
-      if (producer.status !== 'ready') await new Promise<void>((resolve) => producer.once('ready', () => resolve()));
+      await untilReady(producer);
     },
     async close() {
       await queues.close();

@@ -3,7 +3,7 @@ import { relayOutbox } from '@hashwatch/outbox';
 import { resyncLimits, updatePlan } from '@hashwatch/plans';
 import { createRedisConnection, type DefinedWorker } from '@hashwatch/queues';
 import { waitFor } from '@hashwatch/testing';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@hashwatch/queues';
 import { createEngagementPoller } from '../engagement-poller';
 import { startPollerWorker } from '../poller-workers';
 import { OPEN_ALLOWANCES, usePollerFixture } from '../test-support/poller-fixture';
@@ -18,7 +18,7 @@ describe('a faster engagement cadence, with real workers and BullMQ schedulers',
   const f = usePollerFixture();
   const pool = () => f.env.database.db.pool;
   const logger = createLogger('engagement-test', { level: 'error' });
-  const connections: Redis[] = [];
+  const connections: RedisClient[] = [];
   const workers: DefinedWorker<'engagement-refreshes'>[] = [];
 
   afterEach(async () => {

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@hashwatch/queues';
 import { createQueues, createRedisConnection, type Queues } from '@hashwatch/queues';
 import { useTestEnvironment } from '@hashwatch/testing';
 import { sleep } from '../test-support/notifier-fixture';
@@ -23,7 +23,7 @@ describe('drain scheduler', () => {
     (await queues.byName['alert-deliveries'].getJobs(['waiting', 'delayed'])).filter((job) => (job.data as { channelId?: string }).channelId === channelId);
 
   /** A scheduler whose inline runs wait until the test lets them finish. */
-  function scheduler(capacity: number, connection: Redis = redis) {
+  function scheduler(capacity: number, connection: RedisClient = redis) {
     const runs: { channelId: string; lease: DrainLease; finish: () => void }[] = [];
     const drains = createDrainScheduler(queues, connection, {
       local: {

@@ -3,7 +3,7 @@ import { relayOutboxUntilEmpty } from '@hashwatch/outbox';
 import { useTestEnvironment, waitFor } from '@hashwatch/testing';
 import { routeAlertsJobs, type Queues } from '@hashwatch/queues';
 import { useTestQueues } from '@hashwatch/queues/testing';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@hashwatch/queues';
 import { createDrainScheduler } from '../delivery/drain-scheduler';
 import { messageIdFor } from '../delivery/delivery-store';
 import { createNotifierMetrics } from '../notifier-metrics';
@@ -13,7 +13,7 @@ import { createRouteBatcher, routeAlerts } from './route-alert.job';
 describe('route-alert', () => {
   const env = useTestEnvironment();
   let queues: Queues;
-  let connection: Redis;
+  let connection: RedisClient;
   const pool = () => env.database.db.pool;
   const log = quietLogger();
 

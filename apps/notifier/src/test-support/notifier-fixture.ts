@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@hashwatch/queues';
 import { createAccount } from '@hashwatch/accounts';
 import { createSender, generateSigningSecret, type Sender } from '@hashwatch/channels';
 import { newId, transaction } from '@hashwatch/db';
@@ -129,7 +129,7 @@ export async function storeAndRelay(pool: pg.Pool, queues: Queues, items: NewFee
 export interface NotifierHandle {
   notifier: RunningNotifier;
   queues: Queues;
-  redis: Redis;
+  redis: RedisClient;
   stop(): Promise<void>;
 }
 

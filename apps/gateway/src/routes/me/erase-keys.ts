@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@hashwatch/queues';
 import type { ErasedAccount } from '@hashwatch/accounts';
 import { emailLimitKey } from '../session/sign-in.service';
 
@@ -32,7 +32,7 @@ const UNLINK_BATCH = 500;
  * account fingerprints (apps/engagement-poller/src/discovery/mark-changed-accounts.ts), which nothing else
  * would ever remove.
  */
-export async function eraseAccountKeys(redis: Redis, prefix: string, erased: ErasedAccount): Promise<void> {
+export async function eraseAccountKeys(redis: RedisClient, prefix: string, erased: ErasedAccount): Promise<void> {
   const keys = erasedAccountKeys(prefix, erased);
   for (let start = 0; start < keys.length; start += UNLINK_BATCH) await redis.unlink(...keys.slice(start, start + UNLINK_BATCH));
   await redis.hdel(`${prefix}:engagement:account-fingerprints`, erased.accountId);
