@@ -1,5 +1,6 @@
 import type { Logger } from '@hashwatch/logger';
 import { createQueues, type Queues } from './create-queues';
+import { moveLegacyJobs } from './legacy-jobs';
 import { createRedisConnection, untilReady, type RedisClient, type RedisTarget } from './redis-connection';
 
 /** The Redis side of a worker app: one connection for its Workers, one for producing, and the queues on it. */
@@ -9,7 +10,10 @@ export interface WorkerConnections {
   /** For producing, rate budgets and leases: fails at once while Redis is away. */
   readonly producer: RedisClient;
   readonly queues: Queues;
-  /** Resolves once the producer connection is ready (it refuses commands before). */
+  /**
+   * Resolves once the producer connection is ready (it refuses commands before) and the jobs an upgrade left
+   * under the former key layout were moved to the queues (legacy-jobs.ts; a failure there is logged, not thrown).
+   */
   ready(): Promise<void>;
   /**
    * Closes the queues, then drops both connections. Register it before the workers, so it runs after they stopped:
@@ -24,12 +28,17 @@ export function connectWorkerQueues(target: RedisTarget, options: { app: string;
   const worker = createRedisConnection(target, { role: 'worker', connectionName: `hashwatch-${app}-worker`, logger });
   const producer = createRedisConnection(target, { role: 'producer', connectionName: `hashwatch-${app}-producer`, logger });
   const queues = createQueues({ connection: producer, prefix, logger });
+  // Started at once, so an app that never awaits ready() moves them too.
+  const moved = untilReady(producer)
+    .then(() => moveLegacyJobs(queues, producer, logger))
+    .catch((error: unknown) => logger.error('moving jobs from the former key layout failed; they move at the next start', { error }));
   return {
     worker,
     producer,
     queues,
     async ready() {
       await untilReady(producer);
+      await moved;
     },
     async close() {
       await queues.close();

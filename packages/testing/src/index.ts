@@ -10,3 +10,4 @@ export { useMainProcesses } from './main-process';
 export type { MainProcess, StartOptions } from './main-process';
 export { redisTargetFromEnv, redisEnvOf, openTestRedis } from './redis-target';
 export type { TestRedisTarget } from './redis-target';
+export { keySlot } from './key-slot';
