@@ -93,6 +93,6 @@ export async function startRedisCluster({ redisServer, redisCli = 'redis-cli', l
       }
     });
     await stop();
-    throw new Error(`${error instanceof Error ? error.message : String(error)}\n${logs.join('\n')}`);
+    throw new Error(`${error instanceof Error ? error.message : String(error)}\n${logs.join('\n')}`, { cause: error });
   }
 }

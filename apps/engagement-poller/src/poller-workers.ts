@@ -1,7 +1,6 @@
 import type pg from 'pg';
-import type { RedisClient } from '@hashwatch/queues';
 import type { Logger } from '@hashwatch/logger';
-import { defineWorker, tickLatenessMs, type DefinedWorker, type Queues } from '@hashwatch/queues';
+import { defineWorker, tickLatenessMs, type DefinedWorker, type Queues, type RedisClient } from '@hashwatch/queues';
 import type { EngagementPoller } from './engagement-poller';
 import { reconcileRefreshSchedulers } from './scheduling/refresh-schedulers';
 

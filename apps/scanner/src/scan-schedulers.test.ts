@@ -1,7 +1,6 @@
-import type { RedisClient } from '@hashwatch/queues';
 import { relayOutbox } from '@hashwatch/outbox';
 import { resyncLimits, updatePlan } from '@hashwatch/plans';
-import { cadenceSchedulerId, createRedisConnection, listSchedulers, upsertScheduler, type DefinedWorker, type QueueName } from '@hashwatch/queues';
+import { cadenceSchedulerId, createRedisConnection, listSchedulers, upsertScheduler, type DefinedWorker, type QueueName, type RedisClient } from '@hashwatch/queues';
 import { waitFor } from '@hashwatch/testing';
 import { reconcileScanSchedulers } from './scan-schedulers';
 import { startScannerWorkers } from './scanner-workers';

@@ -1,8 +1,7 @@
 import type pg from 'pg';
-import type { RedisClient } from '@hashwatch/queues';
 import type { Logger } from '@hashwatch/logger';
 import { relayOutboxUntilEmpty } from '@hashwatch/outbox';
-import { defineWorker, tickLatenessMs, type DefinedWorker, type Queues } from '@hashwatch/queues';
+import { defineWorker, tickLatenessMs, type DefinedWorker, type Queues, type RedisClient } from '@hashwatch/queues';
 import { reconcileScanSchedulers } from './scan-schedulers';
 import type { Scanner } from './scanner';
 

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import pg from 'pg';
 import { z } from 'zod';
 import { createQueuePrefix, deletePrefixKeys } from '@hashwatch/testing';
@@ -26,6 +26,8 @@ export interface SuiteOptions {
   postgresServerUrl?: string;
   /** Default REDIS_URL; every key is under this run's own QUEUE_PREFIX. */
   redisUrl?: string;
+  /** REDIS_CLUSTER_NODES (`host:port,…`): every app runs on that Redis Cluster instead (REDIS_URL is ignored). */
+  redisClusterNodes?: string;
   /** Replicas started at once; default one of each. */
   replicas?: Partial<Record<WorkerName, number>>;
   /** x-sim's rate-limit window (X_SIM_RATE_WINDOW_SECONDS); default 900 as X's. */
@@ -70,6 +72,7 @@ export class Suite {
     readonly logDir: string,
     readonly queuePrefix: string,
     readonly redisUrl: string,
+    readonly redisClusterNodes: string | undefined,
     private readonly baseEnv: Record<string, string>,
   ) {}
 
@@ -77,8 +80,9 @@ export class Suite {
     const logDir = mkdtempSync(path.join(os.tmpdir(), 'hw-e2e-'));
     const redisUrl = options.redisUrl ?? SHARED_REDIS;
     const queuePrefix = createQueuePrefix();
-    const suite = new Suite(logDir, queuePrefix, redisUrl, {
+    const suite = new Suite(logDir, queuePrefix, redisUrl, options.redisClusterNodes, {
       REDIS_URL: redisUrl,
+      ...(options.redisClusterNodes ? { REDIS_CLUSTER_NODES: options.redisClusterNodes } : {}),
       QUEUE_PREFIX: queuePrefix,
       SECRETS_KEY: randomBytes(32).toString('base64'),
       X_BEARER_TOKEN: APP_TOKEN,
@@ -180,7 +184,12 @@ export class Suite {
   async stop(): Promise<void> {
     await Promise.allSettled(this.apps.map((handle) => handle.stop(10_000)));
     if (this.pool) await this.pool.end().catch(() => undefined);
-    const redis = new Redis(this.redisUrl, { maxRetriesPerRequest: 1, lazyConnect: true });
+    const redis = this.redisClusterNodes
+      ? new Cluster(this.redisClusterNodes.split(',').map((node) => ({ host: node.split(':')[0], port: Number(node.split(':')[1]) })), {
+          lazyConnect: true,
+          redisOptions: { maxRetriesPerRequest: 1 },
+        })
+      : new Redis(this.redisUrl, { maxRetriesPerRequest: 1, lazyConnect: true });
     redis.on('error', () => undefined);
     try {
       await redis.connect();

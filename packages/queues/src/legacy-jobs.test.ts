@@ -61,7 +61,7 @@ describe('moveLegacyJobs (an upgrade from the key layout without hash tags)', ()
     expect(Math.abs(Math.floor(score / 0x1000) - dueAt)).toBeLessThan(5_000);
 
     // Nothing pending is left under the former names, and the former scheduler is gone (its app re-creates it).
-    expect(await routing.getJobCounts('wait', 'prioritized', 'delayed', 'active', 'paused')).toEqual({ wait: 0, prioritized: 0, delayed: 0, active: 0, paused: 0 });
+    expect(await routing.getJobCounts('wait', 'prioritized', 'delayed', 'active')).toEqual({ wait: 0, prioritized: 0, delayed: 0, active: 0 });
     expect(await deliveries.getJobCountByTypes('delayed')).toBe(0);
     expect(await relay.getJobSchedulers()).toEqual([]);
     expect(await relay.getJobCountByTypes('delayed', 'wait')).toBe(0);

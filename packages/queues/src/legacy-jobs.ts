@@ -1,4 +1,4 @@
-import { Queue, type Job, type JobsOptions } from 'bullmq';
+import { Queue, type Job, type JobsOptions, type JobType } from 'bullmq';
 import { Cluster } from 'ioredis';
 import type { Logger } from '@hashwatch/logger';
 import type { Queues } from './create-queues';
@@ -6,7 +6,7 @@ import { queueNames, type QueueName } from './queue-catalog';
 import type { RedisClient } from './redis-connection';
 
 // Jobs that have yet to run. Completed and failed ones stay where they are, for inspection, until their age ends.
-const PENDING = ['wait', 'paused', 'prioritized', 'delayed', 'active'] as const;
+const PENDING: JobType[] = ['wait', 'prioritized', 'delayed', 'active'];
 const PAGE = 500;
 
 /**
@@ -36,7 +36,7 @@ async function moveQueue(queues: Queues, connection: RedisClient, name: QueueNam
     let moved = 0;
     for (const scheduler of await legacy.getJobSchedulers()) await legacy.removeJobScheduler(scheduler.key);
     for (;;) {
-      const jobs = await legacy.getJobs([...PENDING], 0, PAGE - 1, true);
+      const jobs = await legacy.getJobs(PENDING, 0, PAGE - 1, true);
       let progressed = 0;
       for (const job of jobs) {
         if (await moveJob(queues, connection, legacy, name, job)) progressed += 1;
@@ -56,7 +56,7 @@ async function moveJob(queues: Queues, connection: RedisClient, legacy: Queue, n
   if (!job.repeatJobKey) {
     const dueAt = await dueTime(connection, legacy, job);
     const attempts = Math.max(1, (job.opts.attempts ?? 1) - job.attemptsMade);
-    const { repeat: _repeat, repeatJobKey: _key, delay: _delay, ...rest } = job.opts;
+    const { repeatJobKey: _key, delay: _delay, ...rest } = job.opts;
     const opts: JobsOptions = { ...rest, jobId: job.id, attempts, delay: Math.max(0, dueAt - Date.now()) };
     // The catalog's types name each queue's jobs; a moved job keeps the name and data it was added with.
     await (queues.byName[name] as unknown as Queue).add(job.name, job.data, opts);

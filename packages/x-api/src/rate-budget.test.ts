@@ -1,5 +1,5 @@
-import { Redis } from 'ioredis';
-import { createQueuePrefix, deletePrefixKeys, waitFor } from '@hashwatch/testing';
+import type { Cluster, Redis } from 'ioredis';
+import { createQueuePrefix, deletePrefixKeys, openTestRedis, redisTargetFromEnv, waitFor } from '@hashwatch/testing';
 import { RateBudget } from './rate-budget';
 import { XRateLimitedError } from './x-errors';
 import { useXClientFixture } from './test-support/x-client-fixture';
@@ -8,14 +8,14 @@ const sleepUntil = (ms: number) => new Promise((resolve) => setTimeout(resolve, 
 
 describe('the rate budget in whichever order answers arrive', () => {
   const keyPrefix = createQueuePrefix();
-  let redis: Redis;
+  let redis: Redis | Cluster;
   let budget: RateBudget;
   // Whole seconds of the real clock: Redis expires the keys by it.
   let t = 0;
   const at = (seconds: number) => (t + seconds) * 1000;
 
   beforeAll(() => {
-    redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: 3 });
+    redis = openTestRedis(redisTargetFromEnv());
     budget = new RateBudget(redis, keyPrefix);
   });
 

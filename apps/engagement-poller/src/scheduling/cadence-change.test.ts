@@ -1,9 +1,8 @@
 import { createLogger } from '@hashwatch/logger';
 import { relayOutbox } from '@hashwatch/outbox';
 import { resyncLimits, updatePlan } from '@hashwatch/plans';
-import { createRedisConnection, type DefinedWorker } from '@hashwatch/queues';
+import { createRedisConnection, type DefinedWorker, type RedisClient } from '@hashwatch/queues';
 import { waitFor } from '@hashwatch/testing';
-import type { RedisClient } from '@hashwatch/queues';
 import { createEngagementPoller } from '../engagement-poller';
 import { startPollerWorker } from '../poller-workers';
 import { OPEN_ALLOWANCES, usePollerFixture } from '../test-support/poller-fixture';

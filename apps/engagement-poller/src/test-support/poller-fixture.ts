@@ -1,12 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
-import type { RedisClient } from '@hashwatch/queues';
 import { createAccount } from '@hashwatch/accounts';
 import { transaction } from '@hashwatch/db';
 import { insertFeedItems } from '@hashwatch/feed';
 import { createLogger } from '@hashwatch/logger';
 import { relayOutbox } from '@hashwatch/outbox';
-import { routeAlertItems, type Queues } from '@hashwatch/queues';
+import { routeAlertItems, type Queues, type RedisClient } from '@hashwatch/queues';
 import { useTestQueues } from '@hashwatch/queues/testing';
 import { useTestEnvironment, type TestEnvironment } from '@hashwatch/testing';
 import { createXClient, type XClient } from '@hashwatch/x-api';

@@ -1,5 +1,4 @@
-import type { RedisClient } from '@hashwatch/queues';
-import { jobId, queueCatalog, retryOptions, type Queues } from '@hashwatch/queues';
+import { jobId, queueCatalog, retryOptions, type Queues, type RedisClient } from '@hashwatch/queues';
 import { acquireDrainLease, defineDrainLeaseScripts, drainKeys, WOKEN_FLAG_TTL_MS, type DrainLease } from './drain-lease';
 
 /** Asks for a drain run of a channel. */

@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import type { RedisClient } from '@hashwatch/queues';
 import type pg from 'pg';
 import { createAccount } from '@hashwatch/accounts';
 import { createLogger, type Logger } from '@hashwatch/logger';
-import { routeAlertItems, type Queues } from '@hashwatch/queues';
+import { routeAlertItems, type Queues, type RedisClient } from '@hashwatch/queues';
 import { useTestQueues } from '@hashwatch/queues/testing';
 import { useTestEnvironment, type TestEnvironment } from '@hashwatch/testing';
 import { createXClient, type XClient, type XClientOptions } from '@hashwatch/x-api';
