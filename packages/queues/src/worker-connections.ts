@@ -22,16 +22,21 @@ export interface WorkerConnections {
   close(): Promise<void>;
 }
 
+const LEGACY_RECHECK_MS = 60_000;
+
 /** Connects a worker app (`app` names its connections in `CLIENT LIST`) to Redis, as BullMQ's production guide asks. */
 export function connectWorkerQueues(target: RedisTarget, options: { app: string; prefix: string; logger: Logger }): WorkerConnections {
   const { app, prefix, logger } = options;
   const worker = createRedisConnection(target, { role: 'worker', connectionName: `hashwatch-${app}-worker`, logger });
   const producer = createRedisConnection(target, { role: 'producer', connectionName: `hashwatch-${app}-producer`, logger });
   const queues = createQueues({ connection: producer, prefix, logger });
-  // Started at once, so an app that never awaits ready() moves them too.
-  const moved = untilReady(producer)
-    .then(() => moveLegacyJobs(queues, producer, logger))
-    .catch((error: unknown) => logger.error('moving jobs from the former key layout failed; they move at the next start', { error }));
+  const moveLegacy = () =>
+    moveLegacyJobs(queues, producer, logger).catch((error: unknown) => logger.error('moving jobs from the former key layout failed; retried in a minute', { error }));
+  // Started at once, so an app that never awaits ready() moves them too; then every minute, for the jobs replicas
+  // of the former version still add while a rolling upgrade replaces them.
+  const moved = untilReady(producer).then(moveLegacy);
+  const again = setInterval(() => void moveLegacy(), LEGACY_RECHECK_MS);
+  again.unref();
   return {
     worker,
     producer,
@@ -41,6 +46,7 @@ export function connectWorkerQueues(target: RedisTarget, options: { app: string;
       await moved;
     },
     async close() {
+      clearInterval(again);
       await queues.close();
       producer.disconnect();
       worker.disconnect();
