@@ -1,5 +1,6 @@
 import { createQueues } from './create-queues';
 import { enqueue } from './enqueue';
+import { Cluster } from 'ioredis';
 import { connectionOptionsOf, createRedisConnection } from './redis-connection';
 import { captureLogger } from '@hashwatch/testing';
 import { redisTarget, untilReady } from './test-support/use-queue-fixture';
@@ -28,6 +29,24 @@ describe('createRedisConnection', () => {
       expect(lines).toContainEqual(expect.objectContaining({ message: 'redis connection error', role: 'producer' }));
     } finally {
       redis.disconnect();
+    }
+  });
+
+  it('gives a cluster client the same per-role options: workers wait, producers fail at once', async () => {
+    // Port 1 never answers: the cluster cannot load its slot map, as while every master is away.
+    const nodes = { clusterNodes: [{ host: '127.0.0.1', port: 1 }] };
+    const worker = createRedisConnection(nodes, { role: 'worker' });
+    const producer = createRedisConnection(nodes, { role: 'producer' });
+    try {
+      expect(worker).toBeInstanceOf(Cluster);
+      expect(connectionOptionsOf(worker).maxRetriesPerRequest).toBeNull();
+      expect(connectionOptionsOf(producer).maxRetriesPerRequest).toBe(1);
+      const started = Date.now();
+      await expect(producer.ping()).rejects.toThrow();
+      expect(Date.now() - started).toBeLessThan(1_000);
+    } finally {
+      worker.disconnect();
+      producer.disconnect();
     }
   });
 
