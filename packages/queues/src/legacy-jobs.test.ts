@@ -80,6 +80,17 @@ describe('moveLegacyJobs (an upgrade from the key layout without hash tags)', ()
     expect((await queues.byName['source-scans'].getJob('reconcile-1'))?.opts.attempts).toBe(2);
   });
 
+  it('leaves a job a replica of the former version is running where it is', async () => {
+    const relay = former('alert-routing');
+    await relay.add('route-alerts', { items: [] }, { jobId: 'route-alerts-running' });
+    // What a running worker of the former version holds: the job in the active list, under its lock.
+    await redis.lmove(`${prefix}:alert-routing:wait`, `${prefix}:alert-routing:active`, 'RIGHT', 'LEFT');
+    await redis.set(`${prefix}:alert-routing:route-alerts-running:lock`, 'token', 'PX', 30_000);
+    await moveLegacyJobs(queues, redis);
+    expect(await queues.byName['alert-routing'].getJob('route-alerts-running')).toBeUndefined();
+    expect(await relay.getJobState('route-alerts-running')).toBe('active');
+  });
+
   it('reads nothing while no queue ever ran under the former names', async () => {
     const other = createQueues({ connection: redis, prefix: createQueuePrefix() });
     try {

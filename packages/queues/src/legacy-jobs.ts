@@ -53,6 +53,8 @@ async function moveQueue(queues: Queues, connection: RedisClient, name: QueueNam
 
 async function moveJob(queues: Queues, connection: RedisClient, legacy: Queue, name: QueueName, job: Job): Promise<boolean> {
   if (job.id === undefined) return false;
+  // Running on a replica of the former version (its lock is held): it finishes there, and is not added twice.
+  if ((await connection.exists(`${legacy.qualifiedName}:${job.id}:lock`)) === 1) return false;
   if (!job.repeatJobKey) {
     const dueAt = await dueTime(connection, legacy, job);
     const attempts = Math.max(1, (job.opts.attempts ?? 1) - job.attemptsMade);
@@ -65,7 +67,7 @@ async function moveJob(queues: Queues, connection: RedisClient, legacy: Queue, n
     await job.remove();
     return true;
   } catch {
-    // Locked by a replica of the former version that is running it: it finishes there.
+    // Taken by a replica of the former version since: added above under its id, so it runs at most once more.
     return false;
   }
 }
