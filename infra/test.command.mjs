@@ -40,8 +40,11 @@ async function runWorkspaceTests(supervisor, testable, { databaseUrl, redisUrl, 
 }
 
 // The workspaces whose tests run a second time on a Redis Cluster (REDIS_CLUSTER_NODES): the queues, the X client's
-// rate budget, and the notifier's leases, pacing and workers, everything of ours that runs scripts or BullMQ.
-const CLUSTER_WORKSPACES = ['@hashwatch/queues', '@hashwatch/x-api', '@hashwatch/notifier'];
+// rate budget, the notifier's leases, pacing and workers, and the e2e scenarios with every app on the cluster. Left
+// out there: the browser journeys (what they add is the browser, not Redis) and the restart scenarios, which start
+// servers of their own (one of them a cluster whose master they kill).
+const CLUSTER_WORKSPACES = ['@hashwatch/queues', '@hashwatch/x-api', '@hashwatch/notifier', '@hashwatch/e2e'];
+const CLUSTER_SKIPPED_FILES = 'journey|service-restarts';
 const CLUSTER_REPORT = '.turbo/jest-report-cluster.json';
 const CLUSTER_LABEL = '(redis cluster)';
 
@@ -67,7 +70,7 @@ async function runClusterTests(supervisor, testable, { databaseUrl, redisUrl }) 
       '--no-install', 'turbo', 'run', 'test',
       ...selected.map((ws) => `--filter=${ws.name}`),
       `--concurrency=${TEST_CONCURRENCY}`, '--continue', '--ui=stream',
-      '--', '--json', `--outputFile=${CLUSTER_REPORT}`, '--forceExit',
+      '--', '--json', `--outputFile=${CLUSTER_REPORT}`, '--forceExit', `--testPathIgnorePatterns=${CLUSTER_SKIPPED_FILES}`,
     ],
     { env },
   );

@@ -16,6 +16,8 @@ import { XSimClient } from './x-sim-client';
 // The servers `npm test` made sure answer: DATABASE_URL's server and REDIS_URL, else the defaults.
 const SHARED_POSTGRES = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const SHARED_REDIS = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+// Set when `npm test` runs the scenarios on its Redis Cluster: then every app runs on it, as REDIS_URL is ignored.
+const SHARED_CLUSTER = process.env.REDIS_CLUSTER_NODES || undefined;
 const APP_TOKEN = 'e2e-app-token';
 const USER_TOKEN = 'e2e-user-token';
 
@@ -26,7 +28,10 @@ export interface SuiteOptions {
   postgresServerUrl?: string;
   /** Default REDIS_URL; every key is under this run's own QUEUE_PREFIX. */
   redisUrl?: string;
-  /** REDIS_CLUSTER_NODES (`host:port,…`): every app runs on that Redis Cluster instead (REDIS_URL is ignored). */
+  /**
+   * REDIS_CLUSTER_NODES (`host:port,…`): every app runs on that Redis Cluster instead (REDIS_URL is ignored).
+   * Default the REDIS_CLUSTER_NODES of the test run, unless `redisUrl` names a server of the scenario's own.
+   */
   redisClusterNodes?: string;
   /** Replicas started at once; default one of each. */
   replicas?: Partial<Record<WorkerName, number>>;
@@ -80,9 +85,10 @@ export class Suite {
     const logDir = mkdtempSync(path.join(os.tmpdir(), 'hw-e2e-'));
     const redisUrl = options.redisUrl ?? SHARED_REDIS;
     const queuePrefix = createQueuePrefix();
-    const suite = new Suite(logDir, queuePrefix, redisUrl, options.redisClusterNodes, {
+    const clusterNodes = options.redisClusterNodes ?? (options.redisUrl === undefined ? SHARED_CLUSTER : undefined);
+    const suite = new Suite(logDir, queuePrefix, redisUrl, clusterNodes, {
       REDIS_URL: redisUrl,
-      ...(options.redisClusterNodes ? { REDIS_CLUSTER_NODES: options.redisClusterNodes } : {}),
+      ...(clusterNodes ? { REDIS_CLUSTER_NODES: clusterNodes } : {}),
       QUEUE_PREFIX: queuePrefix,
       SECRETS_KEY: randomBytes(32).toString('base64'),
       X_BEARER_TOKEN: APP_TOKEN,
