@@ -6,7 +6,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Queue, QueueEvents } from 'bullmq';
 import { createDatabase } from '@hashwatch/db';
-import { createRedisConnection, routeAlertItems } from '@hashwatch/queues';
+import { createRedisConnection, queueKeyPrefix, routeAlertItems } from '@hashwatch/queues';
 import { childEnv as env } from './child-env';
 
 // Every 5 ms: fine enough to time items to a few ms, without the observer itself loading the 2 CPUs (a
@@ -17,8 +17,9 @@ async function main(): Promise<void> {
   const db = createDatabase(env('DATABASE_URL'), { max: 2, applicationName: 'bench-observer' });
   const connection = createRedisConnection(env('REDIS_URL'), { role: 'worker' });
   const producer = createRedisConnection(env('REDIS_URL'), { role: 'producer' });
-  const events = new QueueEvents('alert-routing', { connection, prefix: env('QUEUE_PREFIX') });
-  const queue = new Queue('alert-routing', { connection: producer, prefix: env('QUEUE_PREFIX') });
+  const prefix = queueKeyPrefix(env('QUEUE_PREFIX'), 'alert-routing');
+  const events = new QueueEvents('alert-routing', { connection, prefix });
+  const queue = new Queue('alert-routing', { connection: producer, prefix });
   const visible = new Map<string, number>();
   const enqueued = new Map<string, number>();
   // The event carries the job id only: the items are read from the job afterwards, timed at the event.

@@ -18,8 +18,7 @@ import { once } from 'node:events';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Redis } from 'ioredis';
-import { createRedisConnection, listSchedulers, removeScheduler } from '@hashwatch/queues';
+import { createRedisConnection, listSchedulers, removeScheduler, type RedisClient } from '@hashwatch/queues';
 import { createXClient } from '@hashwatch/x-api';
 import { DEFAULT_APP_TOKEN } from '@hashwatch/x-simulator';
 import { createScanner, reconcileScanSchedulers, startScannerWorkers, type Scanner } from '@hashwatch/scanner';
@@ -90,7 +89,7 @@ function recordingScanner(env: BenchEnvironment, simUrl: string, recording: Reco
 }
 
 /** The scanner's workers run for SECONDS while the simulator publishes; returns what the observer saw and how many posts were published. */
-async function runScanner(env: BenchEnvironment, scanner: Scanner, processes: { sim: ChildProcess; observer: ChildProcess; workerConnection: Redis }) {
+async function runScanner(env: BenchEnvironment, scanner: Scanner, processes: { sim: ChildProcess; observer: ChildProcess; workerConnection: RedisClient }) {
   const { sim, observer, workerConnection } = processes;
   const workers = startScannerWorkers({ pool: env.db.pool, queues: env.queues, scanner, connection: workerConnection, prefix: env.prefix, logger: env.logger });
   await reconcileScanSchedulers(env.db.pool, env.queues);

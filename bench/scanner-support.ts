@@ -1,10 +1,9 @@
 // Shared set-up of the scanner benches (bench/scanner-*.ts): a database and a Redis prefix of their own, an
 // in-process X simulator, seeded accounts and tracks, the machine line. Everything it creates is removed.
 import { randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
 import { createDatabase, migrate, seedPlans, type Database } from '@hashwatch/db';
 import { createLogger, type Logger } from '@hashwatch/logger';
-import { createQueues, createRedisConnection, type Queues } from '@hashwatch/queues';
+import { createQueues, createRedisConnection, type Queues, type RedisClient } from '@hashwatch/queues';
 import { baseDatabaseUrl, databaseUrlFor, deletePrefixKeys } from '@hashwatch/testing';
 import { createXClient, type XClient } from '@hashwatch/x-api';
 import { createSimulator, serveSimulator, DEFAULT_APP_TOKEN, type RunningSimulator, type Simulator, type SimulatorOptions } from '@hashwatch/x-simulator';
@@ -23,7 +22,7 @@ export interface BenchEnvironment {
   databaseUrl: string;
   redisUrl: string;
   prefix: string;
-  producer: Redis;
+  producer: RedisClient;
   queues: Queues;
   sim: Simulator;
   simUrl: string;

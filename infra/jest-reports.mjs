@@ -36,13 +36,17 @@ function reportRow(ws, report) {
   return { row: { ws, ok: failed === 0, text: parts.join(', ') }, failed };
 }
 
-/** The rows and totals of the workspaces that have a `test` script, from the reports their jest wrote. */
-export function summarizeReports(testable) {
+/**
+ * The rows and totals of the workspaces that have a `test` script, from the reports their jest wrote (`report`,
+ * relative to each workspace); `label` tells a second run of the same workspaces apart in the rows.
+ */
+export function summarizeReports(testable, { report: reportPath = JEST_REPORT, label = '' } = {}) {
   const rows = [];
   let passed = 0;
   let failed = 0;
-  for (const ws of testable) {
-    const file = path.join(ws.dir, JEST_REPORT);
+  for (const workspace of testable) {
+    const ws = label ? { ...workspace, name: `${workspace.name} ${label}` } : workspace;
+    const file = path.join(ws.dir, reportPath);
     if (!existsSync(file)) {
       failed += 1;
       const text = countTests(ws) === 0

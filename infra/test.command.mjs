@@ -1,6 +1,7 @@
-// `npm test`: install, services, Chromium (for the browser tests), kubectl (for the manifest tests), Prisma client, then every workspace's tests through turbo and infra/'s
-// own tests, and one summary: a row per workspace the root package.json names (e2e included), one for
-// infra/, then `tests: N passed, M failed`. A workspace with sources but no `test` script counts as a
+// `npm test`: install, services, Chromium (for the browser tests), kubectl (for the manifest tests), Prisma client, then
+// every workspace's tests through turbo, the queue, X client and notifier tests and the e2e scenarios again on a private
+// Redis Cluster, and infra/'s own tests, and one summary: a row per workspace the root package.json names (e2e
+// included), one per cluster run, one for infra/, then `tests: N passed, M failed`. A workspace with sources but no `test` script counts as a
 // failure. Exits 1 when anything failed.
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
@@ -8,8 +9,10 @@ import { ensureChromium } from './chromium.mjs';
 import { ensureInstall } from './install.mjs';
 import { ensureKubectl } from './kubectl.mjs';
 import { JEST_REPORT, summarizeReports } from './jest-reports.mjs';
+import { localTools } from './local-tools.mjs';
 import { paint, say, warn } from './output.mjs';
 import { generatePrismaClient } from './prisma-client.mjs';
+import { startRedisCluster } from './redis-cluster.mjs';
 import { startServices } from './services.mjs';
 import { DATA_DIR, hasSources, ROOT, workspaces } from './workspaces.mjs';
 
@@ -36,6 +39,45 @@ async function runWorkspaceTests(supervisor, testable, { databaseUrl, redisUrl, 
     ],
     { env },
   );
+}
+
+// The workspaces whose tests run a second time on a Redis Cluster (REDIS_CLUSTER_NODES): the queues, the X client's
+// rate budget, the notifier's leases, pacing and workers, and the e2e scenarios with every app on the cluster. Left
+// out there: the browser journeys (what they add is the browser, not Redis) and the restart scenarios, which start
+// servers of their own (one of them a cluster whose master they kill).
+const CLUSTER_WORKSPACES = ['@hashwatch/queues', '@hashwatch/x-api', '@hashwatch/notifier', '@hashwatch/e2e'];
+const CLUSTER_SKIPPED_FILES = 'journey|service-restarts';
+const CLUSTER_REPORT = '.turbo/jest-report-cluster.json';
+const CLUSTER_LABEL = '(redis cluster)';
+
+/**
+ * Runs CLUSTER_WORKSPACES' tests against a private three-master Redis Cluster started from `redis-server` for
+ * this run and removed after it; resolves with their rows and totals, labelled CLUSTER_LABEL.
+ */
+async function runClusterTests(supervisor, testable, { databaseUrl, redisUrl, chromiumPath }) {
+  const selected = testable.filter((ws) => CLUSTER_WORKSPACES.includes(ws.name));
+  for (const ws of selected) rmSync(path.join(ws.dir, CLUSTER_REPORT), { force: true });
+  const redisServer = localTools.findRedisServer();
+  if (!redisServer) {
+    const row = { ws: { name: `Redis Cluster ${CLUSTER_LABEL}` }, ok: false, text: 'redis-server is not installed: the cluster tests need it' };
+    return { rows: [row], passed: 0, failed: 1, code: 1 };
+  }
+  const cluster = await startRedisCluster({ redisServer, log: say });
+  supervisor.onCleanup(() => cluster.stop());
+  say(`running the tests of ${selected.length} workspaces on the Redis Cluster`);
+  const env = { ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, REDIS_CLUSTER_NODES: cluster.nodes, CHROMIUM_PATH: chromiumPath, TURBO_TELEMETRY_DISABLED: '1' };
+  const code = await supervisor.runForeground(
+    'npx',
+    [
+      '--no-install', 'turbo', 'run', 'test',
+      ...selected.map((ws) => `--filter=${ws.name}`),
+      `--concurrency=${TEST_CONCURRENCY}`, '--continue', '--ui=stream',
+      '--', '--json', `--outputFile=${CLUSTER_REPORT}`, '--forceExit', `--testPathIgnorePatterns=${CLUSTER_SKIPPED_FILES}`,
+    ],
+    { env },
+  );
+  await cluster.stop();
+  return { ...summarizeReports(selected, { report: CLUSTER_REPORT, label: CLUSTER_LABEL }), code };
 }
 
 /** The dev script's own tests (infra/*.test.mjs, node:test), counted like a workspace; KUBECTL for k8s.test.mjs. */
@@ -80,13 +122,15 @@ export async function testCommand(supervisor) {
   const all = workspaces();
   const testable = all.filter((ws) => ws.scripts.test);
   const untestable = all.filter((ws) => !ws.scripts.test && hasSources(ws.dir));
-  const code = await runWorkspaceTests(supervisor, testable, { ...services, chromiumPath });
+  const workspaceCode = await runWorkspaceTests(supervisor, testable, { ...services, chromiumPath });
+  const cluster = await runClusterTests(supervisor, testable, { ...services, chromiumPath });
+  const code = workspaceCode || cluster.code;
   const infra = await runInfraTests(supervisor, kubectlPath);
 
   const { rows, passed: jestPassed, failed: testFailed } = summarizeReports(testable);
-  rows.push(infra.row);
-  const passed = jestPassed + infra.passed;
-  let failed = testFailed + infra.failed;
+  rows.push(...cluster.rows, infra.row);
+  const passed = jestPassed + cluster.passed + infra.passed;
+  let failed = testFailed + cluster.failed + infra.failed;
   for (const ws of untestable) {
     failed += 1;
     rows.push({ ws, ok: false, text: 'has sources but no `test` script' });

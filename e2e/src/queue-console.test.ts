@@ -2,6 +2,7 @@ import { UnrecoverableError } from 'bullmq';
 import type { Browser } from 'playwright-core';
 import { createLogger } from '@hashwatch/logger';
 import { createQueues, createRedisConnection, defineWorker, type DefinedWorker, type Queues } from '@hashwatch/queues';
+import { redisTargetFromEnv } from '@hashwatch/testing';
 import { launchChromium } from './harness/chromium';
 import { deliveryViolations, waitForDeliveries, type WatchedChannel } from './harness/delivery-check';
 import { Suite } from './harness/suite';
@@ -38,8 +39,10 @@ describe('the queue console in Chromium against the built apps', () => {
     const running = suite;
     channels = await watchTags(running, ['e2econsole'], [{ name: 'console', hashtags: [] }]);
 
-    const producer = createRedisConnection(running.redisUrl, { role: 'producer' });
-    const workerConnection = createRedisConnection(running.redisUrl, { role: 'worker' });
+    // The Redis the apps run on: the test run's cluster when REDIS_CLUSTER_NODES is set.
+    const target = redisTargetFromEnv({ REDIS_URL: running.redisUrl, REDIS_CLUSTER_NODES: running.redisClusterNodes });
+    const producer = createRedisConnection(target, { role: 'producer' });
+    const workerConnection = createRedisConnection(target, { role: 'worker' });
     connections.add(producer).add(workerConnection);
     queues = createQueues({ connection: producer, prefix: running.queuePrefix });
     const routing = queues.byName['alert-routing'];

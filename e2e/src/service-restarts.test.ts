@@ -4,6 +4,7 @@ import path from 'node:path';
 import { deliveryViolations, waitForDeliveries, type WatchedChannel } from './harness/delivery-check';
 import { PrivatePostgres } from './harness/private-postgres';
 import { PrivateRedis } from './harness/private-redis';
+import { PrivateRedisCluster } from './harness/private-redis-cluster';
 import { reportScenario } from './harness/scenario-report';
 import { Suite, type SuiteOptions } from './harness/suite';
 import { waitUntil } from './harness/wait-until';
@@ -17,6 +18,31 @@ interface Restartable {
   start(): Promise<void>;
   stop(): Promise<void>;
   suiteOptions(): SuiteOptions;
+  /** Ends what `stop` leaves running, after the scenario; default `stop`. */
+  teardown?(): Promise<void>;
+}
+
+/**
+ * A Redis Cluster of three masters, all apps on it (REDIS_CLUSTER_NODES): `stop` SIGKILLs the master holding the
+ * alert-routing queue's slot, `start` brings it back with its append-only file. While it is gone the cluster
+ * refuses every command (its slots are uncovered), so every app rides out a whole-cluster outage.
+ */
+function clusterMasterRestart(dir: string): Restartable {
+  const cluster = new PrivateRedisCluster(dir);
+  let killed: number | undefined;
+  return {
+    async start() {
+      if (killed === undefined) return cluster.start();
+      await cluster.restart(killed);
+      killed = undefined;
+    },
+    async stop() {
+      killed = cluster.masterOf('hw:{alert-routing}:alert-routing:wait');
+      await cluster.kill(killed);
+    },
+    suiteOptions: () => ({ redisClusterNodes: cluster.nodes }),
+    teardown: () => cluster.stop(),
+  };
 }
 
 const services: { name: string; scenario: string; make: (dir: string) => Restartable }[] = [
@@ -30,6 +56,11 @@ const services: { name: string; scenario: string; make: (dir: string) => Restart
     },
   },
   {
+    name: 'a Redis Cluster master (the alert-routing slot) killed',
+    scenario: 'redis-cluster-master-killed-5s-mid-burst',
+    make: clusterMasterRestart,
+  },
+  {
     // A fast shutdown: every client is disconnected and in-flight transactions roll back.
     name: 'PostgreSQL shut down',
     scenario: 'postgres-down-5s-mid-burst',
@@ -41,7 +72,7 @@ const services: { name: string; scenario: string; make: (dir: string) => Restart
 ];
 
 /**
- * (d) Redis, then PostgreSQL, goes away for 5 s in the middle of a burst of 120 alerts to two json channels, and
+ * (d) Redis, a master of a Redis Cluster, then PostgreSQL, goes away for 5 s in the middle of a burst of 120 alerts to two json channels, and
  * comes back with its data. Every post is stored once and every item reaches each matching channel under one
  * webhook-id; a send the outage interrupted may be repeated under the same id.
  */
@@ -55,7 +86,7 @@ describe.each(services)('$name for 5 s mid-burst', ({ scenario, make }) => {
     await Promise.allSettled(channels.map((channel) => channel.receiver.close()));
     // The server must answer for the suite to delete its keys or drop its database; then it goes with its files.
     await suite?.stop();
-    await service.stop();
+    await (service.teardown ? service.teardown() : service.stop());
     rmSync(dir, { recursive: true, force: true });
   });
 

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@hashwatch/queues';
 import type { Logger } from '@hashwatch/logger';
 import type { XClient } from '@hashwatch/x-api';
 import { refreshCountsBatch, type BatchOutcome } from './counts/refresh-counts';
@@ -48,7 +48,7 @@ export interface EngagementPollerDeps {
   pool: pg.Pool;
   x: XClient;
   /** Holds the shared sample budget, the discovery watermark and the reply cursors, under `keyPrefix`. */
-  redis: Redis;
+  redis: RedisClient;
   keyPrefix: string;
   logger: Logger;
   /** The clock of everything the poller decides (windows, cadences, budgets). Tests move it. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { configSchema, loadConfig } from '@hashwatch/config';
+import { configSchema, loadConfig, redisTargetOf } from '@hashwatch/config';
 import { createDatabase } from '@hashwatch/db';
 import { createShutdown, runMain, startHealthServer } from '@hashwatch/lifecycle';
 import { createLogger } from '@hashwatch/logger';
@@ -28,7 +28,7 @@ async function main(): Promise<void> {
 
   // Lookup batches and samples each hold one connection through their X call, plus discovery and relay.
   const db = createDatabase(config.DATABASE_URL, { max: 12, applicationName: 'hashwatch-engagement-poller' });
-  const redis = connectWorkerQueues(config.REDIS_URL, { app: 'engagement', prefix: config.QUEUE_PREFIX, logger });
+  const redis = connectWorkerQueues(redisTargetOf(config), { app: 'engagement', prefix: config.QUEUE_PREFIX, logger });
   const { queues } = redis;
   const x = createXClient({
     baseUrl: config.X_API_BASE_URL,

@@ -1,7 +1,6 @@
 import type pg from 'pg';
-import type { Redis } from 'ioredis';
 import type { Logger } from '@hashwatch/logger';
-import { defineWorker, tickLatenessMs, type DefinedWorker, type Queues } from '@hashwatch/queues';
+import { defineWorker, tickLatenessMs, type DefinedWorker, type Queues, type RedisClient } from '@hashwatch/queues';
 import type { EngagementPoller } from './engagement-poller';
 import { reconcileRefreshSchedulers } from './scheduling/refresh-schedulers';
 
@@ -10,7 +9,7 @@ export interface PollerWorkerOptions {
   queues: Queues;
   poller: EngagementPoller;
   /** A `worker` role connection (BullMQ blocks on it). */
-  connection: Redis;
+  connection: RedisClient;
   prefix: string;
   logger: Logger;
 }

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@hashwatch/queues';
 import type { Database } from '@hashwatch/db';
 import type { Logger } from '@hashwatch/logger';
 import type { Cipher } from '@hashwatch/secrets';
@@ -6,7 +6,7 @@ import type { Cipher } from '@hashwatch/secrets';
 /** Everything the gateway needs from outside, passed in by main.ts (or by a test). */
 export interface GatewayDeps {
   db: Database;
-  redis: Redis;
+  redis: RedisClient;
   logger: Logger;
   /** Seals and opens the secrets kept at rest: TOTP secrets, webhook signing secrets and bot tokens. */
   cipher: Cipher;

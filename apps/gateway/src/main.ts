@@ -1,7 +1,6 @@
 import { createServer } from 'node:http';
-import { Redis } from 'ioredis';
 import { createManualBilling, createStripeBilling } from '@hashwatch/billing';
-import { loadConfig } from '@hashwatch/config';
+import { loadConfig, redisTargetOf } from '@hashwatch/config';
 import { createSender } from '@hashwatch/channels';
 import { createDatabase, type Database } from '@hashwatch/db';
 import { createShutdown, runMain, type Shutdown } from '@hashwatch/lifecycle';
@@ -35,7 +34,7 @@ function billingFrom(config: GatewayConfig, db: Database): Pick<SelfServiceOptio
 function queueConsoleFrom(config: GatewayConfig, logger: Logger, shutdown: Shutdown): GatewayDeps['queueConsole'] {
   if (config.ADMIN_USER === undefined || config.ADMIN_PASSWORD === undefined) return undefined;
   if (config.ADMIN_PASSWORD.length < 12) logger.warn('ADMIN_PASSWORD is shorter than 12 characters: the queue console can retry and remove jobs');
-  const connection = createRedisConnection(config.REDIS_URL, { role: 'producer', connectionName: 'hashwatch-gateway-console', logger });
+  const connection = createRedisConnection(redisTargetOf(config), { role: 'producer', connectionName: 'hashwatch-gateway-console', logger });
   const queues = createQueues({ connection, prefix: config.QUEUE_PREFIX, logger });
   shutdown.onShutdown('queue console', async () => {
     await queues.close();
@@ -63,8 +62,8 @@ async function main(): Promise<void> {
   // Rate limits must not queue commands while Redis is away: the insurance limiter answers instead.
   // Auto-pipelining: under load, the rate-limit scripts of concurrent requests share one socket write
   // and one read instead of a round trip each (bench/posts-feed.ts).
-  const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false, enableAutoPipelining: true });
-  redis.on('error', (error: Error) => logger.warn('redis connection error', { error: error.message }));
+  // A producer connection (fails fast), on one server or a cluster (REDIS_CLUSTER_NODES).
+  const redis = createRedisConnection(redisTargetOf(config), { role: 'producer', connectionName: 'hashwatch-gateway', logger, autoPipelining: true });
   shutdown.onShutdown('redis', () => redis.disconnect());
   // Test alerts go out through the same SSRF-guarded sender the notifier uses.
   const sender = createSender({ allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS, timeoutMs: 10_000 });

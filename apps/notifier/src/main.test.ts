@@ -17,7 +17,7 @@ describe('notifier process', () => {
   const start = (keys: Record<string, string>) =>
     processes.start({
       inherit: true,
-      env: { DATABASE_URL: env.database.url, REDIS_URL: env.redisUrl, QUEUE_PREFIX: env.queuePrefix, HEALTH_PORT: '0', LOG_LEVEL: 'info', ...keys },
+      env: { DATABASE_URL: env.database.url, ...env.redisEnv, QUEUE_PREFIX: env.queuePrefix, HEALTH_PORT: '0', LOG_LEVEL: 'info', ...keys },
     });
 
   it('exits 1 with one line naming SECRETS_KEY when its key cannot open the stored secrets', async () => {

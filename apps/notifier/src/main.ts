@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { createSender } from '@hashwatch/channels';
-import { configSchema, loadConfig, requiredSecretsKey } from '@hashwatch/config';
+import { configSchema, loadConfig, redisTargetOf, requiredSecretsKey } from '@hashwatch/config';
 import { createDatabase } from '@hashwatch/db';
 import { createShutdown, runMain, startHealthServer } from '@hashwatch/lifecycle';
 import { createLogger } from '@hashwatch/logger';
@@ -29,7 +29,7 @@ async function main(): Promise<void> {
   const shutdown = createShutdown({ logger });
   shutdown.listen();
   shutdown.onShutdown('database', () => db.close());
-  const redis = connectWorkerQueues(config.REDIS_URL, { app: 'notifier', prefix: config.QUEUE_PREFIX, logger });
+  const redis = connectWorkerQueues(redisTargetOf(config), { app: 'notifier', prefix: config.QUEUE_PREFIX, logger });
   shutdown.onShutdown('redis', () => redis.close());
   const sender = createSender({ allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS, timeoutMs: config.NOTIFIER_SEND_TIMEOUT_MS });
   shutdown.onShutdown('sender', () => sender.close());

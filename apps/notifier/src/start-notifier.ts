@@ -1,9 +1,8 @@
 import type pg from 'pg';
-import type { Redis } from 'ioredis';
 import type { Sender } from '@hashwatch/channels';
 import type { Logger } from '@hashwatch/logger';
 import { relayOutboxUntilEmpty } from '@hashwatch/outbox';
-import { cadenceSchedulerId, defineWorker, upsertScheduler, type Queues } from '@hashwatch/queues';
+import { cadenceSchedulerId, defineWorker, duplicateConnection, untilReady, upsertScheduler, type Queues, type RedisClient } from '@hashwatch/queues';
 import type { Cipher } from '@hashwatch/secrets';
 import { startDeliverySweeper } from './delivery/delivery-sweeper';
 import { createDeliveredWriter } from './delivery/delivery-store';
@@ -17,9 +16,9 @@ import { createRouteBatcher } from './routing/route-alert.job';
 export interface NotifierDeps {
   pool: pg.Pool;
   /** For BullMQ workers: `createRedisConnection(url, { role: 'worker' })`. */
-  workerConnection: Redis;
+  workerConnection: RedisClient;
   /** For leases, pace buckets and the sweeper lock: fails fast while Redis is away. */
-  redis: Redis;
+  redis: RedisClient;
   /** Producer queues (drain wakes, the relay's enqueues). */
   queues: Queues;
   cipher: Cipher;
@@ -49,9 +48,9 @@ export async function startNotifier(deps: NotifierDeps): Promise<RunningNotifier
   const { pool, queues, logger } = deps;
   // Leases, wake flags and pace reservations of many drains at once: one connection that sends the commands
   // issued in the same tick together (auto-pipelining), beside the one the queues use. Fails fast like it.
-  const redis = deps.redis.duplicate({ enableAutoPipelining: true, connectionName: 'hashwatch-notifier-drains' });
+  const redis = duplicateConnection(deps.redis, { autoPipelining: true, connectionName: 'hashwatch-notifier-drains' });
   redis.on('error', (error: Error) => logger.warn('redis connection error', { role: 'drains', error }));
-  if (redis.status !== 'ready') await new Promise<void>((resolve) => redis.once('ready', () => resolve()));
+  await untilReady(redis);
   const { drains, drainDeps, deliveredWriter } = createDrains(deps, redis, options, metrics);
   const workers = startWorkers(deps, drainDeps, options);
   // The scanner relays right after its commit; this tick is the backstop for a crash in between.
@@ -77,7 +76,7 @@ export async function startNotifier(deps: NotifierDeps): Promise<RunningNotifier
 }
 
 /** The drain scheduler (jobs, and inline drains right after routing) and what every drain run shares. */
-function createDrains(deps: NotifierDeps, redis: Redis, options: NotifierOptions, metrics: NotifierMetrics) {
+function createDrains(deps: NotifierDeps, redis: RedisClient, options: NotifierOptions, metrics: NotifierMetrics) {
   const { pool, queues, logger } = deps;
   const drainLog = logger.child({ queue: 'alert-deliveries', job: 'drain-channel', inline: true });
   const drains: DrainScheduler = createDrainScheduler(queues, redis, {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { configSchema, loadConfig } from '@hashwatch/config';
+import { configSchema, loadConfig, redisTargetOf } from '@hashwatch/config';
 import { createDatabase } from '@hashwatch/db';
 import { createShutdown, runMain, startHealthServer } from '@hashwatch/lifecycle';
 import { createLogger } from '@hashwatch/logger';
@@ -25,7 +25,7 @@ async function main(): Promise<void> {
   shutdown.listen();
 
   const db = createDatabase(config.DATABASE_URL, { max: 20, applicationName: 'hashwatch-scanner' });
-  const redis = connectWorkerQueues(config.REDIS_URL, { app: 'scanner', prefix: config.QUEUE_PREFIX, logger });
+  const redis = connectWorkerQueues(redisTargetOf(config), { app: 'scanner', prefix: config.QUEUE_PREFIX, logger });
   const { queues } = redis;
   const x = createXClient({
     baseUrl: config.X_API_BASE_URL,

@@ -1,7 +1,6 @@
-import type { Redis } from 'ioredis';
 import { relayOutbox } from '@hashwatch/outbox';
 import { resyncLimits, updatePlan } from '@hashwatch/plans';
-import { cadenceSchedulerId, createRedisConnection, listSchedulers, upsertScheduler, type DefinedWorker, type QueueName } from '@hashwatch/queues';
+import { cadenceSchedulerId, createRedisConnection, listSchedulers, upsertScheduler, type DefinedWorker, type QueueName, type RedisClient } from '@hashwatch/queues';
 import { waitFor } from '@hashwatch/testing';
 import { reconcileScanSchedulers } from './scan-schedulers';
 import { startScannerWorkers } from './scanner-workers';
@@ -48,7 +47,7 @@ describe('reconcileScanSchedulers', () => {
 
 describe('a faster scan cadence, with real workers and BullMQ schedulers', () => {
   const fx = useScannerFixture();
-  const connections: Redis[] = [];
+  const connections: RedisClient[] = [];
   const workers: DefinedWorker<QueueName>[] = [];
   const NEW_SECONDS = 2;
   const SLACK_MS = 400;

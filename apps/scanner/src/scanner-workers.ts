@@ -1,8 +1,7 @@
 import type pg from 'pg';
-import type { Redis } from 'ioredis';
 import type { Logger } from '@hashwatch/logger';
 import { relayOutboxUntilEmpty } from '@hashwatch/outbox';
-import { defineWorker, tickLatenessMs, type DefinedWorker, type Queues } from '@hashwatch/queues';
+import { defineWorker, tickLatenessMs, type DefinedWorker, type Queues, type RedisClient } from '@hashwatch/queues';
 import { reconcileScanSchedulers } from './scan-schedulers';
 import type { Scanner } from './scanner';
 
@@ -11,7 +10,7 @@ export interface ScannerWorkerOptions {
   queues: Queues;
   scanner: Scanner;
   /** A `worker` role connection (BullMQ blocks on it). */
-  connection: Redis;
+  connection: RedisClient;
   prefix: string;
   logger: Logger;
   /** Ticks one replica runs at once. Default 2: a slow tick does not hold up the next cadence's. */

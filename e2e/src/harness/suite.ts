@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import pg from 'pg';
 import { z } from 'zod';
 import { createQueuePrefix, deletePrefixKeys } from '@hashwatch/testing';
@@ -16,6 +16,8 @@ import { XSimClient } from './x-sim-client';
 // The servers `npm test` made sure answer: DATABASE_URL's server and REDIS_URL, else the defaults.
 const SHARED_POSTGRES = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const SHARED_REDIS = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+// Set when `npm test` runs the scenarios on its Redis Cluster: then every app runs on it, as REDIS_URL is ignored.
+const SHARED_CLUSTER = process.env.REDIS_CLUSTER_NODES || undefined;
 const APP_TOKEN = 'e2e-app-token';
 const USER_TOKEN = 'e2e-user-token';
 
@@ -26,6 +28,11 @@ export interface SuiteOptions {
   postgresServerUrl?: string;
   /** Default REDIS_URL; every key is under this run's own QUEUE_PREFIX. */
   redisUrl?: string;
+  /**
+   * REDIS_CLUSTER_NODES (`host:port,…`): every app runs on that Redis Cluster instead (REDIS_URL is ignored).
+   * Default the REDIS_CLUSTER_NODES of the test run, unless `redisUrl` names a server of the scenario's own.
+   */
+  redisClusterNodes?: string;
   /** Replicas started at once; default one of each. */
   replicas?: Partial<Record<WorkerName, number>>;
   /** x-sim's rate-limit window (X_SIM_RATE_WINDOW_SECONDS); default 900 as X's. */
@@ -70,6 +77,7 @@ export class Suite {
     readonly logDir: string,
     readonly queuePrefix: string,
     readonly redisUrl: string,
+    readonly redisClusterNodes: string | undefined,
     private readonly baseEnv: Record<string, string>,
   ) {}
 
@@ -77,8 +85,10 @@ export class Suite {
     const logDir = mkdtempSync(path.join(os.tmpdir(), 'hw-e2e-'));
     const redisUrl = options.redisUrl ?? SHARED_REDIS;
     const queuePrefix = createQueuePrefix();
-    const suite = new Suite(logDir, queuePrefix, redisUrl, {
+    const clusterNodes = options.redisClusterNodes ?? (options.redisUrl === undefined ? SHARED_CLUSTER : undefined);
+    const suite = new Suite(logDir, queuePrefix, redisUrl, clusterNodes, {
       REDIS_URL: redisUrl,
+      ...(clusterNodes ? { REDIS_CLUSTER_NODES: clusterNodes } : {}),
       QUEUE_PREFIX: queuePrefix,
       SECRETS_KEY: randomBytes(32).toString('base64'),
       X_BEARER_TOKEN: APP_TOKEN,
@@ -180,7 +190,12 @@ export class Suite {
   async stop(): Promise<void> {
     await Promise.allSettled(this.apps.map((handle) => handle.stop(10_000)));
     if (this.pool) await this.pool.end().catch(() => undefined);
-    const redis = new Redis(this.redisUrl, { maxRetriesPerRequest: 1, lazyConnect: true });
+    const redis = this.redisClusterNodes
+      ? new Cluster(this.redisClusterNodes.split(',').map((node) => ({ host: node.split(':')[0], port: Number(node.split(':')[1]) })), {
+          lazyConnect: true,
+          redisOptions: { maxRetriesPerRequest: 1 },
+        })
+      : new Redis(this.redisUrl, { maxRetriesPerRequest: 1, lazyConnect: true });
     redis.on('error', () => undefined);
     try {
       await redis.connect();

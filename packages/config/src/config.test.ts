@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { ConfigError, configSchema, loadConfig, requiredSecretsKey } from './config';
+import { ConfigError, configSchema, loadConfig, redisTargetOf, requiredSecretsKey } from './config';
 
 describe('loadConfig', () => {
   it('applies the documented defaults (README.md, Configuration) when the environment is empty', () => {
@@ -50,6 +50,22 @@ describe('loadConfig', () => {
     expect(message).toContain('PORT');
     expect(message).toContain('SECRETS_KEY');
     expect(message).toContain('REDIS_URL');
+  });
+
+  it('reads REDIS_CLUSTER_NODES as host:port pairs, which win over REDIS_URL', () => {
+    const config = loadConfig(configSchema, { REDIS_URL: 'redis://10.0.0.9:6379', REDIS_CLUSTER_NODES: '10.0.0.1:7000, redis-b.internal:7001' });
+    expect(config.REDIS_CLUSTER_NODES).toEqual([
+      { host: '10.0.0.1', port: 7000 },
+      { host: 'redis-b.internal', port: 7001 },
+    ]);
+    expect(redisTargetOf(config)).toEqual({ clusterNodes: config.REDIS_CLUSTER_NODES });
+    expect(redisTargetOf(loadConfig(configSchema, { REDIS_URL: 'redis://10.0.0.9:6379' }))).toBe('redis://10.0.0.9:6379');
+  });
+
+  it('names REDIS_CLUSTER_NODES when an entry is not host:port', () => {
+    for (const bad of ['10.0.0.1', '10.0.0.1:7000,', 'redis://10.0.0.1:7000', '10.0.0.1:99999']) {
+      expect(() => loadConfig(configSchema, { REDIS_CLUSTER_NODES: bad })).toThrow(/^invalid environment: REDIS_CLUSTER_NODES /);
+    }
   });
 
   it('rejects a queue prefix with characters that would break Redis key patterns', () => {

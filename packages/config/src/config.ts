@@ -22,10 +22,44 @@ export const requiredSecretsKey = z
   .string({ error: 'is required: 32 random bytes, base64 (it seals bot tokens, signing secrets and TOTP secrets)' })
   .pipe(secretsKey);
 
+/** One node of a Redis Cluster, as ioredis's `Cluster` takes it. */
+export interface RedisClusterNode {
+  host: string;
+  port: number;
+}
+
+const clusterNode = z
+  .string()
+  .trim()
+  .regex(/^[A-Za-z0-9.-]+:\d{1,5}$/, 'must be a comma-separated list of host:port (e.g. 10.0.0.1:6379,10.0.0.2:6379)')
+  .transform((entry): RedisClusterNode => {
+    const at = entry.lastIndexOf(':');
+    return { host: entry.slice(0, at), port: Number(entry.slice(at + 1)) };
+  })
+  .refine((node) => node.port >= 1 && node.port <= 65535, 'has a port outside 1-65535');
+
+/**
+ * `REDIS_CLUSTER_NODES`: `host:port,host:port,…`, some masters of a Redis Cluster (ioredis finds the rest).
+ * When it is set the suite runs on that cluster and `REDIS_URL` is ignored.
+ */
+export const redisClusterNodes = z
+  .string()
+  .transform((list) => list.split(','))
+  .pipe(z.array(clusterNode).min(1, 'must name at least one host:port'));
+
+/** Where the suite's Redis is: one server (`REDIS_URL`) or a cluster (`REDIS_CLUSTER_NODES`, which wins). */
+export type RedisTarget = string | { readonly clusterNodes: readonly RedisClusterNode[] };
+
+/** The Redis a config points at: the cluster when `REDIS_CLUSTER_NODES` is set, else `REDIS_URL`. */
+export function redisTargetOf(config: { REDIS_URL: string; REDIS_CLUSTER_NODES?: readonly RedisClusterNode[] | undefined }): RedisTarget {
+  return config.REDIS_CLUSTER_NODES ? { clusterNodes: config.REDIS_CLUSTER_NODES } : config.REDIS_URL;
+}
+
 /** Every environment variable the suite shares (README.md, Configuration), parsed once at boot. Apps extend it with their own. */
 export const configSchema = z.object({
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).default('postgresql://postgres@127.0.0.1:5432/hashwatch'),
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).default('redis://127.0.0.1:6379'),
+  REDIS_CLUSTER_NODES: redisClusterNodes.optional(),
   QUEUE_PREFIX: z
     .string()
     .regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be 1-64 letters, digits, dots, dashes or underscores')

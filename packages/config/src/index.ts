@@ -1,2 +1,2 @@
-export { loadConfig, configSchema, ConfigError, envFlag, envPort, requiredSecretsKey } from './config';
-export type { AppConfigSchema, Config } from './config';
+export { loadConfig, configSchema, ConfigError, envFlag, envPort, requiredSecretsKey, redisClusterNodes, redisTargetOf } from './config';
+export type { AppConfigSchema, Config, RedisClusterNode, RedisTarget } from './config';

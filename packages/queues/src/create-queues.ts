@@ -1,6 +1,7 @@
 import { Queue, type DefaultJobOptions } from 'bullmq';
-import type { Redis } from 'ioredis';
 import type { Logger } from '@hashwatch/logger';
+import { queueKeyPrefix } from './queue-keys';
+import type { RedisClient } from './redis-connection';
 import { queueNames, type JobName, type QueueJobData, type QueueName } from './queue-catalog';
 
 /** A BullMQ Queue typed from the catalog: its data is any payload of the queue, its names the queue's jobs. */
@@ -27,12 +28,12 @@ export const defaultJobOptions = {
 
 /**
  * One BullMQ Queue per catalog queue, all sharing `connection` (use a `producer` connection) and all
- * under `prefix`, so suites with different prefixes on one Redis never see each other's jobs.
+ * under `prefix` (each in its own hash slot: queue-keys.ts), so suites with different prefixes on one Redis never see each other's jobs.
  */
-export function createQueues(options: { connection: Redis; prefix: string; logger?: Logger }): Queues {
+export function createQueues(options: { connection: RedisClient; prefix: string; logger?: Logger }): Queues {
   const { connection, prefix, logger } = options;
   const make = <Q extends QueueName>(name: Q): CatalogQueue<Q> => {
-    const queue = new Queue<QueueJobData<Q>, unknown, JobName<Q>>(name, { connection, prefix, defaultJobOptions });
+    const queue = new Queue<QueueJobData<Q>, unknown, JobName<Q>>(name, { connection, prefix: queueKeyPrefix(prefix, name), defaultJobOptions });
     // A Queue with no 'error' listener writes each Redis error to the console itself.
     queue.on('error', (error) => logger?.warn('queue error', { queue: name, error }));
     return queue;

@@ -2,7 +2,7 @@ import { UnrecoverableError } from 'bullmq';
 import { enqueue } from './enqueue';
 import { createRedisConnection } from './redis-connection';
 import { defineWorker, STALL_DETECTION } from './define-worker';
-import { redisUrl, untilReady, useQueueFixture, waitForState } from './test-support/use-queue-fixture';
+import { redisTarget, untilReady, useQueueFixture, waitForState } from './test-support/use-queue-fixture';
 
 describe('defineWorker', () => {
   const fixture = useQueueFixture();
@@ -97,7 +97,7 @@ describe('defineWorker', () => {
   });
 
   it('refuses a producer connection, whose blocking reads could give up during a reconnect', async () => {
-    const producer = createRedisConnection(redisUrl, { role: 'producer' });
+    const producer = createRedisConnection(redisTarget, { role: 'producer' });
     await untilReady(producer);
     try {
       expect(() =>
@@ -113,7 +113,7 @@ describe('defineWorker', () => {
     const starts: string[] = [];
     // A dying replica: its handler never ends, then it is closed by force, so its lock is never renewed or freed.
     const dying = async (label: string) => {
-      const connection = createRedisConnection(redisUrl, { role: 'worker' });
+      const connection = createRedisConnection(redisTarget, { role: 'worker' });
       const worker = defineWorker(
         'outbox-relay',
         {

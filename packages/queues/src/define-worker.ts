@@ -1,7 +1,8 @@
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
-import type { Redis } from 'ioredis';
 import type { Logger } from '@hashwatch/logger';
 import { JobPayloadError, parseJobPayload, UnknownJobError } from './job-payload';
+import { queueKeyPrefix } from './queue-keys';
+import { connectionOptionsOf, type RedisClient } from './redis-connection';
 import type { JobName, ParsedJobPayload, QueueJobData, QueueName } from './queue-catalog';
 
 /** One handler per job of the queue; the compiler requires them all. */
@@ -15,7 +16,8 @@ export type JobHandlers<Q extends QueueName> = {
 
 export interface DefineWorkerOptions {
   /** Use a `worker` connection (maxRetriesPerRequest: null); BullMQ duplicates it for blocking reads. */
-  connection: Redis;
+  connection: RedisClient;
+  /** QUEUE_PREFIX; the queue's keys are laid out as queue-keys.ts says. */
   prefix: string;
   concurrency: number;
   logger: Logger;
@@ -54,7 +56,7 @@ export function defineWorker<Q extends QueueName>(
 ): DefinedWorker<Q> {
   const { logger } = options;
   // BullMQ refuses this too, but only after opening a blocking connection it then never closes.
-  if (options.connection.options.maxRetriesPerRequest !== null) {
+  if (connectionOptionsOf(options.connection).maxRetriesPerRequest !== null) {
     throw new TypeError('defineWorker needs a worker connection (maxRetriesPerRequest: null): createRedisConnection(url, { role: "worker" })');
   }
   // parseJobPayload checks each name against its payload type before dispatch, so a plain map is enough here.
@@ -94,7 +96,7 @@ export function defineWorker<Q extends QueueName>(
 
   const worker = new Worker(queueName, processor, {
     connection: options.connection,
-    prefix: options.prefix,
+    prefix: queueKeyPrefix(options.prefix, queueName),
     concurrency: options.concurrency,
     ...STALL_DETECTION,
   });

@@ -3,7 +3,7 @@ import { createQueues } from './create-queues';
 import { enqueue, enqueueBulk } from './enqueue';
 import { JobIdError, jobId } from './job-id';
 import { JobPayloadError } from './job-payload';
-import { redisUrl, useQueueFixture, waitForState } from './test-support/use-queue-fixture';
+import { redisTarget, useQueueFixture, waitForState } from './test-support/use-queue-fixture';
 import { createRedisConnection } from './redis-connection';
 
 /** A routing job's id as tests name them: route-<feed item id>. */
@@ -81,7 +81,7 @@ describe('enqueue', () => {
 
   it('keeps jobs of two prefixes on one Redis apart', async () => {
     const otherPrefix = createQueuePrefix();
-    const otherConnection = createRedisConnection(redisUrl, { role: 'producer' });
+    const otherConnection = createRedisConnection(redisTarget, { role: 'producer' });
     const other = createQueues({ connection: otherConnection, prefix: otherPrefix });
     try {
       await enqueue(other, 'alert-deliveries', 'deliver-alert', { deliveryId: 'dlv_other' }, { jobId: 'deliver-dlv_other' });

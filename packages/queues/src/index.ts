@@ -1,7 +1,8 @@
 export { queueCatalog, queueNames, isQueueName, findJobDefinition, ROUTE_ALERTS_MAX_ITEMS } from './queue-catalog';
 export type { QueueName, JobName, JobPayload, ParsedJobPayload, QueueJobData, JobDefinition } from './queue-catalog';
-export { createRedisConnection } from './redis-connection';
-export type { RedisRole, RedisConnectionOptions } from './redis-connection';
+export { createRedisConnection, connectionOptionsOf, duplicateConnection, untilReady } from './redis-connection';
+export type { RedisRole, RedisConnectionOptions, RedisClient, RedisTarget } from './redis-connection';
+export { queueKeyPrefix, queueKey } from './queue-keys';
 export { createQueues, defaultJobOptions } from './create-queues';
 export type { Queues, CatalogQueue } from './create-queues';
 export { enqueue, enqueueBulk, retryOptions } from './enqueue';
@@ -15,6 +16,7 @@ export { jobId, assertJobId, routeAlertsJobId, cadenceSchedulerId, JobIdError } 
 export { routeAlertsJobs, routeAlertItems } from './route-alert-batches';
 export type { RouteAlertItem, RouteAlertsJob } from './route-alert-batches';
 export { connectWorkerQueues } from './worker-connections';
+export { moveLegacyJobs } from './legacy-jobs';
 export type { WorkerConnections } from './worker-connections';
 export { reconcileCadenceSchedulers } from './cadence-schedulers';
 export type { CadenceJob, SchedulerChanges } from './cadence-schedulers';

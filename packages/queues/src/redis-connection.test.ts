@@ -1,15 +1,16 @@
 import { createQueues } from './create-queues';
 import { enqueue } from './enqueue';
-import { createRedisConnection } from './redis-connection';
+import { Cluster } from 'ioredis';
+import { connectionOptionsOf, createRedisConnection } from './redis-connection';
 import { captureLogger } from '@hashwatch/testing';
-import { redisUrl, untilReady } from './test-support/use-queue-fixture';
+import { redisTarget, untilReady } from './test-support/use-queue-fixture';
 import { createQueuePrefix, deletePrefixKeys } from '@hashwatch/testing';
 
 describe('createRedisConnection', () => {
   it('lets worker connections wait through reconnects (maxRetriesPerRequest null)', async () => {
-    const redis = createRedisConnection(redisUrl, { role: 'worker' });
+    const redis = createRedisConnection(redisTarget, { role: 'worker' });
     try {
-      expect(redis.options.maxRetriesPerRequest).toBeNull();
+      expect(connectionOptionsOf(redis).maxRetriesPerRequest).toBeNull();
       expect(await redis.ping()).toBe('PONG');
     } finally {
       await redis.quit();
@@ -31,9 +32,27 @@ describe('createRedisConnection', () => {
     }
   });
 
+  it('gives a cluster client the same per-role options: workers wait, producers fail at once', async () => {
+    // Port 1 never answers: the cluster cannot load its slot map, as while every master is away.
+    const nodes = { clusterNodes: [{ host: '127.0.0.1', port: 1 }] };
+    const worker = createRedisConnection(nodes, { role: 'worker' });
+    const producer = createRedisConnection(nodes, { role: 'producer' });
+    try {
+      expect(worker).toBeInstanceOf(Cluster);
+      expect(connectionOptionsOf(worker).maxRetriesPerRequest).toBeNull();
+      expect(connectionOptionsOf(producer).maxRetriesPerRequest).toBe(1);
+      const started = Date.now();
+      await expect(producer.ping()).rejects.toThrow();
+      expect(Date.now() - started).toBeLessThan(1_000);
+    } finally {
+      worker.disconnect();
+      producer.disconnect();
+    }
+  });
+
   it('makes enqueue fail fast while a producer connection is reconnecting, then succeed once it is back', async () => {
     const prefix = createQueuePrefix();
-    const redis = createRedisConnection(redisUrl, { role: 'producer' });
+    const redis = createRedisConnection(redisTarget, { role: 'producer' });
     const queues = createQueues({ connection: redis, prefix });
     try {
       await enqueue(queues, 'outbox-relay', 'relay-outbox', {}, { jobId: 'relay-before' });

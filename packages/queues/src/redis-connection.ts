@@ -1,5 +1,11 @@
-import { Redis, type RedisOptions } from 'ioredis';
+import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
 import type { Logger } from '@hashwatch/logger';
+
+/** A connection to the suite's Redis: one server, or a Redis Cluster (`REDIS_CLUSTER_NODES`). */
+export type RedisClient = Redis | Cluster;
+
+/** Where Redis is: a `redis://` URL, or some nodes of a cluster (ioredis discovers the others). */
+export type RedisTarget = string | { readonly clusterNodes: readonly { host: string; port: number }[] };
 
 /**
  * `worker`: for BullMQ Workers (and anything that may block): commands wait through reconnects.
@@ -14,6 +20,8 @@ export interface RedisConnectionOptions {
   connectionName?: string;
   /** Receives connection errors; without it they are swallowed here (ioredis retries on its own). */
   logger?: Logger;
+  /** Concurrent commands share one write and one read (ioredis auto-pipelining), for a busy request path. */
+  autoPipelining?: boolean;
 }
 
 // BullMQ's production guide: reconnect forever, between 1 s and 20 s apart.
@@ -21,21 +29,64 @@ function retryStrategy(times: number): number {
   return Math.max(Math.min(Math.exp(times), 20_000), 1_000);
 }
 
-/** An ioredis connection set up as BullMQ's production guide asks for the given role. */
-export function createRedisConnection(url: string, options: RedisConnectionOptions): Redis {
-  const roleOptions: RedisOptions =
-    options.role === 'worker'
-      ? // BullMQ refuses a worker connection whose blocking commands could give up during a reconnect.
-        { maxRetriesPerRequest: null }
-      : { enableOfflineQueue: false, maxRetriesPerRequest: 1 };
-  const redis = new Redis(url, {
-    ...roleOptions,
-    connectionName: options.connectionName ?? `hashwatch-${options.role}`,
-    retryStrategy,
-  });
+function roleOptions(role: RedisRole): RedisOptions {
+  return role === 'worker'
+    ? // BullMQ refuses a worker connection whose blocking commands could give up during a reconnect.
+      { maxRetriesPerRequest: null }
+    : { enableOfflineQueue: false, maxRetriesPerRequest: 1 };
+}
+
+/**
+ * A cluster client with the role's options. A Cluster keeps its own offline queue (the producer's fails fast)
+ * and passes `redisOptions` to each node's connection, which is where BullMQ looks for `maxRetriesPerRequest`.
+ * While a master restarts its slots answer CLUSTERDOWN or refuse connections: the client retries those every
+ * 300 ms and reloads the slot map, so a worker carries on once the master is back.
+ */
+function createCluster(nodes: readonly { host: string; port: number }[], connection: RedisConnectionOptions, connectionName: string): Cluster {
+  const { enableOfflineQueue, ...perNode } = roleOptions(connection.role);
+  const options: ClusterOptions = {
+    redisOptions: { ...perNode, connectionName },
+    clusterRetryStrategy: retryStrategy,
+    retryDelayOnClusterDown: 300,
+    retryDelayOnFailover: 300,
+    retryDelayOnTryAgain: 300,
+    slotsRefreshTimeout: 2_000,
+    enableAutoPipelining: connection.autoPipelining ?? false,
+    ...(enableOfflineQueue === undefined ? {} : { enableOfflineQueue }),
+  };
+  return new Cluster(nodes.map((node) => ({ ...node })), options);
+}
+
+/** An ioredis connection (or cluster client) set up as BullMQ's production guide asks for the given role. */
+export function createRedisConnection(target: RedisTarget, options: RedisConnectionOptions): RedisClient {
+  const connectionName = options.connectionName ?? `hashwatch-${options.role}`;
+  const redis =
+    typeof target === 'string'
+      ? new Redis(target, { ...roleOptions(options.role), connectionName, retryStrategy, enableAutoPipelining: options.autoPipelining ?? false })
+      : createCluster(target.clusterNodes, options, connectionName);
   // Without a listener ioredis prints every reconnect error to the console itself.
   redis.on('error', (error: Error) => {
     options.logger?.warn('redis connection error', { role: options.role, error });
   });
   return redis;
+}
+
+/** The options a connection's commands run with: a cluster's per-node options, or the server connection's own. */
+export function connectionOptionsOf(redis: RedisClient): RedisOptions {
+  return redis instanceof Cluster ? (redis.options.redisOptions ?? {}) : redis.options;
+}
+
+/** Resolves once the connection takes commands (a producer refuses them before its first connect). */
+export async function untilReady(redis: RedisClient): Promise<void> {
+  if (redis.status === 'ready') return;
+  await new Promise<void>((resolve) => redis.once('ready', () => resolve()));
+}
+
+/** A second connection like `redis` (same server or cluster, same role), under its own name. */
+export function duplicateConnection(redis: RedisClient, options: { connectionName: string; autoPipelining?: boolean }): RedisClient {
+  const enableAutoPipelining = options.autoPipelining ?? false;
+  if (redis instanceof Cluster) {
+    return redis.duplicate([], { enableAutoPipelining, redisOptions: { ...redis.options.redisOptions, connectionName: options.connectionName } });
+  }
+  return redis.duplicate({ enableAutoPipelining, connectionName: options.connectionName });
 }

@@ -8,3 +8,6 @@ export { waitFor } from './wait-for';
 export { captureLogger } from './capture-logger';
 export { useMainProcesses } from './main-process';
 export type { MainProcess, StartOptions } from './main-process';
+export { redisTargetFromEnv, redisEnvOf, openTestRedis } from './redis-target';
+export type { TestRedisTarget } from './redis-target';
+export { keySlot } from './key-slot';

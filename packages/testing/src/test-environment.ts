@@ -1,11 +1,18 @@
-import { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import { createTestDatabase, type TestDatabase } from './test-database';
 import { createQueuePrefix, deletePrefixKeys } from './queue-prefix';
+import { openTestRedis, redisEnvOf, redisTargetFromEnv, type TestRedisTarget } from './redis-target';
 
 export interface TestEnvironment {
   readonly database: TestDatabase;
-  readonly redis: Redis;
+  /** A client for set-up and checks; a Cluster when the tests run on one (`REDIS_CLUSTER_NODES`). */
+  readonly redis: Redis | Cluster;
+  /** `REDIS_URL`; on a cluster run, what tests that need one server (a private Redis they kill) start from. */
   readonly redisUrl: string;
+  /** Where the apps under test connect: `REDIS_CLUSTER_NODES` when set, else `REDIS_URL`. */
+  readonly redisTarget: TestRedisTarget;
+  /** The variables that point a child process at the same Redis. */
+  readonly redisEnv: { REDIS_URL: string } | { REDIS_CLUSTER_NODES: string };
   readonly queuePrefix: string;
 }
 
@@ -15,13 +22,14 @@ export interface TestEnvironment {
  */
 export function useTestEnvironment(): TestEnvironment {
   let database: TestDatabase | undefined;
-  let redis: Redis | undefined;
+  let redis: Redis | Cluster | undefined;
   const queuePrefix = createQueuePrefix();
   const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+  const redisTarget = redisTargetFromEnv();
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    redis = new Redis(redisUrl, { maxRetriesPerRequest: 3 });
+    redis = openTestRedis(redisTarget);
   });
 
   afterAll(async () => {
@@ -44,6 +52,8 @@ export function useTestEnvironment(): TestEnvironment {
       return ready(redis, 'redis');
     },
     redisUrl,
+    redisTarget,
+    redisEnv: redisEnvOf(redisTarget),
     queuePrefix,
   };
 }

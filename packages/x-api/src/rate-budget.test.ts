@@ -1,5 +1,5 @@
-import { Redis } from 'ioredis';
-import { createQueuePrefix, deletePrefixKeys, waitFor } from '@hashwatch/testing';
+import type { Cluster, Redis } from 'ioredis';
+import { createQueuePrefix, deletePrefixKeys, openTestRedis, redisTargetFromEnv, waitFor } from '@hashwatch/testing';
 import { RateBudget } from './rate-budget';
 import { XRateLimitedError } from './x-errors';
 import { useXClientFixture } from './test-support/x-client-fixture';
@@ -8,14 +8,14 @@ const sleepUntil = (ms: number) => new Promise((resolve) => setTimeout(resolve, 
 
 describe('the rate budget in whichever order answers arrive', () => {
   const keyPrefix = createQueuePrefix();
-  let redis: Redis;
+  let redis: Redis | Cluster;
   let budget: RateBudget;
   // Whole seconds of the real clock: Redis expires the keys by it.
   let t = 0;
   const at = (seconds: number) => (t + seconds) * 1000;
 
   beforeAll(() => {
-    redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: 3 });
+    redis = openTestRedis(redisTargetFromEnv());
     budget = new RateBudget(redis, keyPrefix);
   });
 
@@ -86,7 +86,8 @@ describe('the shared rate budget across replicas', () => {
   beforeEach(async () => {
     x.sim.state.faults.clear();
     x.sim.state.limiter.setWindowSeconds(2);
-    await x.redis.del(...['search_recent', 'posts_lookup', 'user_posts', 'users_by_usernames'].map((name) => `${x.keyPrefix}:xrl:${name}`));
+    // One DEL per key: on a Redis Cluster the budgets of different endpoints live in different slots.
+    await Promise.all(['search_recent', 'posts_lookup', 'user_posts', 'users_by_usernames'].map((name) => x.redis.del(`${x.keyPrefix}:xrl:${name}`)));
   });
 
   it('stops a second replica from calling X after the first got a 429, until the reset', async () => {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import type { XEndpointName } from './x-endpoints';
 
 /**
@@ -15,7 +15,7 @@ class BudgetScript {
     this.sha = createHash('sha1').update(lua).digest('hex');
   }
 
-  async run(redis: Redis, key: string, ...args: string[]): Promise<unknown> {
+  async run(redis: Redis | Cluster, key: string, ...args: string[]): Promise<unknown> {
     try {
       return await redis.evalsha(this.sha, 1, key, ...args);
     } catch (error) {
@@ -91,7 +91,7 @@ export interface BudgetState {
  */
 export class RateBudget {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: Redis | Cluster,
     private readonly keyPrefix: string,
   ) {}
 

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import { z } from 'zod';
 import type { Logger } from '@hashwatch/logger';
 import { normalizePostCounts, normalizePostLookup, normalizePostPage, normalizeProblem, normalizeUser } from './normalize-response';
@@ -28,7 +28,7 @@ export interface XClientOptions {
   /** User-context token; X serves liking_users only to one. */
   userToken?: string;
   /** Holds the shared rate budget; every replica with the same keyPrefix shares it. */
-  redis: Redis;
+  redis: Redis | Cluster;
   keyPrefix: string;
   logger: Logger;
   /** Per request; a timeout is an XUnavailableError. Default 10 s. */

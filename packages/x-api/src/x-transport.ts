@@ -1,5 +1,5 @@
 import axios, { type AxiosInstance, type AxiosResponse } from 'axios';
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import { z } from 'zod';
 import type { Logger } from '@hashwatch/logger';
 import { interpretError, readRateHeaders } from './interpret-error';
@@ -43,7 +43,7 @@ export function parser<S extends z.ZodType, T>(endpoint: XEndpointName, schema: 
   };
 }
 
-export function createXTransport(settings: XClientSettings, redis: Redis, logger: Logger): XTransport {
+export function createXTransport(settings: XClientSettings, redis: Redis | Cluster, logger: Logger): XTransport {
   const log = logger.child({ component: 'x-api' });
   const budget = new RateBudget(redis, settings.keyPrefix);
   const http: AxiosInstance = axios.create({

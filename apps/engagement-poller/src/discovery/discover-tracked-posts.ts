@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@hashwatch/queues';
 
 // Moves the watermark forward only (replicas may race; a late writer never takes it back).
 const ADVANCE_WATERMARK = `
@@ -74,7 +74,7 @@ export interface DiscoveryResult {
  */
 export async function discoverTrackedPosts(
   pool: pg.Pool,
-  redis: Redis,
+  redis: RedisClient,
   keyPrefix: string,
   now: Date,
   options: { batchSize?: number; maxBatches?: number } = {},

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@hashwatch/queues';
 
 // One fingerprint per account of everything the projection of its items depends on besides X's counts:
 // whether it is served now, its cadence, and every source's switches. A PATCH, a new or deleted source, a
@@ -39,7 +39,7 @@ UPDATE engagement_states s
  * reschedules it; this is what still makes a PATCH take effect at the next refresh. The fingerprints live in
  * Redis; when they are lost every account counts as changed once, which costs one full refresh of everything.
  */
-export async function markChangedAccounts(pool: pg.Pool, redis: Redis, keyPrefix: string, now: Date): Promise<number> {
+export async function markChangedAccounts(pool: pg.Pool, redis: RedisClient, keyPrefix: string, now: Date): Promise<number> {
   const key = `${keyPrefix}:engagement:account-fingerprints`;
   const { rows } = await pool.query<{ user_id: string; fingerprint: string }>(FINGERPRINTS, [now]);
   if (rows.length === 0) return 0;

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@hashwatch/queues';
 
 // Keeps `prev,newest`: the newest reply id seen by the last sample and by the one before it.
 const ADVANCE = `
@@ -19,7 +19,7 @@ return 1`;
  */
 export class ReplyCursors {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keyPrefix: string,
     private readonly ttlMs = 3 * 24 * 3600 * 1000,
   ) {}

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@hashwatch/queues';
 import type { SampleKind } from './sample-kinds';
 
 /** How many sample calls one category may make, across every replica. */
@@ -55,7 +55,7 @@ return 1`;
  */
 export class SampleBudget {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keyPrefix: string,
     private readonly allowances: Record<SampleKind, SampleAllowance> = DEFAULT_ALLOWANCES,
   ) {}

@@ -1,9 +1,8 @@
 import { createLogger } from '@hashwatch/logger';
 import { relayOutbox } from '@hashwatch/outbox';
 import { resyncLimits, updatePlan } from '@hashwatch/plans';
-import { createRedisConnection, type DefinedWorker } from '@hashwatch/queues';
+import { createRedisConnection, type DefinedWorker, type RedisClient } from '@hashwatch/queues';
 import { waitFor } from '@hashwatch/testing';
-import type { Redis } from 'ioredis';
 import { createEngagementPoller } from '../engagement-poller';
 import { startPollerWorker } from '../poller-workers';
 import { OPEN_ALLOWANCES, usePollerFixture } from '../test-support/poller-fixture';
@@ -18,7 +17,7 @@ describe('a faster engagement cadence, with real workers and BullMQ schedulers',
   const f = usePollerFixture();
   const pool = () => f.env.database.db.pool;
   const logger = createLogger('engagement-test', { level: 'error' });
-  const connections: Redis[] = [];
+  const connections: RedisClient[] = [];
   const workers: DefinedWorker<'engagement-refreshes'>[] = [];
 
   afterEach(async () => {

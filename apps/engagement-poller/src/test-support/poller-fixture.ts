@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
-import type { Redis } from 'ioredis';
 import { createAccount } from '@hashwatch/accounts';
 import { transaction } from '@hashwatch/db';
 import { insertFeedItems } from '@hashwatch/feed';
 import { createLogger } from '@hashwatch/logger';
 import { relayOutbox } from '@hashwatch/outbox';
+import type { Cluster, Redis } from 'ioredis';
 import { routeAlertItems, type Queues } from '@hashwatch/queues';
 import { useTestQueues } from '@hashwatch/queues/testing';
 import { useTestEnvironment, type TestEnvironment } from '@hashwatch/testing';
@@ -109,7 +109,7 @@ export interface PollerFixture {
   readonly clock: { now(): Date; set(at: Date): void; advance(ms: number): void };
   xClient(options?: { userToken?: boolean }): XClient;
   /** A poller on this file's database, Redis prefix and simulator; each call is another "replica". */
-  poller(options?: Partial<PollerOptions> & { userToken?: boolean; redis?: Redis }): EngagementPoller;
+  poller(options?: Partial<PollerOptions> & { userToken?: boolean; redis?: Redis | Cluster }): EngagementPoller;
   account(options?: { refreshSeconds?: number; plan?: 'starter' | 'pro' | 'business' }): Promise<string>;
   /** A hashtag track (engagement on unless said otherwise). */
   track(userId: string, hashtag: string, flags?: Flags): Promise<string>;

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@hashwatch/queues';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 
 export interface LimitDecision {
@@ -19,7 +19,7 @@ export class Limiter {
   private readonly limiter: RateLimiterRedis;
 
   constructor(
-    redis: Redis,
+    redis: RedisClient,
     keyPrefix: string,
     readonly points: number,
     readonly durationSeconds: number,
@@ -70,7 +70,7 @@ export class PerMinuteLimiters {
   private readonly byPoints = new Map<number, Limiter>();
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keyPrefix: string,
   ) {}
 

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@hashwatch/queues';
 import type { Logger } from '@hashwatch/logger';
 import { channelsWithDueDeliveries } from './delivery-store';
 import type { DrainScheduler } from './drain-scheduler';
@@ -17,7 +17,7 @@ export interface DeliverySweeper {
  */
 export function startDeliverySweeper(deps: {
   pool: pg.Pool;
-  redis: Redis;
+  redis: RedisClient;
   drains: DrainScheduler;
   prefix: string;
   intervalMs: number;

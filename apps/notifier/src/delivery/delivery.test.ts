@@ -39,7 +39,7 @@ describe('delivery', () => {
   beforeAll(async () => {
     telegram = await startTelegramReceiver(token);
     receivers.push(telegram);
-    handle = await startTestNotifier(pool(), { redisUrl: env.redisUrl, prefix: env.queuePrefix, telegramBaseUrl: telegram.origin });
+    handle = await startTestNotifier(pool(), { redisTarget: env.redisTarget, prefix: env.queuePrefix, telegramBaseUrl: telegram.origin });
   });
 
   it('retries a receiver that fails 3 times and delivers once, with the same signed webhook-id on every attempt', async () => {
@@ -181,7 +181,7 @@ describe('delivery', () => {
     for (let i = 0; i < 100; i += 1) receiver.script({ status: 503 });
     await handle?.stop();
     handle = undefined;
-    const notifier = await startTestNotifier(pool(), { redisUrl: env.redisUrl, prefix: env.queuePrefix, notifier: { retryWindowMs: 600 } });
+    const notifier = await startTestNotifier(pool(), { redisTarget: env.redisTarget, prefix: env.queuePrefix, notifier: { retryWindowMs: 600 } });
     try {
       await storeFeedItems(pool(), [post(user)]);
       await waitFor(async () => (await deliveriesOf(pool(), channel.id))[0]?.status === 'failed', 15_000, 'the deliveries failed');
@@ -190,7 +190,7 @@ describe('delivery', () => {
       expect(delivery!.attempts).toBeGreaterThan(1);
     } finally {
       await notifier.stop();
-      handle = await startTestNotifier(pool(), { redisUrl: env.redisUrl, prefix: env.queuePrefix, telegramBaseUrl: telegram.origin });
+      handle = await startTestNotifier(pool(), { redisTarget: env.redisTarget, prefix: env.queuePrefix, telegramBaseUrl: telegram.origin });
     }
   });
 
@@ -200,7 +200,7 @@ describe('delivery', () => {
     receiver.script({ status: 503 }, { status: 503 }, { status: 503 });
     await handle?.stop();
     handle = undefined;
-    const notifier = await startTestNotifier(pool(), { redisUrl: env.redisUrl, prefix: env.queuePrefix, notifier: { backoffBaseMs: 60_000, maxBackoffMs: 120_000 } });
+    const notifier = await startTestNotifier(pool(), { redisTarget: env.redisTarget, prefix: env.queuePrefix, notifier: { backoffBaseMs: 60_000, maxBackoffMs: 120_000 } });
     try {
       await storeFeedItems(pool(), [post(user), post(user), post(user)]);
       await receiver.waitForReceived(3, 10_000);
@@ -220,7 +220,7 @@ describe('delivery', () => {
       expect(receiver.accepted).toHaveLength(4);
     } finally {
       await notifier.stop();
-      handle = await startTestNotifier(pool(), { redisUrl: env.redisUrl, prefix: env.queuePrefix, telegramBaseUrl: telegram.origin });
+      handle = await startTestNotifier(pool(), { redisTarget: env.redisTarget, prefix: env.queuePrefix, telegramBaseUrl: telegram.origin });
     }
   });
 

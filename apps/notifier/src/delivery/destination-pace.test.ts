@@ -13,7 +13,7 @@ describe('destination pace', () => {
   const env = useTestEnvironment();
   let redis: ReturnType<typeof createRedisConnection>;
   beforeAll(async () => {
-    redis = createRedisConnection(env.redisUrl, { role: 'producer' });
+    redis = createRedisConnection(env.redisTarget, { role: 'producer' });
     if (redis.status !== 'ready') await new Promise<void>((resolve) => redis.once('ready', () => resolve()));
   });
   afterAll(() => redis.disconnect());

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@hashwatch/queues';
 import type { ChannelConfig } from '@hashwatch/channels';
 import type { PaceRule, PaceRules } from '../notifier-options';
 
@@ -23,24 +23,27 @@ function hash(text: string): string {
 /**
  * The pace buckets of a channel. Keys hash the destination, never the channel id: two channels (or two
  * accounts) posting to the same webhook or chat share its budget, as the platform counts it. The hashes keep
- * webhook tokens and bot tokens out of Redis key names.
+ * webhook tokens and bot tokens out of Redis key names. One reserve script reads every key of a destination,
+ * so they share a hash tag (one slot on a Redis Cluster): the URL's hash, or for Telegram the bot token's,
+ * since a chat's buckets and its bot's are read together.
  */
 export function destinationOf(channel: ChannelConfig, rules: PaceRules, prefix: string): Destination {
   const base = `${prefix}:notifier:pace`;
   if (channel.kind === 'telegram') {
     const token = channel.botToken;
     const chat = channel.chatId;
-    const chatKey = `${base}:telegram:${hash(`${token}\n${chat}`)}`;
+    const bot = `{${hash(token)}}`;
+    const chatKey = `${base}:telegram:${bot}:${hash(`${token}\n${chat}`)}`;
     // Groups and supergroups have negative ids; @username chats are channels, paced like groups to be safe.
     const group = chat.startsWith('-') || chat.startsWith('@');
     const buckets = [
       ...rules.telegramChat.map((rule, i) => ({ key: `${chatKey}:c${i}`, rule })),
       ...(group ? rules.telegramGroup.map((rule, i) => ({ key: `${chatKey}:g${i}`, rule })) : []),
-      ...rules.telegramBot.map((rule, i) => ({ key: `${base}:telegram-bot:${hash(token)}:b${i}`, rule })),
+      ...rules.telegramBot.map((rule, i) => ({ key: `${base}:telegram-bot:${bot}:b${i}`, rule })),
     ];
     return { blockKey: `${chatKey}:block`, buckets };
   }
-  const destKey = `${base}:${channel.kind}:${hash(channel.url)}`;
+  const destKey = `${base}:${channel.kind}:{${hash(channel.url)}}`;
   return { blockKey: `${destKey}:block`, buckets: rules[channel.kind].map((rule, i) => ({ key: `${destKey}:${i}`, rule })) };
 }
 
@@ -94,8 +97,8 @@ export interface DestinationPace {
   block(destination: Destination, ms: number): Promise<void>;
 }
 
-export function createDestinationPace(redis: Redis): DestinationPace {
-  const commands = redis as unknown as Redis & PaceCommands;
+export function createDestinationPace(redis: RedisClient): DestinationPace {
+  const commands = redis as unknown as RedisClient & PaceCommands;
   if (typeof commands.hwPaceReserve !== 'function') {
     redis.defineCommand('hwPaceReserve', { lua: RESERVE });
     redis.defineCommand('hwPaceBlock', { numberOfKeys: 1, lua: BLOCK });

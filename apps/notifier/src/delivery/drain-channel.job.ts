@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@hashwatch/queues';
 import type { Sender } from '@hashwatch/channels';
 import type { Logger } from '@hashwatch/logger';
 import type { Cipher } from '@hashwatch/secrets';
@@ -14,7 +14,7 @@ import type { DrainScheduler } from './drain-scheduler';
 export interface DrainDeps {
   pool: pg.Pool;
   /** Leases, pace buckets and digest state; a connection that fails fast while Redis is away. */
-  redis: Redis;
+  redis: RedisClient;
   pace: DestinationPace;
   drains: DrainScheduler;
   cipher: Cipher;

@@ -19,7 +19,7 @@ describe('drain-channel', () => {
   let sender: Sender;
   const receivers: Receiver[] = [];
   beforeAll(async () => {
-    redis = createRedisConnection(env.redisUrl, { role: 'producer' });
+    redis = createRedisConnection(env.redisTarget, { role: 'producer' });
     if (redis.status !== 'ready') await new Promise<void>((resolve) => redis.once('ready', () => resolve()));
     queues = createQueues({ connection: redis, prefix: env.queuePrefix });
     sender = createSender({ allowPrivateNetworks: true, timeoutMs: 5_000 });

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@hashwatch/queues';
 
 /** Exclusive right of one drain run to send for a channel, so two replicas never drain it at once. */
 export interface DrainLease {
@@ -15,7 +15,7 @@ export interface DrainLease {
   /**
    * Whether the lease is still this run's with at least `aheadMs` of it left (less than its length; by
    * default two thirds of it). Answered by the local clock while that much is left since the last renewal was
-   * sent: Redis counts the expiry from when it ran the command, which is later (a background heartbeat, when
+   * sent: RedisClient counts the expiry from when it ran the command, which is later (a background heartbeat, when
    * asked for, keeps that much left). Otherwise renews in Redis, and a renewal answered so late that less than
    * `aheadMs` is left counts as lost. A run that stalled past its lease (a blocked event loop, a GC pause, a
    * partition to Redis, one step longer than the heartbeat allows) finds here that it lost it. Each call also
@@ -61,12 +61,16 @@ return 0`;
 // Long enough to outlive any run that could read it; a flag nobody reads only costs one extra run.
 export const WOKEN_FLAG_TTL_MS = 120_000;
 
+/**
+ * A channel's keys end in the hash tag `{<channel id>}`: the acquire script reads all four at once, so on a
+ * Redis Cluster they must share one slot, and channels spread over the masters.
+ */
 export function drainKeys(prefix: string, channelId: string): DrainKeys {
   return {
-    lease: `${prefix}:notifier:lease:${channelId}`,
-    woken: `${prefix}:notifier:woken:${channelId}`,
-    digest: `${prefix}:notifier:digest:${channelId}`,
-    retrying: `${prefix}:notifier:retrying:${channelId}`,
+    lease: `${prefix}:notifier:lease:{${channelId}}`,
+    woken: `${prefix}:notifier:woken:{${channelId}}`,
+    digest: `${prefix}:notifier:digest:{${channelId}}`,
+    retrying: `${prefix}:notifier:retrying:{${channelId}}`,
   };
 }
 
@@ -91,19 +95,19 @@ interface LeaseCommands {
  * is open is missing from it, and calling it then throws an uncaught TypeError (`results[i] is not iterable`)
  * that ends the process. {@link acquireDrainLease} defines them on first use for any other connection.
  */
-export function defineDrainLeaseScripts(redis: Redis): void {
+export function defineDrainLeaseScripts(redis: RedisClient): void {
   commands(redis);
 }
 
-function commands(redis: Redis): Redis & LeaseCommands {
-  const withCommands = redis as Redis & Partial<LeaseCommands>;
+function commands(redis: RedisClient): RedisClient & LeaseCommands {
+  const withCommands = redis as RedisClient & Partial<LeaseCommands>;
   if (typeof withCommands.hwDrainAcquire !== 'function') {
     // Defined scripts run by EVALSHA: the script text crosses the wire once per connection.
     redis.defineCommand('hwDrainAcquire', { numberOfKeys: 4, lua: ACQUIRE });
     redis.defineCommand('hwDrainRenew', { numberOfKeys: 1, lua: RENEW });
     redis.defineCommand('hwDrainRelease', { numberOfKeys: 2, lua: RELEASE });
   }
-  return withCommands as Redis & LeaseCommands;
+  return withCommands as RedisClient & LeaseCommands;
 }
 
 export interface DrainLeaseOptions {
@@ -118,7 +122,7 @@ export interface DrainLeaseOptions {
 }
 
 /** Takes the lease for `ttlMs`, or answers undefined while another run holds it. */
-export async function acquireDrainLease(redis: Redis, keys: DrainKeys, ttlMs: number, options: DrainLeaseOptions = {}): Promise<DrainLease | undefined> {
+export async function acquireDrainLease(redis: RedisClient, keys: DrainKeys, ttlMs: number, options: DrainLeaseOptions = {}): Promise<DrainLease | undefined> {
   const scripts = commands(redis);
   const token = randomBytes(12).toString('base64url');
   // Hold times are measured from before the command that set the expiry was sent, on the monotonic clock.

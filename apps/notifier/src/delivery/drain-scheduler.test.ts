@@ -1,5 +1,4 @@
-import type { Redis } from 'ioredis';
-import { createQueues, createRedisConnection, type Queues } from '@hashwatch/queues';
+import { createQueues, createRedisConnection, duplicateConnection, untilReady, type Queues, type RedisClient } from '@hashwatch/queues';
 import { useTestEnvironment } from '@hashwatch/testing';
 import { sleep } from '../test-support/notifier-fixture';
 import { acquireDrainLease, drainKeys, type DrainLease } from './drain-lease';
@@ -10,7 +9,7 @@ describe('drain scheduler', () => {
   let queues: Queues;
   let redis: ReturnType<typeof createRedisConnection>;
   beforeAll(async () => {
-    redis = createRedisConnection(env.redisUrl, { role: 'producer' });
+    redis = createRedisConnection(env.redisTarget, { role: 'producer' });
     if (redis.status !== 'ready') await new Promise<void>((resolve) => redis.once('ready', () => resolve()));
     queues = createQueues({ connection: redis, prefix: env.queuePrefix });
   });
@@ -23,7 +22,7 @@ describe('drain scheduler', () => {
     (await queues.byName['alert-deliveries'].getJobs(['waiting', 'delayed'])).filter((job) => (job.data as { channelId?: string }).channelId === channelId);
 
   /** A scheduler whose inline runs wait until the test lets them finish. */
-  function scheduler(capacity: number, connection: Redis = redis) {
+  function scheduler(capacity: number, connection: RedisClient = redis) {
     const runs: { channelId: string; lease: DrainLease; finish: () => void }[] = [];
     const drains = createDrainScheduler(queues, connection, {
       local: {
@@ -89,9 +88,9 @@ describe('drain scheduler', () => {
   });
 
   it('takes a lease on a connection that auto-pipelines when its first kick joins a pipeline another command opened', async () => {
-    const pipelined = redis.duplicate({ enableAutoPipelining: true });
+    const pipelined = duplicateConnection(redis, { connectionName: 'drain-scheduler-test', autoPipelining: true });
     try {
-      if (pipelined.status !== 'ready') await new Promise<void>((resolve) => pipelined.once('ready', () => resolve()));
+      await untilReady(pipelined);
       const { drains, runs } = scheduler(5, pipelined);
 
       // Issued in the same tick, so both go out in the pipeline the first one opened.

@@ -1,5 +1,4 @@
-import type { Redis } from 'ioredis';
-import { jobId, queueCatalog, retryOptions, type Queues } from '@hashwatch/queues';
+import { jobId, queueCatalog, retryOptions, type Queues, type RedisClient } from '@hashwatch/queues';
 import { acquireDrainLease, defineDrainLeaseScripts, drainKeys, WOKEN_FLAG_TTL_MS, type DrainLease } from './drain-lease';
 
 /** Asks for a drain run of a channel. */
@@ -38,7 +37,7 @@ const drainChannel = queueCatalog['alert-deliveries']['drain-channel'];
  */
 export function createDrainScheduler(
   queues: Queues,
-  redis: Redis,
+  redis: RedisClient,
   options: { slotMs?: number; local?: { capacity: number; leaseMs: number; heartbeatWhileMs?: number; run: LocalDrainRunner } } = {},
 ): DrainScheduler {
   const slotMs = options.slotMs ?? 100;

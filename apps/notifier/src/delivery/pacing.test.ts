@@ -50,7 +50,7 @@ describe('pacing, digests and isolation', () => {
 
   beforeAll(async () => {
     handle = await startTestNotifier(pool(), {
-      redisUrl: env.redisUrl,
+      redisTarget: env.redisTarget,
       prefix: env.queuePrefix,
       notifier: { pace: { json: [pace] } as never, sendTimeoutMs: 1_000 },
     });

@@ -45,7 +45,7 @@ describe('resilience', () => {
       env: {
         ...process.env,
         DATABASE_URL: env.database.url,
-        REDIS_URL: env.redisUrl,
+        ...env.redisEnv,
         QUEUE_PREFIX: env.queuePrefix,
         SECRETS_KEY,
         WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
@@ -88,7 +88,7 @@ describe('resilience', () => {
 
   it('loses nothing when Redis restarts in the middle of a run', async () => {
     redis = await startPrivateRedis();
-    const handle = await startTestNotifier(pool(), { redisUrl: redis.url, prefix: env.queuePrefix });
+    const handle = await startTestNotifier(pool(), { redisTarget: redis.url, prefix: env.queuePrefix });
     const producer = createRedisConnection(redis.url, { role: 'producer' });
     const queues = createQueues({ connection: producer, prefix: env.queuePrefix });
     try {

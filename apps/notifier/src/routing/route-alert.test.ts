@@ -1,9 +1,8 @@
 import pg from 'pg';
 import { relayOutboxUntilEmpty } from '@hashwatch/outbox';
 import { useTestEnvironment, waitFor } from '@hashwatch/testing';
-import { routeAlertsJobs, type Queues } from '@hashwatch/queues';
+import { routeAlertsJobs, type Queues, type RedisClient } from '@hashwatch/queues';
 import { useTestQueues } from '@hashwatch/queues/testing';
-import type { Redis } from 'ioredis';
 import { createDrainScheduler } from '../delivery/drain-scheduler';
 import { messageIdFor } from '../delivery/delivery-store';
 import { createNotifierMetrics } from '../notifier-metrics';
@@ -13,7 +12,7 @@ import { createRouteBatcher, routeAlerts } from './route-alert.job';
 describe('route-alert', () => {
   const env = useTestEnvironment();
   let queues: Queues;
-  let connection: Redis;
+  let connection: RedisClient;
   const pool = () => env.database.db.pool;
   const log = quietLogger();
 
@@ -253,7 +252,7 @@ describe('route-alert', () => {
         const items = [...(await storeFeedItems(pool(), [post(alice), post(alice)])), ...(await storeFeedItems(pool(), [post(bob)]))];
         const [aliceJob, bobJob] = routeAlertsJobs(items.slice(0, 2).map((item) => ({ feedItemId: item.id, userId: alice })))
           .concat(routeAlertsJobs([{ feedItemId: items[2]!.id, userId: bob }]));
-        handle = await startTestNotifier(pool(), { redisUrl: env.redisUrl, prefix: env.queuePrefix, notifier: { localDrains: 0 } });
+        handle = await startTestNotifier(pool(), { redisTarget: env.redisTarget, prefix: env.queuePrefix, notifier: { localDrains: 0 } });
         await relayOutboxUntilEmpty(pool(), queues);
 
         const queue = queues.byName['alert-routing'];

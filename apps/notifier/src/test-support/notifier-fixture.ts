@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
-import type { Redis } from 'ioredis';
 import { createAccount } from '@hashwatch/accounts';
 import { createSender, generateSigningSecret, type Sender } from '@hashwatch/channels';
 import { newId, transaction } from '@hashwatch/db';
@@ -8,7 +7,7 @@ import { insertFeedItems, type NewFeedItem } from '@hashwatch/feed';
 import { hashtagPost } from '@hashwatch/feed/testing';
 import { createLogger, type Logger } from '@hashwatch/logger';
 import { relayOutboxUntilEmpty, writeOutbox } from '@hashwatch/outbox';
-import { createQueues, createRedisConnection, routeAlertsJobs, type Queues } from '@hashwatch/queues';
+import { createQueues, createRedisConnection, routeAlertsJobs, untilReady, type Queues, type RedisClient, type RedisTarget } from '@hashwatch/queues';
 import { createCipher, type Cipher } from '@hashwatch/secrets';
 import type { TestDatabase } from '@hashwatch/testing';
 import type { NotifierOptions } from '../notifier-options';
@@ -129,7 +128,7 @@ export async function storeAndRelay(pool: pg.Pool, queues: Queues, items: NewFee
 export interface NotifierHandle {
   notifier: RunningNotifier;
   queues: Queues;
-  redis: Redis;
+  redis: RedisClient;
   stop(): Promise<void>;
 }
 
@@ -137,7 +136,8 @@ export interface NotifierHandle {
 export async function startTestNotifier(
   pool: pg.Pool,
   options: {
-    redisUrl: string;
+    /** A URL or a cluster's nodes (`env.redisTarget`). */
+    redisTarget: RedisTarget;
     prefix: string;
     notifier?: Partial<NotifierOptions>;
     sender?: Sender;
@@ -146,9 +146,9 @@ export async function startTestNotifier(
   },
 ): Promise<NotifierHandle> {
   const logger = options.logger ?? quietLogger();
-  const workerConnection = createRedisConnection(options.redisUrl, { role: 'worker' });
-  const redis = createRedisConnection(options.redisUrl, { role: 'producer' });
-  if (redis.status !== 'ready') await new Promise<void>((resolve) => redis.once('ready', () => resolve()));
+  const workerConnection = createRedisConnection(options.redisTarget, { role: 'worker' });
+  const redis = createRedisConnection(options.redisTarget, { role: 'producer' });
+  await untilReady(redis);
   const queues = createQueues({ connection: redis, prefix: options.prefix });
   const notifierOptions = { ...FAST, ...options.notifier };
   const sender = options.sender ?? createSender({ allowPrivateNetworks: true, timeoutMs: notifierOptions.sendTimeoutMs ?? 1_000 });

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
 import type pg from 'pg';
 import { createAccount } from '@hashwatch/accounts';
 import { createLogger, type Logger } from '@hashwatch/logger';
+import type { Cluster, Redis } from 'ioredis';
 import { routeAlertItems, type Queues } from '@hashwatch/queues';
 import { useTestQueues } from '@hashwatch/queues/testing';
 import { useTestEnvironment, type TestEnvironment } from '@hashwatch/testing';
@@ -50,7 +50,7 @@ export interface ScannerFixture {
   readonly sim: Simulator;
   readonly simUrl: string;
   readonly queues: Queues;
-  readonly producer: Redis;
+  readonly producer: Redis | Cluster;
   readonly logger: Logger;
   pool(): pg.Pool;
   /** A client on the simulator and this file's prefix: each call is another replica's client. */
@@ -138,7 +138,7 @@ async function usageOf(pool: pg.Pool, userId: string): Promise<{ alerts_used: nu
 }
 
 /** Job ids BullMQ reported as `duplicated` on the queue's event stream: each an add of a job it already held. */
-async function duplicatedJobIds(queue: Queues['byName']['alert-routing'], redis: Redis): Promise<string[]> {
+async function duplicatedJobIds(queue: Queues['byName']['alert-routing'], redis: Redis | Cluster): Promise<string[]> {
   const events = await redis.xrange(queue.keys.events as string, '-', '+');
   const ids: string[] = [];
   for (const [, fields] of events) {

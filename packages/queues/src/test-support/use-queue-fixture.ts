@@ -1,18 +1,20 @@
 import type { Job, Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
-import { captureLogger, createQueuePrefix, deletePrefixKeys } from '@hashwatch/testing';
+import { captureLogger, createQueuePrefix, deletePrefixKeys, redisTargetFromEnv } from '@hashwatch/testing';
 import type { Logger } from '@hashwatch/logger';
 import { createQueues, type Queues } from '../create-queues';
 import { defineWorker, type DefinedWorker, type JobHandlers } from '../define-worker';
 import type { QueueName } from '../queue-catalog';
-import { createRedisConnection } from '../redis-connection';
+import { createRedisConnection, untilReady, type RedisClient } from '../redis-connection';
 
-export const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+/** The Redis these tests run on: a cluster when `REDIS_CLUSTER_NODES` is set. */
+export const redisTarget = redisTargetFromEnv();
+
+export { untilReady };
 
 export interface QueueFixture {
   readonly prefix: string;
   readonly queues: Queues;
-  readonly producer: Redis;
+  readonly producer: RedisClient;
   readonly logger: Logger;
   readonly logLines: Record<string, unknown>[];
   /** Starts a worker on this file's prefix; it is closed after the test. */
@@ -26,13 +28,13 @@ export interface QueueFixture {
 export function useQueueFixture(prefix = createQueuePrefix()): QueueFixture {
   const { logger, lines } = captureLogger('queues-test');
   const workers: DefinedWorker<QueueName>[] = [];
-  let producer: Redis | undefined;
-  let workerConnection: Redis | undefined;
+  let producer: RedisClient | undefined;
+  let workerConnection: RedisClient | undefined;
   let queues: Queues | undefined;
 
   beforeAll(async () => {
-    producer = createRedisConnection(redisUrl, { role: 'producer' });
-    workerConnection = createRedisConnection(redisUrl, { role: 'worker' });
+    producer = createRedisConnection(redisTarget, { role: 'producer' });
+    workerConnection = createRedisConnection(redisTarget, { role: 'worker' });
     queues = createQueues({ connection: producer, prefix });
     // A producer refuses commands until its first connect (enableOfflineQueue: false).
     await untilReady(producer);
@@ -70,12 +72,6 @@ export function useQueueFixture(prefix = createQueuePrefix()): QueueFixture {
       return worker;
     },
   };
-}
-
-/** Resolves once the connection is ready to take commands. */
-export async function untilReady(redis: Redis): Promise<void> {
-  if (redis.status === 'ready') return;
-  await new Promise<void>((resolve) => redis.once('ready', () => resolve()));
 }
 
 /** Polls until the job reaches `state` (BullMQ has no promise for it without a QueueEvents connection). */

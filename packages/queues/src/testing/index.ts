@@ -1,17 +1,16 @@
-import type { Redis } from 'ioredis';
 import { createQueues, type Queues } from '../create-queues';
-import { createRedisConnection } from '../redis-connection';
+import { createRedisConnection, type RedisClient, type RedisTarget } from '../redis-connection';
 
 /** What a test file's queues need of its environment (`useTestEnvironment()` gives both). */
 export interface QueuesTestEnvironment {
-  readonly redisUrl: string;
+  readonly redisTarget: RedisTarget;
   readonly queuePrefix: string;
 }
 
 /** A test file's queues: a producer connection and the queues under its prefix. */
 export interface TestQueues {
   readonly queues: Queues;
-  readonly producer: Redis;
+  readonly producer: RedisClient;
 }
 
 /**
@@ -19,10 +18,10 @@ export interface TestQueues {
  * after. Read the fields inside tests and hooks only.
  */
 export function useTestQueues(env: QueuesTestEnvironment): TestQueues {
-  let producer: Redis | undefined;
+  let producer: RedisClient | undefined;
   let queues: Queues | undefined;
   beforeAll(() => {
-    producer = createRedisConnection(env.redisUrl, { role: 'producer' });
+    producer = createRedisConnection(env.redisTarget, { role: 'producer' });
     queues = createQueues({ connection: producer, prefix: env.queuePrefix });
   });
   afterAll(async () => {

@@ -1,6 +1,6 @@
-import { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import { createLogger } from '@hashwatch/logger';
-import { createQueuePrefix, deletePrefixKeys } from '@hashwatch/testing';
+import { createQueuePrefix, deletePrefixKeys, openTestRedis, redisTargetFromEnv } from '@hashwatch/testing';
 import type { SimulatorOptions } from '@hashwatch/x-simulator';
 import { APP_TOKEN, useTestSimulator, type TestSimulator } from '@hashwatch/x-simulator/testing';
 import { createXClient, type XClient, type XClientOptions } from '../x-client';
@@ -8,7 +8,7 @@ import { createXClient, type XClient, type XClientOptions } from '../x-client';
 export { APP_TOKEN, USER_TOKEN } from '@hashwatch/x-simulator/testing';
 
 export interface XClientFixture extends TestSimulator {
-  readonly redis: Redis;
+  readonly redis: Redis | Cluster;
   readonly keyPrefix: string;
   /** A client on this simulator and this file's Redis prefix; each call is another "replica". */
   client(overrides?: Partial<XClientOptions>): XClient;
@@ -22,10 +22,11 @@ export function useXClientFixture(options: SimulatorOptions = {}): XClientFixtur
   const simulator = useTestSimulator(options);
   const keyPrefix = createQueuePrefix();
   const logger = createLogger('x-api-test', { level: 'error' });
-  let redis: Redis | undefined;
+  let redis: Redis | Cluster | undefined;
 
   beforeAll(() => {
-    redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: 3 });
+    // A cluster when the tests run on one (REDIS_CLUSTER_NODES).
+    redis = openTestRedis(redisTargetFromEnv());
   });
 
   afterAll(async () => {

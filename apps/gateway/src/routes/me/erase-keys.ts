@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@hashwatch/queues';
 import type { ErasedAccount } from '@hashwatch/accounts';
 import { emailLimitKey } from '../session/sign-in.service';
 
@@ -19,12 +19,13 @@ export function erasedAccountKeys(prefix: string, erased: ErasedAccount): string
     // Failed sign-ins count under a hash of the email (routes/session/sign-in.service.ts).
     `${prefix}:rl:signin-email:${emailLimitKey(erased.email)}`,
     `${prefix}:rl:reset-email:${emailLimitKey(erased.email)}`,
-    ...erased.channelIds.flatMap((channelId) => ['lease', 'woken', 'digest', 'retrying'].map((part) => `${prefix}:notifier:${part}:${channelId}`)),
+    ...erased.channelIds.flatMap((channelId) => ['lease', 'woken', 'digest', 'retrying'].map((part) => `${prefix}:notifier:${part}:{${channelId}}`)),
     ...erased.postIds.map((postId) => `${prefix}:engagement:reply-cursor:${postId}`),
   ];
 }
 
-// UNLINK takes many keys; batches keep one command's arguments bounded.
+// Keys unlinked at once: on a Redis Cluster one UNLINK may only name keys of one slot, so each key gets its own
+// (sent together, they cost one round trip per batch on an auto-pipelining connection).
 const UNLINK_BATCH = 500;
 
 /**
@@ -32,8 +33,10 @@ const UNLINK_BATCH = 500;
  * account fingerprints (apps/engagement-poller/src/discovery/mark-changed-accounts.ts), which nothing else
  * would ever remove.
  */
-export async function eraseAccountKeys(redis: Redis, prefix: string, erased: ErasedAccount): Promise<void> {
+export async function eraseAccountKeys(redis: RedisClient, prefix: string, erased: ErasedAccount): Promise<void> {
   const keys = erasedAccountKeys(prefix, erased);
-  for (let start = 0; start < keys.length; start += UNLINK_BATCH) await redis.unlink(...keys.slice(start, start + UNLINK_BATCH));
+  for (let start = 0; start < keys.length; start += UNLINK_BATCH) {
+    await Promise.all(keys.slice(start, start + UNLINK_BATCH).map((key) => redis.unlink(key)));
+  }
   await redis.hdel(`${prefix}:engagement:account-fingerprints`, erased.accountId);
 }

@@ -96,8 +96,8 @@ describe('erasure of an account and of its sources', () => {
     await redis.hset(`${prefix}:engagement:account-fingerprints`, a.accountId, 'f1', b.accountId, 'f2');
     await redis.set(`${prefix}:engagement:reply-cursor:${SOLO_POST}`, ',5');
     await redis.set(`${prefix}:engagement:reply-cursor:${SHARED_POST}`, ',6');
-    await redis.set(`${prefix}:notifier:digest:${channel}`, 'x');
-    await redis.set(`${prefix}:notifier:retrying:${channel}`, '1');
+    await redis.set(`${prefix}:notifier:digest:{${channel}}`, 'x');
+    await redis.set(`${prefix}:notifier:retrying:{${channel}}`, '1');
     await redis.set(`${prefix}:rl:two-factor:${a.accountId}`, '1');
     await redis.set(`${prefix}:rl:password-change:${a.accountId}`, '1');
     await redis.set(`${prefix}:rl:2fa-login:${a.accountId}`, '1');

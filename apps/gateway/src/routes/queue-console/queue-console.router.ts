@@ -5,8 +5,7 @@ import { ExpressAdapter } from '@bull-board/express';
 import { Router, type NextFunction, type Request, type Response } from 'express';
 import { AppError } from '@hashwatch/errors';
 import type { Logger } from '@hashwatch/logger';
-import { queueNames, type Queues } from '@hashwatch/queues';
-import type { Redis } from 'ioredis';
+import { queueNames, type Queues, type RedisClient } from '@hashwatch/queues';
 import { addressKey } from '../../middleware/client-address';
 import { setRateLimitHeaders } from '../../middleware/rate-limit-headers';
 import { describeWait, Limiter } from '../../middleware/rate-limiters';
@@ -24,7 +23,7 @@ export interface QueueConsoleOptions {
   credentials: { user: string; password: string };
   /** Every queue of QUEUE_PREFIX, as the workers see them. */
   queues: Queues;
-  redis: Redis;
+  redis: RedisClient;
   keyPrefix: string;
   publicUrl: string;
   logger: Logger;

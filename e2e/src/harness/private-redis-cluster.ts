@@ -1,0 +1,121 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { childRegistry } from './child-registry';
+import { waitUntil } from './wait-until';
+
+const MASTERS = 3;
+// A node's cluster bus listens on its port + 10000, so node ports stay below 55536.
+const PORT_RANGE = { from: 20_000, to: 45_000 };
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.unref();
+    server.once('error', () => resolve(false));
+    server.listen({ port, host: '127.0.0.1', exclusive: true }, () => server.close(() => resolve(true)));
+  });
+}
+
+/** A free port whose bus port (+10000) is free too. */
+async function freeNodePort(taken: Set<number>): Promise<number> {
+  for (let tries = 0; tries < 200; tries += 1) {
+    const port = PORT_RANGE.from + Math.floor(Math.random() * (PORT_RANGE.to - PORT_RANGE.from));
+    if (taken.has(port) || taken.has(port + 10_000)) continue;
+    if ((await canListen(port)) && (await canListen(port + 10_000))) return port;
+  }
+  throw new Error('no free port pair for a Redis Cluster node');
+}
+
+function cli(port: number, ...args: string[]): string {
+  const result = spawnSync('redis-cli', ['-h', '127.0.0.1', '-p', String(port), ...args], { encoding: 'utf8', timeout: 10_000 });
+  return result.stdout?.trim() ?? '';
+}
+
+/**
+ * A three-master Redis Cluster of this run's own (never a shared server, so a master may be killed and restarted):
+ * `redis-server` from PATH with cluster mode and append-only on, each node's files in `dir`, joined with
+ * `redis-cli --cluster create` and no replicas. A master killed and started again comes back with its slots
+ * (nodes.conf) and its data (the append-only file).
+ */
+export class PrivateRedisCluster {
+  private readonly ports: number[] = [];
+  private readonly children = new Map<number, ChildProcess>();
+
+  constructor(private readonly dir: string) {}
+
+  /** `host:port,…` for REDIS_CLUSTER_NODES. */
+  get nodes(): string {
+    return this.ports.map((port) => `127.0.0.1:${port}`).join(',');
+  }
+
+  async start(): Promise<void> {
+    const taken = new Set<number>();
+    for (let i = 0; i < MASTERS; i += 1) {
+      const port = await freeNodePort(taken);
+      taken.add(port).add(port + 10_000);
+      this.ports.push(port);
+      this.startNode(port);
+    }
+    await waitUntil(() => this.ports.every((port) => cli(port, 'PING') === 'PONG'), 15_000, 'the cluster nodes answering PING');
+    const created = spawnSync('redis-cli', ['--cluster', 'create', ...this.ports.map((port) => `127.0.0.1:${port}`), '--cluster-replicas', '0', '--cluster-yes'], { encoding: 'utf8', timeout: 60_000 });
+    if (created.status !== 0) throw new Error(`redis-cli --cluster create failed: ${created.stdout}${created.stderr}`);
+    await this.untilHealthy();
+  }
+
+  /** The port of the master that holds `key`'s slot. */
+  masterOf(key: string): number {
+    const [first] = this.ports;
+    if (first === undefined) throw new Error('the cluster has not started');
+    const slot = Number(cli(first, 'CLUSTER', 'KEYSLOT', key));
+    for (const line of cli(first, 'CLUSTER', 'NODES').split('\n')) {
+      const fields = line.split(' ');
+      const port = Number(/:(\d+)@/.exec(fields[1] ?? '')?.[1]);
+      for (const range of fields.slice(8)) {
+        const [from, to = from] = range.split('-').map(Number);
+        if (from !== undefined && to !== undefined && slot >= from && slot <= to) return port;
+      }
+    }
+    throw new Error(`no master holds the slot of ${key}`);
+  }
+
+  /** SIGKILLs one node (a crash); resolves once it is gone. */
+  async kill(port: number): Promise<void> {
+    const child = this.children.get(port);
+    this.children.delete(port);
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    child.kill('SIGKILL');
+    await exited;
+  }
+
+  /** Starts a killed node again on its port, with its files, and waits until the cluster is whole. */
+  async restart(port: number): Promise<void> {
+    this.startNode(port);
+    await this.untilHealthy();
+  }
+
+  /** Kills every node. */
+  async stop(): Promise<void> {
+    await Promise.all([...this.children.keys()].map((port) => this.kill(port)));
+  }
+
+  private startNode(port: number): void {
+    const dir = path.join(this.dir, `node-${port}`);
+    mkdirSync(dir, { recursive: true });
+    const out = openSync(path.join(dir, 'redis.log'), 'a');
+    const args = [
+      '--port', String(port), '--bind', '127.0.0.1', '--cluster-enabled', 'yes', '--cluster-config-file', path.join(dir, 'nodes.conf'),
+      '--cluster-node-timeout', '5000', '--appendonly', 'yes', '--save', '', '--maxmemory-policy', 'noeviction', '--dir', dir, '--daemonize', 'no',
+    ];
+    const child = spawn('redis-server', args, { stdio: ['ignore', out, out] });
+    closeSync(out);
+    childRegistry.add(child);
+    this.children.set(port, child);
+  }
+
+  private async untilHealthy(): Promise<void> {
+    await waitUntil(() => this.ports.every((port) => cli(port, 'CLUSTER', 'INFO').includes('cluster_state:ok')), 60_000, 'cluster_state:ok on every node');
+  }
+}
