@@ -21,7 +21,7 @@ describe('maintenance worker', () => {
     const schedulers = await listSchedulers(testQueues.queues, 'maintenance');
     expect(schedulers.map((scheduler) => [scheduler.id, scheduler.jobName, scheduler.everyMs])).toEqual([[SWEEP_SCHEDULER_ID, 'sweep-retention', 600_000]]);
 
-    const connection = createRedisConnection(env.redisUrl, { role: 'worker' });
+    const connection = createRedisConnection(env.redisTarget, { role: 'worker' });
     const { logger, lines } = captureLogger('scanner');
     const worker = startMaintenanceWorker({ pool, connection, prefix: env.queuePrefix, logger, limits: { pauseMs: 0 } });
     try {

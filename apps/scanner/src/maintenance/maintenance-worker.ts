@@ -1,7 +1,6 @@
 import type pg from 'pg';
-import type { Redis } from 'ioredis';
 import type { Logger } from '@hashwatch/logger';
-import { defineWorker, upsertScheduler, type DefinedWorker, type Queues } from '@hashwatch/queues';
+import { defineWorker, upsertScheduler, type DefinedWorker, type Queues, type RedisClient } from '@hashwatch/queues';
 import { sweepRetention, type SweepLimits } from './retention-sweep';
 
 /** The one scheduler of the sweep: a fixed id, so every replica's start-up upserts the same one. */
@@ -17,7 +16,7 @@ export async function ensureSweepScheduler(queues: Queues, everyMs: number = SWE
 export interface MaintenanceWorkerOptions {
   pool: pg.Pool;
   /** A `worker` role connection (BullMQ blocks on it). */
-  connection: Redis;
+  connection: RedisClient;
   prefix: string;
   logger: Logger;
   limits?: Partial<SweepLimits>;

@@ -51,7 +51,7 @@ describe('queue console (Bull Board at /admin/queues)', () => {
     if (!testQueues) throw new Error('no queues');
     const queue = testQueues.queues.byName['outbox-relay'];
     const job = await queue.add('relay-outbox', {}, { jobId: 'console-retry', attempts: 1 });
-    const connection = createRedisConnection(gw.env.redisUrl, { role: 'worker' });
+    const connection = createRedisConnection(gw.env.redisTarget, { role: 'worker' });
     const worker = defineWorker(
       'outbox-relay',
       { 'relay-outbox': async () => Promise.reject(new Error('the outbox could not be read')) },
