@@ -7,8 +7,10 @@ import { createDatabase, type Database } from '@hashwatch/db';
 import { createShutdown, runMain } from '@hashwatch/lifecycle';
 import { createLogger } from '@hashwatch/logger';
 import { createMailer } from '@hashwatch/mail';
+import { createQueues, createRedisConnection } from '@hashwatch/queues';
 import { openVerifiedCipher } from '@hashwatch/secrets';
 import { createApp } from './app';
+import { createGatewayMetrics } from './metrics/gateway-metrics';
 import { gatewayConfigSchema, type GatewayConfig } from './gateway-config';
 import type { SelfServiceOptions } from './routes/session/self-service-options';
 
@@ -54,7 +56,13 @@ async function main(): Promise<void> {
   const mailer = config.SMTP_URL ? createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, logger }) : null;
   if (mailer) shutdown.onShutdown('mailer', () => mailer.close());
   else logger.warn('SMTP_URL is not set: password-reset mails cannot be sent');
+  // Queue backlog for GET /metrics, read at scrape time on a producer connection of its own.
+  const queueRedis = createRedisConnection(config.REDIS_URL, { role: 'producer', connectionName: 'hashwatch-gateway-metrics', logger });
+  const queues = createQueues({ connection: queueRedis, prefix: config.QUEUE_PREFIX, logger });
+  shutdown.onShutdown('queue redis', async () => queueRedis.disconnect());
+  shutdown.onShutdown('queues', () => queues.close());
   const app = createApp({
+    metrics: createGatewayMetrics({ logger, queues }),
     db,
     redis,
     logger,
