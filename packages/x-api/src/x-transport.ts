@@ -80,17 +80,18 @@ export function createXTransport(settings: XClientSettings, redis: Redis, logger
 
   async function send(endpoint: XEndpointName, path: string, params: URLSearchParams, bearer: string): Promise<AxiosResponse> {
     const started = Date.now();
+    let response: AxiosResponse;
     try {
-      const response = await http.get(path, { params, headers: { Authorization: `Bearer ${bearer}` } });
-      log.debug('x request', { endpoint, status: response.status, ms: Date.now() - started });
-      observer?.request(endpoint, response.status, remainingOf(response.headers as Record<string, unknown>));
-      return response;
+      response = await http.get(path, { params, headers: { Authorization: `Bearer ${bearer}` } });
     } catch (error) {
       const timedOut = axios.isAxiosError(error) && (error.code === 'ETIMEDOUT' || error.code === 'ECONNABORTED');
       log.warn('x request failed', { endpoint, reason: timedOut ? 'timeout' : 'network', error: (error as Error).message });
       observer?.request(endpoint, null, null);
       throw new XUnavailableError({ endpoint, status: null }, timedOut ? 'timeout' : 'network', (error as Error).message);
     }
+    log.debug('x request', { endpoint, status: response.status, ms: Date.now() - started });
+    observer?.request(endpoint, response.status, remainingOf(response.headers as Record<string, unknown>));
+    return response;
   }
 
   /** Waits for the reset in 'wait' mode when it falls before the deadline; throws XRateLimitedError otherwise. */
