@@ -237,6 +237,7 @@ function account(ctx: PollerContext, kind: SampleKind, outcome: SampleOutcome, r
   report.stored += outcome.stored;
   report.droppedForQuota += outcome.droppedForQuota;
   ctx.metrics.newEngagers.inc({ kind }, outcome.newEngagers);
+  ctx.metrics.items.inc({ kind }, outcome.stored);
   ctx.metrics.feed.itemsStored.inc({ type: 'engagement' }, outcome.stored);
   ctx.metrics.droppedForQuota.inc(outcome.droppedForQuota);
   return true;

@@ -118,6 +118,7 @@ export function engagementMetrics(registry: Registry) {
     postsChanged: counter('hashwatch_engagement_posts_changed_total', 'Refreshed posts whose counts changed.'),
     postsRecomputed: counter('hashwatch_engagement_posts_recomputed_total', 'Refreshed posts that went through the full recompute.'),
     newEngagers: counter('hashwatch_engagement_new_engagers_total', 'Accounts seen engaging for the first time, by engagement kind.', ['kind']),
+    items: counter('hashwatch_engagement_items_total', 'Engagement feed items stored, by engagement kind (also in hashwatch_feed_items_stored_total).', ['kind']),
     droppedForQuota: counter('hashwatch_engagement_dropped_for_quota_total', 'Engagement items not stored because the alert quota was used up.'),
     heldBack: counter('hashwatch_engagement_held_back_total', 'Times X refused for now (rate limit, usage cap), by X endpoint.', ['endpoint']),
   };
