@@ -5,7 +5,7 @@ import type { XClient } from '@hashwatch/x-api';
 import { refreshCountsBatch, type BatchOutcome } from './counts/refresh-counts';
 import { discoverTrackedPosts, type DiscoveryResult } from './discovery/discover-tracked-posts';
 import { markChangedAccounts } from './discovery/mark-changed-accounts';
-import { PollerMetrics } from './poller-metrics';
+import { createPollerMetrics, type PollerMetrics } from './poller-metrics';
 import { ReplyCursors } from './samples/reply-cursors';
 import { DEFAULT_ALLOWANCES, SampleBudget, type SampleAllowance } from './samples/sample-budget';
 import { KIND_COLUMNS, SAMPLE_KINDS, type SampleKind } from './samples/sample-kinds';
@@ -56,6 +56,8 @@ export interface EngagementPollerDeps {
   /** One capped relay run (relayOutbox); the poller repeats it up to 20 times after every cycle. */
   relay?: () => Promise<number>;
   options?: Partial<PollerOptions>;
+  /** Where the poller's series go; default a registry of its own. The X client's observer belongs on the same one. */
+  metrics?: PollerMetrics;
 }
 
 export interface CountsReport {
@@ -162,7 +164,7 @@ export function createEngagementPoller(deps: EngagementPollerDeps): EngagementPo
     options,
     budget: new SampleBudget(deps.redis, deps.keyPrefix, options.allowances),
     replyCursors: new ReplyCursors(deps.redis, deps.keyPrefix),
-    metrics: new PollerMetrics(),
+    metrics: deps.metrics ?? createPollerMetrics(),
     kinds: SAMPLE_KINDS.filter((kind) => kind !== 'like' || options.likesSampled),
   };
   return {
@@ -189,12 +191,11 @@ async function refreshCounts(ctx: PollerContext, now: Date): Promise<CountsRepor
       if (outcome.kind === 'held_back') {
         stop = true;
         report.heldBack = true;
-        ctx.metrics.inc('hashwatch_engagement_held_back_total', { endpoint: 'posts_lookup' });
+        ctx.metrics.heldBack.inc({ endpoint: 'posts_lookup' });
         ctx.logger.warn('engagement lookups held back', { error: outcome.error.message });
         return;
       }
       report.batches += 1;
-      ctx.metrics.inc('hashwatch_engagement_upstream_calls_total', { endpoint: 'posts_lookup' });
       if (outcome.kind === 'failed') {
         report.failedPosts += outcome.posts;
         failuresInARow += 1;
@@ -210,9 +211,9 @@ async function refreshCounts(ctx: PollerContext, now: Date): Promise<CountsRepor
       report.itemsWritten += outcome.itemsWritten;
     }
   });
-  ctx.metrics.inc('hashwatch_engagement_posts_refreshed_total', undefined, report.refreshed);
-  ctx.metrics.inc('hashwatch_engagement_posts_changed_total', undefined, report.changed);
-  ctx.metrics.inc('hashwatch_engagement_posts_recomputed_total', undefined, report.full);
+  ctx.metrics.postsRefreshed.inc(report.refreshed);
+  ctx.metrics.postsChanged.inc(report.changed);
+  ctx.metrics.postsRecomputed.inc(report.full);
   return report;
 }
 
@@ -222,11 +223,10 @@ function account(ctx: PollerContext, kind: SampleKind, outcome: SampleOutcome, r
   if (outcome.kind === 'skipped') return false;
   if (outcome.kind === 'held_back') {
     report.heldBack = true;
-    ctx.metrics.inc('hashwatch_engagement_held_back_total', { endpoint });
+    ctx.metrics.heldBack.inc({ endpoint });
     ctx.logger.warn('engagement samples held back', { kind, error: outcome.error.message });
     return (outcome.error as { upstream?: boolean }).upstream === true;
   }
-  ctx.metrics.inc('hashwatch_engagement_upstream_calls_total', { endpoint });
   report.calls += 1;
   if (outcome.kind === 'failed') {
     ctx.logger.warn('engagement sample failed', { kind, error: outcome.error.message });
@@ -236,9 +236,10 @@ function account(ctx: PollerContext, kind: SampleKind, outcome: SampleOutcome, r
   report.newEngagers += outcome.newEngagers;
   report.stored += outcome.stored;
   report.droppedForQuota += outcome.droppedForQuota;
-  ctx.metrics.inc('hashwatch_engagement_new_engagers_total', { kind }, outcome.newEngagers);
-  ctx.metrics.inc('hashwatch_engagement_items_total', { kind }, outcome.stored);
-  ctx.metrics.inc('hashwatch_engagement_dropped_for_quota_total', undefined, outcome.droppedForQuota);
+  ctx.metrics.newEngagers.inc({ kind }, outcome.newEngagers);
+  ctx.metrics.items.inc({ kind }, outcome.stored);
+  ctx.metrics.feed.itemsStored.inc({ type: 'engagement' }, outcome.stored);
+  ctx.metrics.droppedForQuota.inc(outcome.droppedForQuota);
   return true;
 }
 
@@ -322,11 +323,11 @@ async function runCycle(ctx: PollerContext, cycle: { lateByMs?: number }): Promi
       durationMs: Date.now() - started,
       phases: { discoveryMs, countsMs, samplesMs, relayMs },
     };
-    ctx.metrics.inc('hashwatch_engagement_cycles_total', { result: 'ok' });
-    ctx.metrics.set('hashwatch_engagement_cycle_seconds', report.durationMs / 1000);
+    ctx.metrics.cycles.inc({ result: 'ok' });
+    ctx.metrics.cycleSeconds.set(report.durationMs / 1000);
     return report;
   } catch (error) {
-    ctx.metrics.inc('hashwatch_engagement_cycles_total', { result: 'error' });
+    ctx.metrics.cycles.inc({ result: 'error' });
     throw error;
   }
 }

@@ -7,6 +7,7 @@ import { relayOutbox } from '@hashwatch/outbox';
 import { connectWorkerQueues } from '@hashwatch/queues';
 import { createXClient } from '@hashwatch/x-api';
 import { createEngagementPoller } from './engagement-poller';
+import { createPollerMetrics } from './poller-metrics';
 import { startPollerWorker } from './poller-workers';
 import { reconcileRefreshSchedulers } from './scheduling/refresh-schedulers';
 
@@ -30,6 +31,7 @@ async function main(): Promise<void> {
   const db = createDatabase(config.DATABASE_URL, { max: 12, applicationName: 'hashwatch-engagement-poller' });
   const redis = connectWorkerQueues(redisTargetOf(config), { app: 'engagement', prefix: config.QUEUE_PREFIX, logger });
   const { queues } = redis;
+  const metrics = createPollerMetrics();
   const x = createXClient({
     baseUrl: config.X_API_BASE_URL,
     bearerToken: config.X_BEARER_TOKEN,
@@ -38,6 +40,7 @@ async function main(): Promise<void> {
     keyPrefix: config.QUEUE_PREFIX,
     maxQueryLength: config.X_QUERY_MAX_LENGTH,
     logger,
+    observer: metrics.x.observer,
   });
   const poller = createEngagementPoller({
     pool: db.pool,
@@ -48,6 +51,7 @@ async function main(): Promise<void> {
     now: () => new Date(),
     relay: () => relayOutbox(db.pool, queues, { onInvalid: (jobId, error) => logger.error('outbox row dropped', { jobId, error }) }),
     options: { likesSampled: config.X_USER_TOKEN !== undefined },
+    metrics,
   });
 
   // Registered first so it closes last: probes see 503 while everything else stops.
@@ -56,7 +60,7 @@ async function main(): Promise<void> {
     logger,
     isShuttingDown: shutdown.isShuttingDown,
     checks: { postgres: () => db.pool.query('SELECT 1'), redis: () => redis.producer.ping() },
-    metrics: () => poller.metrics.render(),
+    metrics: () => metrics.registry.metrics(),
   });
   shutdown.onShutdown('health server', () => health.close());
   shutdown.onShutdown('database', () => db.close());

@@ -41,6 +41,6 @@ export function startPollerWorker(options: PollerWorkerOptions): DefinedWorker<'
       'reconcile-schedulers': async (_payload, _job, log) => reconcile(log),
       'sample-engagement': async (payload) => poller.sampleNow(payload.xPostId),
     },
-    { connection, prefix, concurrency: 1, logger },
+    { connection, prefix, concurrency: 1, logger, observeWait: (queue, seconds) => poller.metrics.queue.jobWait.observe({ queue }, seconds) },
   );
 }

@@ -4,6 +4,7 @@ import type { GatewayDeps } from './deps';
 import { ApiBuilder, jsonBody } from './http/api-builder';
 import { Authenticator } from './middleware/authenticate';
 import { errorHandler, notFound } from './middleware/error-handler';
+import { createGatewayMetrics, measureRequests, serveMetrics } from './metrics/gateway-metrics';
 import { requestLog } from './middleware/request-log';
 import { securityHeaders } from './middleware/security-headers';
 import { dashboardRouter, defaultDashboardDir } from './routes/dashboard/dashboard.router';
@@ -28,6 +29,8 @@ export function createApp(deps: GatewayDeps): Express {
   app.set('etag', false);
   // Per-address limits (checkout, sign-in, failed keys) need the client's address, not a load balancer's.
   app.set('trust proxy', deps.trustProxy ?? 0);
+  const metrics = deps.metrics ?? createGatewayMetrics({ logger: deps.logger });
+  app.use(measureRequests(metrics));
   app.use(requestLog(deps.logger));
   app.use(securityHeaders());
 
@@ -41,6 +44,8 @@ export function createApp(deps: GatewayDeps): Express {
   // The feed, the endpoint clients poll, authenticates and reads its page in one statement; what it does not
   // take goes on to the /v1 chain. First of the routes, so its requests pass no other route's matcher.
   app.get('/v1/posts', postsInOneRoundTrip(deps, authenticator));
+  // Prometheus scrapes: outside /v1, so no key and no rate limit; an ingress keeps it off the internet.
+  app.get('/metrics', serveMetrics(metrics, deps.logger));
   app.use(healthRouter(deps));
   app.get('/v1/openapi.json', (_req, res) => {
     res.json(document);

@@ -23,6 +23,8 @@ export interface GatewayDeps {
   notifications?: import('./routes/notifications/notification-options').NotificationOptions;
   /** The built dashboard (index.html, assets/) served at `/`; omitted: `@hashwatch/dashboard`'s dist folder. */
   dashboardDir?: string;
+  /** GET /metrics's registry (request latency, queue backlog); omitted: one of its own without queue counts. */
+  metrics?: import('./metrics/gateway-metrics').GatewayMetrics;
   /** Billing provider, PUBLIC_URL and mail for checkout, sessions and password reset; omitted: manual billing, no mail. */
   selfService?: import('./routes/session/self-service-options').SelfServiceOptions;
   /** ADMIN_USER/ADMIN_PASSWORD and the queues: Bull Board at /admin/queues; omitted, nothing is mounted there. */

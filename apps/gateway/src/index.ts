@@ -7,3 +7,5 @@ export { errorHandler } from './middleware/error-handler';
 // The feed's read path, for measuring it without HTTP.
 export { postCursor } from './routes/posts/post-cursor';
 export { listPosts } from './routes/posts/posts.service';
+// Request measurement and GET /metrics, for measuring their cost.
+export { createGatewayMetrics, measureRequests, serveMetrics } from './metrics/gateway-metrics';

@@ -3,13 +3,14 @@ import { createManualBilling, createStripeBilling } from '@hashwatch/billing';
 import { loadConfig, redisTargetOf } from '@hashwatch/config';
 import { createSender } from '@hashwatch/channels';
 import { createDatabase, type Database } from '@hashwatch/db';
-import { createShutdown, runMain, type Shutdown } from '@hashwatch/lifecycle';
+import { createShutdown, runMain } from '@hashwatch/lifecycle';
 import { createLogger, type Logger } from '@hashwatch/logger';
 import { createMailer } from '@hashwatch/mail';
-import { createQueues, createRedisConnection } from '@hashwatch/queues';
+import { createQueues, createRedisConnection, type Queues } from '@hashwatch/queues';
 import { openVerifiedCipher } from '@hashwatch/secrets';
 import { createApp } from './app';
 import type { GatewayDeps } from './deps';
+import { createGatewayMetrics } from './metrics/gateway-metrics';
 import { gatewayConfigSchema, type GatewayConfig } from './gateway-config';
 import type { SelfServiceOptions } from './routes/session/self-service-options';
 
@@ -27,19 +28,10 @@ function billingFrom(config: GatewayConfig, db: Database): Pick<SelfServiceOptio
   return { billing: stripe.provider, stripeWebhook: stripe.handleWebhook };
 }
 
-/**
- * The queue console's credentials and queues when ADMIN_USER and ADMIN_PASSWORD are set (else undefined: nothing is
- * mounted). Its queues use a producer connection of their own, which fails at once while Redis is away.
- */
-function queueConsoleFrom(config: GatewayConfig, logger: Logger, shutdown: Shutdown): GatewayDeps['queueConsole'] {
+/** The queue console's credentials and queues when ADMIN_USER and ADMIN_PASSWORD are set (else undefined: nothing is mounted). */
+function queueConsoleFrom(config: GatewayConfig, logger: Logger, queues: Queues): GatewayDeps['queueConsole'] {
   if (config.ADMIN_USER === undefined || config.ADMIN_PASSWORD === undefined) return undefined;
   if (config.ADMIN_PASSWORD.length < 12) logger.warn('ADMIN_PASSWORD is shorter than 12 characters: the queue console can retry and remove jobs');
-  const connection = createRedisConnection(redisTargetOf(config), { role: 'producer', connectionName: 'hashwatch-gateway-console', logger });
-  const queues = createQueues({ connection, prefix: config.QUEUE_PREFIX, logger });
-  shutdown.onShutdown('queue console', async () => {
-    await queues.close();
-    connection.disconnect();
-  });
   logger.info('queue console mounted', { path: '/admin/queues' });
   return { credentials: { user: config.ADMIN_USER, password: config.ADMIN_PASSWORD }, queues };
 }
@@ -72,8 +64,15 @@ async function main(): Promise<void> {
   const mailer = config.SMTP_URL ? createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, logger }) : null;
   if (mailer) shutdown.onShutdown('mailer', () => mailer.close());
   else logger.warn('SMTP_URL is not set: password-reset mails cannot be sent');
-  const queueConsole = queueConsoleFrom(config, logger, shutdown);
+  // Queue backlog for GET /metrics (read at scrape time) and the queue console: the queues on a producer connection
+  // of their own, which fails at once while Redis is away.
+  const queueRedis = createRedisConnection(redisTargetOf(config), { role: 'producer', connectionName: 'hashwatch-gateway-queues', logger });
+  const queues = createQueues({ connection: queueRedis, prefix: config.QUEUE_PREFIX, logger });
+  shutdown.onShutdown('queue redis', async () => queueRedis.disconnect());
+  shutdown.onShutdown('queues', () => queues.close());
+  const queueConsole = queueConsoleFrom(config, logger, queues);
   const app = createApp({
+    metrics: createGatewayMetrics({ logger, queues }),
     db,
     redis,
     logger,

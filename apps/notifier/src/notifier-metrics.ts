@@ -1,43 +1,44 @@
-/** A counter with one label (the channel kind). */
+import { createMetricsRegistry, deliveryMetrics, queueWaitMetrics, type DeliveryOutcome, type Registry } from '@hashwatch/metrics';
+
+/** A counter with one label (the channel kind, or the feed item type). */
 export interface LabelledCounter {
   inc(label: string, by?: number): void;
 }
 
 export interface NotifierMetrics {
+  readonly registry: Registry;
   sends: LabelledCounter;
   delivered: LabelledCounter;
   retried: LabelledCounter;
   failed: LabelledCounter;
   routed: LabelledCounter;
-  /** Prometheus text exposition of every counter. */
-  render(): string;
+  /** How long a job waited in its queue before this replica took it. */
+  observeWait(queue: string, seconds: number): void;
+  /** Prometheus text exposition of the registry (default process metrics included). */
+  render(): Promise<string>;
 }
 
-function counter(name: string, help: string, label: string) {
-  const values = new Map<string, number>();
-  return {
-    inc(value: string, by = 1) {
-      if (by > 0) values.set(value, (values.get(value) ?? 0) + by);
+/**
+ * The notifier's series for GET /metrics, per process (Prometheus sums the replicas): `hashwatch_deliveries_total`
+ * by channel kind and outcome, the messages sent and the deliveries routed.
+ */
+export function createNotifierMetrics(registry: Registry = createMetricsRegistry('notifier')): NotifierMetrics {
+  const { deliveries, sends, routed } = deliveryMetrics(registry);
+  const { jobWait } = queueWaitMetrics(registry);
+  const labelled = (inc: (label: string, by: number) => void): LabelledCounter => ({
+    inc: (label, by = 1) => {
+      if (by > 0) inc(label, by);
     },
-    render(): string {
-      const lines = [`# HELP ${name} ${help}`, `# TYPE ${name} counter`];
-      for (const [value, count] of values) lines.push(`${name}{${label}="${value}"} ${count}`);
-      return lines.join('\n');
-    },
-  };
-}
-
-/** The notifier's counters for GET /metrics, per process (Prometheus sums the replicas). */
-export function createNotifierMetrics(): NotifierMetrics {
-  const counters = {
-    sends: counter('hashwatch_notifier_sends_total', 'Messages sent to destinations (single alerts and digests).', 'kind'),
-    delivered: counter('hashwatch_notifier_deliveries_delivered_total', 'Deliveries marked delivered.', 'kind'),
-    retried: counter('hashwatch_notifier_deliveries_retried_total', 'Delivery attempts that will be retried.', 'kind'),
-    failed: counter('hashwatch_notifier_deliveries_failed_total', 'Deliveries that failed for good.', 'kind'),
-    routed: counter('hashwatch_notifier_deliveries_routed_total', 'Deliveries created by routing.', 'type'),
-  };
+  });
+  const outcome = (value: DeliveryOutcome) => labelled((kind, by) => deliveries.inc({ kind, outcome: value }, by));
   return {
-    ...counters,
-    render: () => `${Object.values(counters).map((c) => c.render()).join('\n')}\n`,
+    registry,
+    sends: labelled((kind, by) => sends.inc({ kind }, by)),
+    delivered: outcome('delivered'),
+    retried: outcome('retried'),
+    failed: outcome('failed'),
+    routed: labelled((type, by) => routed.inc({ type }, by)),
+    observeWait: (queue, seconds) => jobWait.observe({ queue }, seconds),
+    render: () => registry.metrics(),
   };
 }

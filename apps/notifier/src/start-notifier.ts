@@ -121,7 +121,7 @@ function createDrains(deps: NotifierDeps, redis: RedisClient, options: NotifierO
 function startWorkers(deps: NotifierDeps, drainDeps: DrainDeps, options: NotifierOptions) {
   const { pool, queues, logger } = deps;
   const { drains, metrics } = drainDeps;
-  const workerOptions = { connection: deps.workerConnection, prefix: queues.prefix, concurrency: options.concurrency, logger };
+  const workerOptions = { connection: deps.workerConnection, prefix: queues.prefix, concurrency: options.concurrency, logger, observeWait: metrics.observeWait };
   const router = createRouteBatcher({ pool, drains, metrics });
   const routing = defineWorker(
     'alert-routing',

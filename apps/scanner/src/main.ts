@@ -8,6 +8,7 @@ import { createXClient } from '@hashwatch/x-api';
 import { ensureSweepScheduler, startMaintenanceWorker, SWEEP_EVERY_MS } from './maintenance/maintenance-worker';
 import { ensureRelayScheduler, reconcileScanSchedulers } from './scan-schedulers';
 import { createScanner } from './scanner';
+import { createScannerMetrics } from './scanner-metrics';
 import { startScannerWorkers } from './scanner-workers';
 
 const DEFAULT_HEALTH_PORT = 4001;
@@ -27,6 +28,7 @@ async function main(): Promise<void> {
   const db = createDatabase(config.DATABASE_URL, { max: 20, applicationName: 'hashwatch-scanner' });
   const redis = connectWorkerQueues(redisTargetOf(config), { app: 'scanner', prefix: config.QUEUE_PREFIX, logger });
   const { queues } = redis;
+  const metrics = createScannerMetrics();
   const x = createXClient({
     baseUrl: config.X_API_BASE_URL,
     bearerToken: config.X_BEARER_TOKEN,
@@ -34,8 +36,9 @@ async function main(): Promise<void> {
     keyPrefix: config.QUEUE_PREFIX,
     maxQueryLength: config.X_QUERY_MAX_LENGTH,
     logger,
+    observer: metrics.x.observer,
   });
-  const scanner = createScanner({ pool: db.pool, x, queues, logger, maxQueryLength: config.X_QUERY_MAX_LENGTH });
+  const scanner = createScanner({ pool: db.pool, x, queues, logger, maxQueryLength: config.X_QUERY_MAX_LENGTH, metrics });
 
   // Registered first so it closes last: probes see 503 while everything else stops.
   const health = await startHealthServer({
@@ -43,7 +46,7 @@ async function main(): Promise<void> {
     logger,
     isShuttingDown: shutdown.isShuttingDown,
     checks: { postgres: () => db.pool.query('SELECT 1'), redis: () => redis.producer.ping() },
-    metrics: () => scanner.metrics.render(),
+    metrics: () => metrics.registry.metrics(),
   });
   shutdown.onShutdown('health server', () => health.close());
   shutdown.onShutdown('database', () => db.close());

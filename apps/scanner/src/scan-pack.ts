@@ -100,8 +100,7 @@ function followPages(ctx: ScanContext, pack: Pack<ClaimedSource>, sinceId: strin
       do {
         const page: FetchedPage = await fetchPage(ctx.x, pack.query, sinceId, token, ctx.fetchOptions);
         summary.requests += page.requests;
-        ctx.metrics.add('scanner_upstream_requests_total', page.requests);
-        ctx.metrics.add('scanner_posts_read_total', page.postsRead);
+        ctx.metrics.postsRead.inc(page.postsRead);
         arrived.push(page);
         signal();
         token = page.nextToken;
@@ -139,9 +138,9 @@ function countStored(ctx: ScanContext, stored: StorePackResult, summary: TickSum
   summary.stored += stored.inserted.length;
   summary.merged += stored.merged;
   summary.overQuota += stored.droppedForQuota;
-  ctx.metrics.add('scanner_items_stored_total', stored.inserted.length);
-  ctx.metrics.add('scanner_items_merged_total', stored.merged);
-  ctx.metrics.add('scanner_items_over_quota_total', stored.droppedForQuota);
+  for (const item of stored.inserted) ctx.metrics.feed.itemsStored.inc({ type: item.type });
+  ctx.metrics.itemsMerged.inc(stored.merged);
+  ctx.metrics.itemsOverQuota.inc(stored.droppedForQuota);
 }
 
 /** Stores one batch of pages in one transaction and starts its relay; answers the relay and whether the query is done. */

@@ -84,7 +84,7 @@ describe('a scanner process killed mid-cycle', () => {
     const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
     expect(ready.status).toBe(200);
     expect(await ready.json()).toMatchObject({ status: 'ready', checks: { postgres: { status: 'ok' }, redis: { status: 'ok' } } });
-    expect(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()).toMatch(/^scanner_items_stored_total 150$/m);
+    expect(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()).toMatch(/^hashwatch_feed_items_stored_total\{[^}]*type="hashtag"[^}]*\} 150$/m);
 
     second.kill('SIGTERM');
     const [code] = (await once(second, 'exit')) as [number | null];

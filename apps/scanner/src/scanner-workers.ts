@@ -25,6 +25,7 @@ export interface ScannerWorkerOptions {
  */
 export function startScannerWorkers(options: ScannerWorkerOptions): DefinedWorker<'source-scans' | 'outbox-relay'>[] {
   const { pool, queues, scanner, connection, prefix, logger } = options;
+  const observeWait = (queue: string, seconds: number) => scanner.metrics.queue.jobWait.observe({ queue }, seconds);
   const reconcile = async (log: Logger) => {
     const changes = await reconcileScanSchedulers(pool, queues);
     if (changes.added.length > 0 || changes.removed.length > 0) log.info('scan schedulers changed', { ...changes });
@@ -43,7 +44,7 @@ export function startScannerWorkers(options: ScannerWorkerOptions): DefinedWorke
       // Written with a cadence change: a new scheduler's first tick runs at once and syncs the sources to it.
       'reconcile-schedulers': async (_payload, _job, log) => reconcile(log),
     },
-    { connection, prefix, concurrency: options.concurrency ?? 2, logger },
+    { connection, prefix, concurrency: options.concurrency ?? 2, logger, observeWait },
   );
   const relay = defineWorker(
     'outbox-relay',
@@ -54,7 +55,7 @@ export function startScannerWorkers(options: ScannerWorkerOptions): DefinedWorke
         return { relayed };
       },
     },
-    { connection, prefix, concurrency: 1, logger },
+    { connection, prefix, concurrency: 1, logger, observeWait },
   );
   return [scans, relay];
 }

@@ -5,7 +5,7 @@ import type { Queues } from '@hashwatch/queues';
 import { XApiError, XRateLimitedError, type XClient } from '@hashwatch/x-api';
 import { packSources } from './packing/pack-sources';
 import { scanPack, type ScanContext, type StoredBatch, type TickSummary } from './scan-pack';
-import { ScannerMetrics } from './scanner-metrics';
+import { createScannerMetrics, type ScannerMetrics } from './scanner-metrics';
 import { claimDueSources, type SourceClaim } from './sources/claim-sources';
 import { resolveUsers } from './sources/resolve-users';
 import { syncSources } from './sources/sync-sources';
@@ -77,7 +77,7 @@ export function createScanner(options: ScannerOptions): Scanner {
     x: options.x,
     queues: options.queues,
     logger: options.logger,
-    metrics: options.metrics ?? new ScannerMetrics(),
+    metrics: options.metrics ?? createScannerMetrics(),
     now,
     fetchOptions: { retryDelaysMs: options.retryDelaysMs ?? [250, 1000], sleep: (ms: number) => sleep(ms), now },
     streamQuotaMargin: options.streamQuotaMargin ?? 1000,
@@ -91,7 +91,7 @@ export function createScanner(options: ScannerOptions): Scanner {
     metrics: ctx.metrics,
     async runTick(tick = {}) {
       const summary: TickSummary = { claimed: 0, scanned: 0, failed: 0, requests: 0, stored: 0, merged: 0, overQuota: 0 };
-      ctx.metrics.add('scanner_ticks_total');
+      ctx.metrics.ticks.inc();
       await syncSources(pool);
       for (let round = 0; round < MAX_CLAIMS_PER_TICK; round += 1) {
         const claim = await claimDueSources(pool, batchSize, tick.at);
@@ -132,12 +132,12 @@ async function scanClaim(ctx: ScanContext, claims: { concurrency: number; maxQue
     try {
       await scanPack(ctx, pack, claim, summary);
       summary.scanned += pack.sources.length;
-      metrics.add('scanner_sources_scanned_total', pack.sources.length);
+      metrics.sourcesScanned.inc(pack.sources.length);
     } catch (error) {
       const failure = describeFailure(error);
       if (error instanceof XRateLimitedError) rateLimited = failure;
       summary.failed += pack.sources.length;
-      metrics.add('scanner_pack_failures_total');
+      metrics.packFailures.inc();
       const fields = { sources: pack.sources.length, reason: failure.reason, error };
       // Upstream trouble is expected and shown on the tracks; anything else is ours.
       if (error instanceof XApiError) log.warn('pack failed', fields);

@@ -1,12 +1,19 @@
-import { collectDefaultMetrics, Registry } from 'prom-client';
-
-/**
- * A Prometheus registry of one process: Node's default process metrics (CPU, memory, event loop lag, GC)
- * with every series labelled by the app, so one Prometheus job can scrape all of Hashwatch's pods.
- */
-export function createMetricsRegistry(app: string): Registry {
-  const registry = new Registry();
-  registry.setDefaultLabels({ app });
-  collectDefaultMetrics({ register: registry });
-  return registry;
-}
+export { createMetricsRegistry, METRICS_CONTENT_TYPE } from './registry';
+export {
+  httpMetrics,
+  queueWaitMetrics,
+  xApiMetrics,
+  feedMetrics,
+  deliveryMetrics,
+  scannerMetrics,
+  engagementMetrics,
+  UNMATCHED_ROUTE,
+  X_NO_RESPONSE_STATUS,
+  DELIVERY_OUTCOMES,
+} from './families';
+export type { DeliveryOutcome } from './families';
+export { queueJobsMetric, QUEUE_JOB_STATES } from './queue-jobs';
+export type { QueueJobCounts } from './queue-jobs';
+export { parsePrometheusText, sumSamples } from './prometheus-text';
+export type { Sample } from './prometheus-text';
+export type { Registry } from 'prom-client';

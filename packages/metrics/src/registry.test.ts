@@ -1,4 +1,4 @@
-import { createMetricsRegistry } from './index';
+import { createMetricsRegistry } from './registry';
 
 describe('createMetricsRegistry', () => {
   it('exposes the default process metrics labelled with the app', async () => {

@@ -1,4 +1,4 @@
-import { UnrecoverableError, Worker, type Job } from 'bullmq';
+import { MetricsTime, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Logger } from '@hashwatch/logger';
 import { JobPayloadError, parseJobPayload, UnknownJobError } from './job-payload';
 import { queueKeyPrefix } from './queue-keys';
@@ -21,6 +21,8 @@ export interface DefineWorkerOptions {
   prefix: string;
   concurrency: number;
   logger: Logger;
+  /** Hears how long each job waited in the queue before this worker took it (first attempts only), in seconds. */
+  observeWait?: (queue: QueueName, seconds: number) => void;
 }
 
 export interface DefinedWorker<Q extends QueueName> {
@@ -45,6 +47,21 @@ export const STALL_DETECTION = { lockDuration: 5_000, stalledInterval: 3_000, ma
 type AnyHandler = (payload: unknown, job: Job, log: Logger) => Promise<unknown>;
 
 /**
+ * How long a job waited before a worker took it: from when it became due (added, or its delay over) to now.
+ * Retries are left out: their wait is the backoff chosen, not a backlog. Null for a retry.
+ */
+export function jobWaitSeconds(job: Pick<Job, 'timestamp' | 'delay' | 'attemptsMade'>, now: number): number | null {
+  if (job.attemptsMade > 0) return null;
+  return Math.max(0, now - job.timestamp - (job.delay ?? 0)) / 1000;
+}
+
+/**
+ * BullMQ's own metrics: completed and failed jobs per minute, a week of them kept in Redis per queue (a few
+ * kB each), where Bull Board and `queue.getMetrics()` read them.
+ */
+const BULLMQ_METRICS = { maxDataPoints: MetricsTime.ONE_WEEK } as const;
+
+/**
  * Starts a BullMQ Worker for one catalog queue. Each job is checked against the catalog before its
  * handler runs: an unknown job name or a payload that does not parse fails at once with
  * UnrecoverableError, since retrying cannot fix it. Handlers get a child logger carrying the job's ids.
@@ -63,6 +80,8 @@ export function defineWorker<Q extends QueueName>(
   const byName = handlers as unknown as Record<string, AnyHandler>;
 
   const processor = async (job: Job): Promise<unknown> => {
+    const waited = options.observeWait ? jobWaitSeconds(job, Date.now()) : null;
+    if (waited !== null) options.observeWait?.(queueName, waited);
     const log = logger.child({ queue: queueName, job: job.name, jobId: job.id, attempt: job.attemptsMade + 1 });
     let payload: unknown;
     try {
@@ -98,6 +117,7 @@ export function defineWorker<Q extends QueueName>(
     connection: options.connection,
     prefix: queueKeyPrefix(options.prefix, queueName),
     concurrency: options.concurrency,
+    metrics: BULLMQ_METRICS,
     ...STALL_DETECTION,
   });
   // A Worker with no 'error' listener writes each Redis error to the console itself.

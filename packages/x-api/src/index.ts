@@ -1,5 +1,6 @@
 export { createXClient } from './x-client';
 export type { XClient, XClientOptions } from './x-client';
+export type { XRequestObserver } from './x-transport';
 export type { SearchRecentParams, UserPostsParams, EngagementParams } from './x-request.schema';
 export {
   XApiError,

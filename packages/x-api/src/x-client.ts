@@ -5,7 +5,7 @@ import { normalizePostCounts, normalizePostLookup, normalizePostPage, normalizeP
 import type { BudgetState } from './rate-budget';
 import { COUNT_FIELDS, POST_EXPANSIONS, POST_FIELDS, USER_FIELDS, type XEndpointName } from './x-endpoints';
 import { XInvalidRequestError, XUserTokenRequiredError } from './x-errors';
-import { createXTransport, parser, validate, type XClientSettings, type XTransport } from './x-transport';
+import { createXTransport, parser, validate, type XClientSettings, type XRequestObserver, type XTransport } from './x-transport';
 import {
   clientOptionsSchema,
   engagementParamsSchema,
@@ -41,6 +41,8 @@ export interface XClientOptions {
   maxQueryLength?: number;
   /** How long a 429 without x-rate-limit-reset blocks the endpoint. Default 60 s. */
   rateLimitFallbackSeconds?: number;
+  /** Hears every HTTP request made (retries included), e.g. `xApiMetrics(registry).observer` of @hashwatch/metrics. */
+  observer?: XRequestObserver;
 }
 
 /** Typed X API v2 client: field selection, both spellings normalised, typed errors, one shared rate budget. */
@@ -91,8 +93,8 @@ function userPage(endpoint: XEndpointName) {
 }
 
 export function createXClient(options: XClientOptions): XClient {
-  const settings = clientOptionsSchema.parse({ ...options, redis: undefined, logger: undefined });
-  const transport = createXTransport(settings, options.redis, options.logger);
+  const settings = clientOptionsSchema.parse({ ...options, redis: undefined, logger: undefined, observer: undefined });
+  const transport = createXTransport(settings, options.redis, options.logger, options.observer);
   return {
     ...searchEndpoints(transport, settings),
     ...lookupEndpoints(transport, settings),

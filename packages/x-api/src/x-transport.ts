@@ -43,7 +43,20 @@ export function parser<S extends z.ZodType, T>(endpoint: XEndpointName, schema: 
   };
 }
 
-export function createXTransport(settings: XClientSettings, redis: Redis | Cluster, logger: Logger): XTransport {
+/**
+ * Hears every HTTP request the client makes, retries included: `status` is null when X gave no answer (network
+ * error, timeout), `remaining` is X's x-rate-limit-remaining when the answer carried one. Metrics hang here.
+ */
+export interface XRequestObserver {
+  request(endpoint: XEndpointName, status: number | null, remaining: number | null): void;
+}
+
+function remainingOf(headers: Record<string, unknown>): number | null {
+  const raw = headers['x-rate-limit-remaining'];
+  return typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : null;
+}
+
+export function createXTransport(settings: XClientSettings, redis: Redis | Cluster, logger: Logger, observer?: XRequestObserver): XTransport {
   const log = logger.child({ component: 'x-api' });
   const budget = new RateBudget(redis, settings.keyPrefix);
   const http: AxiosInstance = axios.create({
@@ -67,15 +80,18 @@ export function createXTransport(settings: XClientSettings, redis: Redis | Clust
 
   async function send(endpoint: XEndpointName, path: string, params: URLSearchParams, bearer: string): Promise<AxiosResponse> {
     const started = Date.now();
+    let response: AxiosResponse;
     try {
-      const response = await http.get(path, { params, headers: { Authorization: `Bearer ${bearer}` } });
-      log.debug('x request', { endpoint, status: response.status, ms: Date.now() - started });
-      return response;
+      response = await http.get(path, { params, headers: { Authorization: `Bearer ${bearer}` } });
     } catch (error) {
       const timedOut = axios.isAxiosError(error) && (error.code === 'ETIMEDOUT' || error.code === 'ECONNABORTED');
       log.warn('x request failed', { endpoint, reason: timedOut ? 'timeout' : 'network', error: (error as Error).message });
+      observer?.request(endpoint, null, null);
       throw new XUnavailableError({ endpoint, status: null }, timedOut ? 'timeout' : 'network', (error as Error).message);
     }
+    log.debug('x request', { endpoint, status: response.status, ms: Date.now() - started });
+    observer?.request(endpoint, response.status, remainingOf(response.headers as Record<string, unknown>));
+    return response;
   }
 
   /** Waits for the reset in 'wait' mode when it falls before the deadline; throws XRateLimitedError otherwise. */

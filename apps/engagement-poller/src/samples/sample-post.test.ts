@@ -286,6 +286,6 @@ describe('sampling engagers', () => {
     expect(await poller.sampleNow(post.id)).toEqual({ like: 'skipped', retweet: 'sampled', reply: 'skipped' });
     expect((await f.engagementItems(user, itemId)).map((e) => e.author)).toEqual(['@late_rt']);
     expect(await poller.sampleNow(post.id)).toEqual({ like: 'skipped', retweet: 'skipped', reply: 'skipped' });
-    expect(poller.metrics.render()).toContain('hashwatch_engagement_upstream_calls_total{endpoint="retweeted_by"}');
+    expect(await poller.metrics.registry.metrics()).toMatch(/^hashwatch_feed_items_stored_total\{[^}]*type="engagement"[^}]*\} [1-9]/m);
   });
 });

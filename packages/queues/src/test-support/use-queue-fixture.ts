@@ -2,7 +2,7 @@ import type { Job, Queue } from 'bullmq';
 import { captureLogger, createQueuePrefix, deletePrefixKeys, redisTargetFromEnv } from '@hashwatch/testing';
 import type { Logger } from '@hashwatch/logger';
 import { createQueues, type Queues } from '../create-queues';
-import { defineWorker, type DefinedWorker, type JobHandlers } from '../define-worker';
+import { defineWorker, type DefinedWorker, type DefineWorkerOptions, type JobHandlers } from '../define-worker';
 import type { QueueName } from '../queue-catalog';
 import { createRedisConnection, untilReady, type RedisClient } from '../redis-connection';
 
@@ -18,7 +18,7 @@ export interface QueueFixture {
   readonly logger: Logger;
   readonly logLines: Record<string, unknown>[];
   /** Starts a worker on this file's prefix; it is closed after the test. */
-  startWorker<Q extends QueueName>(queueName: Q, handlers: JobHandlers<Q>, concurrency?: number): DefinedWorker<Q>;
+  startWorker<Q extends QueueName>(queueName: Q, handlers: JobHandlers<Q>, concurrency?: number, extra?: Pick<DefineWorkerOptions, 'observeWait'>): DefinedWorker<Q>;
 }
 
 /**
@@ -66,8 +66,8 @@ export function useQueueFixture(prefix = createQueuePrefix()): QueueFixture {
     },
     logger,
     logLines: lines,
-    startWorker(queueName, handlers, concurrency = 1) {
-      const worker = defineWorker(queueName, handlers, { connection: ready(workerConnection), prefix, concurrency, logger });
+    startWorker(queueName, handlers, concurrency = 1, extra = {}) {
+      const worker = defineWorker(queueName, handlers, { connection: ready(workerConnection), prefix, concurrency, logger, ...extra });
       workers.push(worker as DefinedWorker<QueueName>);
       return worker;
     },
