@@ -118,10 +118,19 @@ async function eraseShared(client: pg.PoolClient, sources: SourceSets, postIds: 
  * account's feed holds, and its jobs still in the outbox. Returns what to clear outside PostgreSQL (see
  * eraseAccountKeys), or null for an unknown account.
  *
- * With `pendingBefore`, erases the account only if it is still a `pending` checkout created before that instant
- * (the maintenance sweep of unpaid checkouts): the check is made on the account row as the erasure deletes it,
- * so a payment committed meanwhile keeps the account (null, nothing erased).
+ * With `pendingBefore`, erases the account only if it is still a `pending` checkout untouched since that instant:
+ * created and last checked out (a new checkout of a pending email reuses its account and sets `updated_at`) before
+ * it, and no checkout row since. The check is made on the account row as the erasure deletes it, so a payment or a
+ * new checkout committed meanwhile keeps the account (null, nothing erased).
  */
+/**
+ * SQL: `table`'s account is a `pending` checkout untouched since `since` — created and last updated before it, with
+ * no checkout started since (a provider's checkout page lives a day at most, so none of it can still be paid).
+ */
+export const UNPAID_SINCE = (table: string, since: string): string =>
+  `${table}.subscription_status = 'pending' AND ${table}.created_at < ${since}::timestamptz AND ${table}.updated_at < ${since}::timestamptz`
+  + ` AND NOT EXISTS (SELECT 1 FROM checkouts c WHERE c.user_id = ${table}.id AND c.created_at >= ${since}::timestamptz)`;
+
 export async function eraseAccount(pool: pg.Pool, accountId: string, options: { pendingBefore?: Date } = {}): Promise<ErasedAccount | null> {
   return withDeadlockRetry(() =>
     transaction(pool, async (client) => {
@@ -143,7 +152,7 @@ export async function eraseAccount(pool: pg.Pool, accountId: string, options: { 
       };
       const { rows: refs } = await client.query<{ post_ids: string[]; channel_ids: string[]; email: string; rate_limits: number[] }>(ACCOUNT_REFERENCES, [accountId]);
       const { rowCount } = await client.query(
-        `DELETE FROM users WHERE id = $1 AND ($2::timestamptz IS NULL OR (subscription_status = 'pending' AND created_at < $2::timestamptz))`,
+        `DELETE FROM users WHERE id = $1 AND ($2::timestamptz IS NULL OR (${UNPAID_SINCE('users', '$2')}))`,
         [accountId, options.pendingBefore ?? null],
       );
       if (!rowCount) return null;

@@ -32,7 +32,7 @@ describe('sweep of unpaid checkouts', () => {
   async function checkoutAccount(email: string, ageDays: number, status: 'pending' | 'active' = 'pending'): Promise<string> {
     const { accountId } = await createAccount(env.database.db.prisma, { email, planId: 'pro' });
     const created = new Date(NOW.getTime() - ageDays * DAY_MS);
-    await pool().query(`UPDATE users SET subscription_status = $2::subscription_status, created_at = $3 WHERE id = $1`, [accountId, status, created]);
+    await pool().query(`UPDATE users SET subscription_status = $2::subscription_status, created_at = $3, updated_at = $3 WHERE id = $1`, [accountId, status, created]);
     await pool().query(`INSERT INTO checkouts (id, user_id, plan_id, provider, url, created_at) VALUES ($1, $2, 'pro', 'demo', 'https://pay.example.com/' || $1, $3)`, [`chk_${accountId.slice(4)}`, accountId, created]);
     await pool().query(`INSERT INTO sessions (id, user_id, token_hash, expires_at) VALUES ($1, $2, sha256(convert_to($1, 'UTF8')), $3)`, [`ses_${accountId.slice(4)}`, accountId, NOW]);
     await pool().query(`INSERT INTO password_resets (token_hash, user_id, expires_at) VALUES (sha256(convert_to($1, 'UTF8')), $1, $2)`, [accountId, NOW]);
@@ -52,6 +52,22 @@ describe('sweep of unpaid checkouts', () => {
     expect(await tablesHolding(young)).toEqual(ownRows);
     expect(await tablesHolding(paid)).toEqual(ownRows);
     expect((await sweepRetention(pool(), { now: () => NOW, limits: { pauseMs: 0 } })).pendingAccounts).toBe(0);
+  });
+
+  it('keeps a pending account checked out again lately: its new checkout may still be paid', async () => {
+    const returning = await checkoutAccount('returning@example.com', 8);
+    // A new checkout of the pending email reuses the account (the gateway's checkout sets updated_at) with a new row.
+    const lately = new Date(NOW.getTime() - DAY_MS);
+    await pool().query(`UPDATE users SET updated_at = $2 WHERE id = $1`, [returning, lately]);
+    await pool().query(`INSERT INTO checkouts (id, user_id, plan_id, provider, url, created_at) VALUES ($1, $2, 'pro', 'demo', 'https://pay.example.com/again', $3)`, [`chk_again${returning.slice(4)}`, returning, lately]);
+    expect((await sweepRetention(pool(), { now: () => NOW, limits: { pauseMs: 0 } })).pendingAccounts).toBe(0);
+    expect(await tablesHolding(returning)).toContain('users');
+    // Either mark alone keeps it: the erasure re-checks both on the row it would delete.
+    await pool().query(`UPDATE users SET updated_at = created_at WHERE id = $1`, [returning]);
+    expect(await eraseAccount(pool(), returning, { pendingBefore: new Date(NOW.getTime() - 7 * DAY_MS) })).toBeNull();
+    await pool().query(`DELETE FROM checkouts WHERE user_id = $1 AND created_at = $2`, [returning, lately]);
+    await pool().query(`UPDATE users SET updated_at = $2 WHERE id = $1`, [returning, lately]);
+    expect(await eraseAccount(pool(), returning, { pendingBefore: new Date(NOW.getTime() - 7 * DAY_MS) })).toBeNull();
   });
 
   it('keeps an account whose checkout was paid after the sweep picked it', async () => {

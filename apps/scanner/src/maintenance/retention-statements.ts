@@ -1,6 +1,7 @@
 // The statements of the retention sweep (retention-sweep.ts). Each batch is its own short transaction: rows are
 // picked with FOR UPDATE SKIP LOCKED, so sweeps running at once on several replicas take disjoint rows and never
 // wait on each other, and a feed writer waits at most one batch for a row the sweep holds.
+import { UNPAID_SINCE } from '@hashwatch/accounts';
 
 /**
  * Accounts with at least one feed item past their plan's retention (by detected_at, the moment the item entered
@@ -83,6 +84,6 @@ SELECT x.id FROM x_posts x
 /** The longest retention of any plan, in days: posts first seen before it are past every account's. */
 export const LONGEST_RETENTION = `SELECT COALESCE(max(retention_days), 90)::int AS days FROM plans`;
 
-/** Checkout accounts still `pending` (never paid) created before `$1`, oldest first, `$2` at most. */
+/** Checkout accounts still `pending` (never paid) and untouched since `$1` (UNPAID_SINCE), oldest first, `$2` at most. */
 export const STALE_PENDING_ACCOUNTS = `
-SELECT id FROM users WHERE subscription_status = 'pending' AND created_at < $1::timestamptz ORDER BY created_at, id LIMIT $2`;
+SELECT id FROM users WHERE ${UNPAID_SINCE('users', '$1')} ORDER BY created_at, id LIMIT $2`;
