@@ -24,6 +24,8 @@ export const WORKER_QUEUES = {
   notifier: ['alert-routing', 'alert-deliveries'],
 };
 export const UNSCALED_QUEUES = ['outbox-relay', 'maintenance'];
+/** Workers whose queues hold scheduler ticks, never a backlog: they scale on how late their ticks start. */
+export const LATENESS_SCALED = ['scanner'];
 
 const read = (relative) => readFileSync(path.join(ROOT, relative), 'utf8');
 

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import {
   APPS, appVariables, composeEnvNames, containersOf, defaultGatewayPort, defaultHealthPort, K8S_DIR, only, queueNames,
-  readmeKubernetes, readmeSecretKeys, render, SECRET_NAME, shutdownTimeoutMs, UNSCALED_QUEUES, validateDocument,
+  LATENESS_SCALED, readmeKubernetes, readmeSecretKeys, render, SECRET_NAME, shutdownTimeoutMs, UNSCALED_QUEUES, validateDocument,
   variablesNeededInCluster, WORKER_QUEUES, WORKERS,
 } from './k8s-manifests.mjs';
 import { readCompose } from './compose-file.mjs';
@@ -94,8 +94,10 @@ function checkScaledObjects({ docs }) {
     const [trigger] = spec.triggers;
     assert.equal(trigger.type, 'prometheus');
     assert.match(trigger.metadata.serverAddress, /^https?:\/\/\S+$/);
-    const queues = /hashwatch_queue_jobs\{queue=~"([^"]+)",state=~"waiting\|prioritized"\}/.exec(trigger.metadata.query);
-    assert.ok(queues, `${worker}: the query counts ready jobs of hashwatch_queue_jobs`);
+    const queues = LATENESS_SCALED.includes(worker)
+      ? /^histogram_quantile\(0\.9, sum by \(le\) \(rate\(hashwatch_queue_job_wait_seconds_bucket\{queue="([^"|]+)"\}\[5m\]\)\)\)$/.exec(trigger.metadata.query)
+      : /hashwatch_queue_jobs\{queue=~"([^"]+)",state=~"waiting\|prioritized"\}/.exec(trigger.metadata.query);
+    assert.ok(queues, `${worker}: the query reads its ticks' lateness, or counts ready jobs of hashwatch_queue_jobs`);
     assert.deepEqual(queues[1].split('|').sort(), [...WORKER_QUEUES[worker]].sort(), `${worker}: the query names its queues`);
     for (const queue of queues[1].split('|')) covered.add(queue);
     assert.ok(Number(trigger.metadata.threshold) > 0);
