@@ -39,7 +39,9 @@ function captureRoute(req: Request): () => string | undefined {
     set(value: unknown) {
       route = value;
       const path = (value as { path?: unknown } | undefined)?.path;
-      if (typeof path === 'string') matched = req.baseUrl + path;
+      // Routers are mounted at fixed lower-case paths, matched case-insensitively: `req.baseUrl` is the mount as the
+      // client typed it (`/V1`), so it is folded, or each casing would be a new label value.
+      if (typeof path === 'string') matched = req.baseUrl.toLowerCase() + path;
     },
   });
   return () => matched;

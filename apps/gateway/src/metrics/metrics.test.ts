@@ -60,6 +60,14 @@ describe('GET /metrics', () => {
     expect(sumSamples(samples, DURATION, { route: '/healthz', method: 'GET', status: '200' })).toBe(1);
   });
 
+  it('labels a mount typed in any case with the route pattern, so casing cannot grow the label set', async () => {
+    const { auth } = await gw.account();
+    for (const path of ['/V1/posts', '/v1/Posts', '/V1/ME', '/v1/me']) await request(app).get(path).set(auth);
+    const labels = [...routes(await scrape())];
+    expect(labels.filter((route) => route !== route.toLowerCase())).toEqual([]);
+    expect(sumSamples(await scrape(), DURATION, { route: '/v1/me', method: 'GET' })).toBeGreaterThanOrEqual(2);
+  });
+
   it('adds no label value for 1000 distinct unknown URLs', async () => {
     const before = routes(await scrape());
     const unmatchedBefore = sumSamples(await scrape(), DURATION, { route: 'unmatched' });
