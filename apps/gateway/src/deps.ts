@@ -28,5 +28,9 @@ export interface GatewayDeps {
   /** Billing provider, PUBLIC_URL and mail for checkout, sessions and password reset; omitted: manual billing, no mail. */
   selfService?: import('./routes/session/self-service-options').SelfServiceOptions;
   /** ADMIN_USER/ADMIN_PASSWORD and the queues: Bull Board at /admin/queues; omitted, nothing is mounted there. */
-  queueConsole?: { credentials: { user: string; password: string }; queues: import('@hashwatch/queues').Queues };
+  queueConsole?: {
+    credentials: { user: string; password: string };
+    queues: import('@hashwatch/queues').Queues;
+    formerQueues?: readonly import('bullmq').Queue[];
+  };
 }

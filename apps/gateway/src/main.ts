@@ -3,10 +3,10 @@ import { createManualBilling, createStripeBilling } from '@hashwatch/billing';
 import { loadConfig, redisTargetOf } from '@hashwatch/config';
 import { createSender } from '@hashwatch/channels';
 import { createDatabase, type Database } from '@hashwatch/db';
-import { createShutdown, runMain } from '@hashwatch/lifecycle';
+import { createShutdown, runMain, type Shutdown } from '@hashwatch/lifecycle';
 import { createLogger, type Logger } from '@hashwatch/logger';
 import { createMailer } from '@hashwatch/mail';
-import { createQueues, createRedisConnection, type Queues } from '@hashwatch/queues';
+import { createQueues, createRedisConnection, formerLayoutQueues, type Queues, type RedisClient } from '@hashwatch/queues';
 import { openVerifiedCipher } from '@hashwatch/secrets';
 import { createApp } from './app';
 import type { GatewayDeps } from './deps';
@@ -28,12 +28,19 @@ function billingFrom(config: GatewayConfig, db: Database): Pick<SelfServiceOptio
   return { billing: stripe.provider, stripeWebhook: stripe.handleWebhook };
 }
 
-/** The queue console's credentials and queues when ADMIN_USER and ADMIN_PASSWORD are set (else undefined: nothing is mounted). */
-function queueConsoleFrom(config: GatewayConfig, logger: Logger, queues: Queues): GatewayDeps['queueConsole'] {
+/**
+ * The queue console's credentials and queues when ADMIN_USER and ADMIN_PASSWORD are set (else undefined: nothing is
+ * mounted), with the queues an upgrade left under the former key layout, so their failed jobs can be retried.
+ */
+async function queueConsoleFrom(config: GatewayConfig, logger: Logger, queues: Queues, connection: RedisClient, shutdown: Shutdown): Promise<GatewayDeps['queueConsole']> {
   if (config.ADMIN_USER === undefined || config.ADMIN_PASSWORD === undefined) return undefined;
   if (config.ADMIN_PASSWORD.length < 12) logger.warn('ADMIN_PASSWORD is shorter than 12 characters: the queue console can retry and remove jobs');
-  logger.info('queue console mounted', { path: '/admin/queues' });
-  return { credentials: { user: config.ADMIN_USER, password: config.ADMIN_PASSWORD }, queues };
+  const formerQueues = await formerLayoutQueues(queues, connection);
+  shutdown.onShutdown('former queues', async () => {
+    await Promise.all(formerQueues.map((queue) => queue.close()));
+  });
+  logger.info('queue console mounted', { path: '/admin/queues', formerQueues: formerQueues.map((queue) => queue.name) });
+  return { credentials: { user: config.ADMIN_USER, password: config.ADMIN_PASSWORD }, queues, formerQueues };
 }
 
 /** Composition root of the gateway: configuration, clients, the app, and an orderly shutdown. */
@@ -70,7 +77,7 @@ async function main(): Promise<void> {
   const queues = createQueues({ connection: queueRedis, prefix: config.QUEUE_PREFIX, logger });
   shutdown.onShutdown('queue redis', async () => queueRedis.disconnect());
   shutdown.onShutdown('queues', () => queues.close());
-  const queueConsole = queueConsoleFrom(config, logger, queues);
+  const queueConsole = await queueConsoleFrom(config, logger, queues, queueRedis, shutdown);
   const app = createApp({
     metrics: createGatewayMetrics({ logger, queues }),
     db,

@@ -16,7 +16,7 @@ export { jobId, assertJobId, routeAlertsJobId, cadenceSchedulerId, JobIdError } 
 export { routeAlertsJobs, routeAlertItems } from './route-alert-batches';
 export type { RouteAlertItem, RouteAlertsJob } from './route-alert-batches';
 export { connectWorkerQueues } from './worker-connections';
-export { moveLegacyJobs } from './legacy-jobs';
+export { moveLegacyJobs, formerLayoutQueues } from './legacy-jobs';
 export type { WorkerConnections } from './worker-connections';
 export { reconcileCadenceSchedulers } from './cadence-schedulers';
 export type { CadenceJob, SchedulerChanges } from './cadence-schedulers';

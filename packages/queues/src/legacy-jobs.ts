@@ -26,10 +26,29 @@ export async function moveLegacyJobs(queues: Queues, connection: RedisClient, lo
   return moved;
 }
 
+/** Whether BullMQ ever used `name` under the former layout: it has its `meta`, `id` or `repeat` key there. */
+async function usedFormerly(queues: Queues, connection: RedisClient, name: QueueName): Promise<boolean> {
+  return (await connection.exists(`${queues.prefix}:${name}:meta`, `${queues.prefix}:${name}:id`, `${queues.prefix}:${name}:repeat`)) > 0;
+}
+
+/**
+ * The queues of the former key layout that still hold keys, as BullMQ Queues on `connection` (close them), for the
+ * queue console: their failed jobs are not moved (moveLegacyJobs moves pending ones only), so an operator sees them
+ * there, and a retry puts a job back among the pending ones, which the next move takes to the queue it runs from.
+ * Cleaning such a queue from the console ends its checks. Empty on a Redis Cluster, where that layout never ran.
+ */
+export async function formerLayoutQueues(queues: Queues, connection: RedisClient): Promise<Queue[]> {
+  if (connection instanceof Cluster) return [];
+  const found: Queue[] = [];
+  for (const name of queueNames) {
+    if (await usedFormerly(queues, connection, name)) found.push(new Queue(name, { connection, prefix: queues.prefix }));
+  }
+  return found;
+}
+
 async function moveQueue(queues: Queues, connection: RedisClient, name: QueueName, logger?: Logger): Promise<number> {
-  // Cheap check first: a queue BullMQ ever used has its `meta` or `id` key.
-  const used = await connection.exists(`${queues.prefix}:${name}:meta`, `${queues.prefix}:${name}:id`, `${queues.prefix}:${name}:repeat`);
-  if (used === 0) return 0;
+  // Cheap check first.
+  if (!(await usedFormerly(queues, connection, name))) return 0;
   const legacy = new Queue(name, { connection, prefix: queues.prefix });
   legacy.on('error', (error) => logger?.warn('queue error', { queue: name, error }));
   try {

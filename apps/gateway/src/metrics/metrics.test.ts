@@ -64,7 +64,7 @@ describe('GET /metrics', () => {
     const { auth } = await gw.account();
     for (const path of ['/V1/posts', '/v1/Posts', '/V1/ME', '/v1/me']) await request(app).get(path).set(auth);
     const labels = [...routes(await scrape())];
-    expect(labels.filter((route) => route !== route.toLowerCase())).toEqual([]);
+    expect(labels.filter((route) => route !== route?.toLowerCase())).toEqual([]);
     expect(sumSamples(await scrape(), DURATION, { route: '/v1/me', method: 'GET' })).toBeGreaterThanOrEqual(2);
   });
 

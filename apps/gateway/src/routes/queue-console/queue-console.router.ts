@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
+import type { Queue } from 'bullmq';
 import { Router, type NextFunction, type Request, type Response } from 'express';
 import { AppError } from '@hashwatch/errors';
 import type { Logger } from '@hashwatch/logger';
@@ -23,6 +24,8 @@ export interface QueueConsoleOptions {
   credentials: { user: string; password: string };
   /** Every queue of QUEUE_PREFIX, as the workers see them. */
   queues: Queues;
+  /** Queues of the former key layout that still hold jobs (formerLayoutQueues), shown as `former-<queue>`. */
+  formerQueues?: readonly Queue[];
   redis: RedisClient;
   keyPrefix: string;
   publicUrl: string;
@@ -101,7 +104,12 @@ export function queueConsoleRouter(options: QueueConsoleOptions): Router {
   const server = new ExpressAdapter();
   server.setBasePath(QUEUE_CONSOLE_PATH);
   createBullBoard({
-    queues: queueNames.map((name) => new BullMQAdapter(options.queues.byName[name], { description: `${options.queues.prefix}:${name}` })),
+    queues: [
+      ...queueNames.map((name) => new BullMQAdapter(options.queues.byName[name], { description: `${options.queues.prefix}:${name}` })),
+      ...(options.formerQueues ?? []).map(
+        (queue) => new BullMQAdapter(queue, { prefix: 'former-', description: `${queue.qualifiedName}: jobs left under the former key layout; a retried job moves to ${queue.name} within a minute` }),
+      ),
+    ],
     serverAdapter: server,
     options: { uiConfig: { boardTitle: 'Hashwatch queues' } },
   });

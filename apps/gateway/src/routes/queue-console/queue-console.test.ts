@@ -1,7 +1,9 @@
 import { once } from 'node:events';
+import { Queue, UnrecoverableError, Worker } from 'bullmq';
 import winston from 'winston';
 import { createLogger } from '@hashwatch/logger';
-import { createRedisConnection, defineWorker, queueNames } from '@hashwatch/queues';
+import { createRedisConnection, defineWorker, formerLayoutQueues, moveLegacyJobs, queueNames } from '@hashwatch/queues';
+import { createApp } from '../../app';
 import { request, useGateway } from '../../test-support/gateway-harness';
 import { CONSOLE_FAILED_LOGINS } from './queue-console.router';
 
@@ -73,6 +75,37 @@ describe('queue console (Bull Board at /admin/queues)', () => {
     await request(gw.app).put(`/admin/queues/api/queues/outbox-relay/${job.id}/retry`).set(AUTH).set('Origin', 'http://localhost:3000').expect(204);
     expect(await job.getState()).toBe('waiting');
     expect(gw.logs).toContainEqual(expect.objectContaining({ message: 'queue console change', method: 'PUT', status: 204 }));
+  });
+
+  it('shows a queue an upgrade left under the former key layout, and a retry there reaches the queue of today', async () => {
+    const testQueues = gw.queues;
+    if (!testQueues) throw new Error('no queues');
+    const connection = createRedisConnection(gw.env.redisTarget, { role: 'worker' });
+    // The former layout: the queue's keys straight under the prefix, `<prefix>:alert-routing:…`.
+    const former = new Queue('alert-routing', { connection, prefix: gw.env.queuePrefix });
+    const job = await former.add('route-alerts', { items: [{ feedItemId: 'post_former1', userId: 'usr_former1' }] }, { jobId: 'former-failed', attempts: 1 });
+    const oldWorker = new Worker('alert-routing', () => Promise.reject(new UnrecoverableError('routing failed before the upgrade')), { connection, prefix: gw.env.queuePrefix });
+    try {
+      await once(oldWorker, 'failed');
+    } finally {
+      await oldWorker.close();
+    }
+    const formerQueues = await formerLayoutQueues(testQueues.queues, testQueues.producer);
+    try {
+      expect(formerQueues.map((queue) => queue.name)).toEqual(['alert-routing']);
+      const app = createApp({ ...gw.deps, queueConsole: { credentials: OPERATOR, queues: testQueues.queues, formerQueues } });
+      const listed = await request(app).get('/admin/queues/api/queues').set(AUTH).expect(200);
+      expect((listed.body.queues as { name: string }[]).map((queue) => queue.name)).toContain('former-alert-routing');
+      await request(app).put(`/admin/queues/api/queues/former-alert-routing/${job.id}/retry`).set(AUTH).expect(204);
+      expect(await job.getState()).toBe('waiting');
+      // The workers' periodic move takes it to the queue they run from, under the same id.
+      expect(await moveLegacyJobs(testQueues.queues, testQueues.producer)).toBe(1);
+      expect(await testQueues.queues.byName['alert-routing'].getJobState('former-failed')).toBe('waiting');
+    } finally {
+      await Promise.all(formerQueues.map((queue) => queue.close()));
+      await former.close();
+      connection.disconnect();
+    }
   });
 
   it('stops answering an address that keeps guessing, even with the right password, until the window ends', async () => {
