@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -23,12 +24,13 @@ interface Restartable {
 }
 
 /**
- * A Redis Cluster of three masters, all apps on it (REDIS_CLUSTER_NODES): `stop` SIGKILLs the master holding the
- * alert-routing queue's slot, `start` brings it back with its append-only file. While it is gone the cluster
- * refuses every command (its slots are uncovered), so every app rides out a whole-cluster outage.
+ * A Redis Cluster of three masters that require a password, as production clusters do, all apps on it
+ * (REDIS_CLUSTER_NODES, REDIS_CLUSTER_PASSWORD): `stop` SIGKILLs the master holding the alert-routing queue's slot,
+ * `start` brings it back with its append-only file. While it is gone the cluster refuses every command (its slots
+ * are uncovered), so every app rides out a whole-cluster outage.
  */
 function clusterMasterRestart(dir: string): Restartable {
-  const cluster = new PrivateRedisCluster(dir);
+  const cluster = new PrivateRedisCluster(dir, `e2e-${randomBytes(9).toString('base64url')}`);
   let killed: number | undefined;
   return {
     async start() {
@@ -40,7 +42,7 @@ function clusterMasterRestart(dir: string): Restartable {
       killed = cluster.masterOf('hw:{alert-routing}:alert-routing:wait');
       await cluster.kill(killed);
     },
-    suiteOptions: () => ({ redisClusterNodes: cluster.nodes }),
+    suiteOptions: () => ({ redisClusterNodes: cluster.nodes, env: { REDIS_CLUSTER_PASSWORD: cluster.password ?? '' } }),
     teardown: () => cluster.stop(),
   };
 }

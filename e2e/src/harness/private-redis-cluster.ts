@@ -28,8 +28,9 @@ async function freeNodePort(taken: Set<number>): Promise<number> {
   throw new Error('no free port pair for a Redis Cluster node');
 }
 
-function cli(port: number, ...args: string[]): string {
-  const result = spawnSync('redis-cli', ['-h', '127.0.0.1', '-p', String(port), ...args], { encoding: 'utf8', timeout: 10_000 });
+function cli(port: number, password: string | undefined, ...args: string[]): string {
+  const auth = password ? ['-a', password, '--no-auth-warning'] : [];
+  const result = spawnSync('redis-cli', ['-h', '127.0.0.1', '-p', String(port), ...auth, ...args], { encoding: 'utf8', timeout: 10_000 });
   return result.stdout?.trim() ?? '';
 }
 
@@ -43,7 +44,11 @@ export class PrivateRedisCluster {
   private readonly ports: number[] = [];
   private readonly children = new Map<number, ChildProcess>();
 
-  constructor(private readonly dir: string) {}
+  /** With `password`, every node requires it (requirepass, and masterauth between nodes), as a production cluster does. */
+  constructor(
+    private readonly dir: string,
+    readonly password?: string,
+  ) {}
 
   /** `host:port,…` for REDIS_CLUSTER_NODES. */
   get nodes(): string {
@@ -58,8 +63,9 @@ export class PrivateRedisCluster {
       this.ports.push(port);
       this.startNode(port);
     }
-    await waitUntil(() => this.ports.every((port) => cli(port, 'PING') === 'PONG'), 15_000, 'the cluster nodes answering PING');
-    const created = spawnSync('redis-cli', ['--cluster', 'create', ...this.ports.map((port) => `127.0.0.1:${port}`), '--cluster-replicas', '0', '--cluster-yes'], { encoding: 'utf8', timeout: 60_000 });
+    await waitUntil(() => this.ports.every((port) => cli(port, this.password, 'PING') === 'PONG'), 15_000, 'the cluster nodes answering PING');
+    const auth = this.password ? ['-a', this.password, '--no-auth-warning'] : [];
+    const created = spawnSync('redis-cli', [...auth, '--cluster', 'create', ...this.ports.map((port) => `127.0.0.1:${port}`), '--cluster-replicas', '0', '--cluster-yes'], { encoding: 'utf8', timeout: 60_000 });
     if (created.status !== 0) throw new Error(`redis-cli --cluster create failed: ${created.stdout}${created.stderr}`);
     await this.untilHealthy();
   }
@@ -68,8 +74,8 @@ export class PrivateRedisCluster {
   masterOf(key: string): number {
     const [first] = this.ports;
     if (first === undefined) throw new Error('the cluster has not started');
-    const slot = Number(cli(first, 'CLUSTER', 'KEYSLOT', key));
-    for (const line of cli(first, 'CLUSTER', 'NODES').split('\n')) {
+    const slot = Number(cli(first, this.password, 'CLUSTER', 'KEYSLOT', key));
+    for (const line of cli(first, this.password, 'CLUSTER', 'NODES').split('\n')) {
       const fields = line.split(' ');
       const port = Number(/:(\d+)@/.exec(fields[1] ?? '')?.[1]);
       for (const range of fields.slice(8)) {
@@ -108,6 +114,7 @@ export class PrivateRedisCluster {
     const args = [
       '--port', String(port), '--bind', '127.0.0.1', '--cluster-enabled', 'yes', '--cluster-config-file', path.join(dir, 'nodes.conf'),
       '--cluster-node-timeout', '5000', '--appendonly', 'yes', '--save', '', '--maxmemory-policy', 'noeviction', '--dir', dir, '--daemonize', 'no',
+      ...(this.password ? ['--requirepass', this.password, '--masterauth', this.password] : []),
     ];
     const child = spawn('redis-server', args, { stdio: ['ignore', out, out] });
     closeSync(out);
@@ -116,6 +123,6 @@ export class PrivateRedisCluster {
   }
 
   private async untilHealthy(): Promise<void> {
-    await waitUntil(() => this.ports.every((port) => cli(port, 'CLUSTER', 'INFO').includes('cluster_state:ok')), 60_000, 'cluster_state:ok on every node');
+    await waitUntil(() => this.ports.every((port) => cli(port, this.password, 'CLUSTER', 'INFO').includes('cluster_state:ok')), 60_000, 'cluster_state:ok on every node');
   }
 }

@@ -62,6 +62,16 @@ describe('loadConfig', () => {
     expect(redisTargetOf(loadConfig(configSchema, { REDIS_URL: 'redis://10.0.0.9:6379' }))).toBe('redis://10.0.0.9:6379');
   });
 
+  it('signs in to every cluster node with REDIS_CLUSTER_USERNAME/PASSWORD, over TLS with REDIS_CLUSTER_TLS', () => {
+    const nodes = { REDIS_CLUSTER_NODES: '10.0.0.1:7000' };
+    const secured = loadConfig(configSchema, { ...nodes, REDIS_CLUSTER_USERNAME: 'hashwatch', REDIS_CLUSTER_PASSWORD: 'p4ss', REDIS_CLUSTER_TLS: 'true' });
+    expect(redisTargetOf(secured)).toEqual({ clusterNodes: [{ host: '10.0.0.1', port: 7000 }], username: 'hashwatch', password: 'p4ss', tls: true });
+    // Empty values (docker-compose, a ConfigMap) mean none; without nodes they are not used at all.
+    expect(redisTargetOf(loadConfig(configSchema, { ...nodes, REDIS_CLUSTER_PASSWORD: '', REDIS_CLUSTER_TLS: '' }))).toEqual({ clusterNodes: [{ host: '10.0.0.1', port: 7000 }] });
+    expect(redisTargetOf(loadConfig(configSchema, { REDIS_CLUSTER_PASSWORD: 'p4ss' }))).toBe('redis://127.0.0.1:6379');
+    expect(() => loadConfig(configSchema, { ...nodes, REDIS_CLUSTER_TLS: 'yes' })).toThrow(/REDIS_CLUSTER_TLS/);
+  });
+
   it('names REDIS_CLUSTER_NODES when an entry is not host:port', () => {
     for (const bad of ['10.0.0.1', '10.0.0.1:7000,', 'redis://10.0.0.1:7000', '10.0.0.1:99999']) {
       expect(() => loadConfig(configSchema, { REDIS_CLUSTER_NODES: bad })).toThrow(/^invalid environment: REDIS_CLUSTER_NODES /);

@@ -47,12 +47,35 @@ export const redisClusterNodes = z
   .transform((list) => list.split(','))
   .pipe(z.array(clusterNode).min(1, 'must name at least one host:port'));
 
-/** Where the suite's Redis is: one server (`REDIS_URL`) or a cluster (`REDIS_CLUSTER_NODES`, which wins). */
-export type RedisTarget = string | { readonly clusterNodes: readonly RedisClusterNode[] };
+/** How to sign in to every node of a cluster: an ACL user (or the default one) with its password, over TLS or not. */
+export interface RedisClusterAuth {
+  readonly username?: string;
+  readonly password?: string;
+  readonly tls?: boolean;
+}
+
+/**
+ * Where the suite's Redis is: one server (`REDIS_URL`, which carries its own user, password and `rediss://`) or a
+ * cluster (`REDIS_CLUSTER_NODES`, which wins, signed in to with REDIS_CLUSTER_USERNAME/PASSWORD, over TLS with
+ * REDIS_CLUSTER_TLS).
+ */
+export type RedisTarget = string | ({ readonly clusterNodes: readonly RedisClusterNode[] } & RedisClusterAuth);
 
 /** The Redis a config points at: the cluster when `REDIS_CLUSTER_NODES` is set, else `REDIS_URL`. */
-export function redisTargetOf(config: { REDIS_URL: string; REDIS_CLUSTER_NODES?: readonly RedisClusterNode[] | undefined }): RedisTarget {
-  return config.REDIS_CLUSTER_NODES ? { clusterNodes: config.REDIS_CLUSTER_NODES } : config.REDIS_URL;
+export function redisTargetOf(config: {
+  REDIS_URL: string;
+  REDIS_CLUSTER_NODES?: readonly RedisClusterNode[] | undefined;
+  REDIS_CLUSTER_USERNAME?: string | undefined;
+  REDIS_CLUSTER_PASSWORD?: string | undefined;
+  REDIS_CLUSTER_TLS?: boolean | undefined;
+}): RedisTarget {
+  if (!config.REDIS_CLUSTER_NODES) return config.REDIS_URL;
+  return {
+    clusterNodes: config.REDIS_CLUSTER_NODES,
+    ...(config.REDIS_CLUSTER_USERNAME ? { username: config.REDIS_CLUSTER_USERNAME } : {}),
+    ...(config.REDIS_CLUSTER_PASSWORD ? { password: config.REDIS_CLUSTER_PASSWORD } : {}),
+    ...(config.REDIS_CLUSTER_TLS ? { tls: true } : {}),
+  };
 }
 
 /** Every environment variable the suite shares (README.md, Configuration), parsed once at boot. Apps extend it with their own. */
@@ -60,6 +83,10 @@ export const configSchema = z.object({
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).default('postgresql://postgres@127.0.0.1:5432/hashwatch'),
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).default('redis://127.0.0.1:6379'),
   REDIS_CLUSTER_NODES: redisClusterNodes.optional(),
+  /** The cluster's ACL user and password (the same on every node); empty means none. */
+  REDIS_CLUSTER_USERNAME: z.string().max(200).optional(),
+  REDIS_CLUSTER_PASSWORD: z.string().max(500).optional(),
+  REDIS_CLUSTER_TLS: booleanString.default(false),
   QUEUE_PREFIX: z
     .string()
     .regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be 1-64 letters, digits, dots, dashes or underscores')

@@ -4,8 +4,15 @@ import type { Logger } from '@hashwatch/logger';
 /** A connection to the suite's Redis: one server, or a Redis Cluster (`REDIS_CLUSTER_NODES`). */
 export type RedisClient = Redis | Cluster;
 
-/** Where Redis is: a `redis://` URL, or some nodes of a cluster (ioredis discovers the others). */
-export type RedisTarget = string | { readonly clusterNodes: readonly { host: string; port: number }[] };
+/**
+ * Where Redis is: a `redis://` URL, or some nodes of a cluster (ioredis discovers the others) with the user and
+ * password every node takes and whether they speak TLS.
+ */
+export type RedisTarget =
+  | string
+  | { readonly clusterNodes: readonly { host: string; port: number }[]; readonly username?: string; readonly password?: string; readonly tls?: boolean };
+
+type ClusterTarget = Exclude<RedisTarget, string>;
 
 /**
  * `worker`: for BullMQ Workers (and anything that may block): commands wait through reconnects.
@@ -42,10 +49,17 @@ function roleOptions(role: RedisRole): RedisOptions {
  * While a master restarts its slots answer CLUSTERDOWN or refuse connections: the client retries those every
  * 300 ms and reloads the slot map, so a worker carries on once the master is back.
  */
-function createCluster(nodes: readonly { host: string; port: number }[], connection: RedisConnectionOptions, connectionName: string): Cluster {
+function createCluster(target: ClusterTarget, connection: RedisConnectionOptions, connectionName: string): Cluster {
   const { enableOfflineQueue, ...perNode } = roleOptions(connection.role);
+  const auth: RedisOptions = {
+    ...(target.username ? { username: target.username } : {}),
+    ...(target.password ? { password: target.password } : {}),
+    ...(target.tls ? { tls: {} } : {}),
+  };
   const options: ClusterOptions = {
-    redisOptions: { ...perNode, connectionName },
+    redisOptions: { ...perNode, ...auth, connectionName },
+    // Over TLS, nodes are reached by the names they were announced under, so certificates match (managed clusters).
+    ...(target.tls ? { dnsLookup: (address: string, callback: (error: null, address: string) => void) => callback(null, address) } : {}),
     clusterRetryStrategy: retryStrategy,
     retryDelayOnClusterDown: 300,
     retryDelayOnFailover: 300,
@@ -54,7 +68,7 @@ function createCluster(nodes: readonly { host: string; port: number }[], connect
     enableAutoPipelining: connection.autoPipelining ?? false,
     ...(enableOfflineQueue === undefined ? {} : { enableOfflineQueue }),
   };
-  return new Cluster(nodes.map((node) => ({ ...node })), options);
+  return new Cluster(target.clusterNodes.map((node) => ({ ...node })), options);
 }
 
 /** An ioredis connection (or cluster client) set up as BullMQ's production guide asks for the given role. */
@@ -63,7 +77,7 @@ export function createRedisConnection(target: RedisTarget, options: RedisConnect
   const redis =
     typeof target === 'string'
       ? new Redis(target, { ...roleOptions(options.role), connectionName, retryStrategy, enableAutoPipelining: options.autoPipelining ?? false })
-      : createCluster(target.clusterNodes, options, connectionName);
+      : createCluster(target, options, connectionName);
   // Without a listener ioredis prints every reconnect error to the console itself.
   redis.on('error', (error: Error) => {
     options.logger?.warn('redis connection error', { role: options.role, error });

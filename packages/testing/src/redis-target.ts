@@ -1,7 +1,9 @@
 import { Cluster, Redis } from 'ioredis';
 
 /** Where a test's Redis is: a URL, or the nodes of a Redis Cluster (the shape `@hashwatch/queues` takes). */
-export type TestRedisTarget = string | { readonly clusterNodes: readonly { host: string; port: number }[] };
+export type TestRedisTarget =
+  | string
+  | { readonly clusterNodes: readonly { host: string; port: number }[]; readonly username?: string; readonly password?: string };
 
 /**
  * The Redis tests run on: the cluster named by `REDIS_CLUSTER_NODES` (`host:port,…`) when it is set, as the apps
@@ -11,6 +13,8 @@ export function redisTargetFromEnv(env: Record<string, string | undefined> = pro
   const nodes = env.REDIS_CLUSTER_NODES;
   if (nodes) {
     return {
+      ...(env.REDIS_CLUSTER_USERNAME ? { username: env.REDIS_CLUSTER_USERNAME } : {}),
+      ...(env.REDIS_CLUSTER_PASSWORD ? { password: env.REDIS_CLUSTER_PASSWORD } : {}),
       clusterNodes: nodes.split(',').map((entry) => {
         const match = /^([A-Za-z0-9.-]+):(\d{1,5})$/.exec(entry.trim());
         if (!match) throw new Error(`REDIS_CLUSTER_NODES: "${entry}" is not host:port`);
@@ -32,5 +36,7 @@ export function redisEnvOf(target: TestRedisTarget): { REDIS_URL: string } | { R
 export function openTestRedis(target: TestRedisTarget): Redis | Cluster {
   return typeof target === 'string'
     ? new Redis(target, { maxRetriesPerRequest: 3 })
-    : new Cluster(target.clusterNodes.map((node) => ({ ...node })), { redisOptions: { maxRetriesPerRequest: 3 } });
+    : new Cluster(target.clusterNodes.map((node) => ({ ...node })), {
+        redisOptions: { maxRetriesPerRequest: 3, ...(target.username ? { username: target.username } : {}), ...(target.password ? { password: target.password } : {}) },
+      });
 }
