@@ -63,7 +63,7 @@ function xTable(plans: Plan[]): string[] {
     row([`posts_lookup, engagement counts (${int(X_LIMITS.posts_lookup)})`, ...plans.map((p) => apps(p.postsLookupPer15Min, X_LIMITS.posts_lookup))]),
     row([`liking_users, retweeted_by (${X_LIMITS.liking_users} each)`, ...plans.map(() => '75 each: the poller samples within the budget')]),
     row([`users_by_usernames (${X_LIMITS.users_by_usernames})`, ...plans.map(() => 'once per new handle, 100 a call')]),
-    row(['search interval with one X app, as shipped (business cadence × stretch)', ...plans.map((p) => `${int(Math.max(1, p.searchesPer15Min / X_LIMITS.search_recent) * 10)} s`)]),
+    row(['share of those searches one X app makes (as shipped: one token)', ...plans.map((p) => `${fixed(Math.min(100, (100 * X_LIMITS.search_recent) / p.searchesPer15Min), 1)} %`)]),
   ];
 }
 
@@ -77,7 +77,7 @@ function loadTable(plans: Plan[]): string[] {
     row(['engagement-tracked posts at a time', ...plans.map((p) => int(p.trackedPosts))]),
     row(['Redis commands per second', ...plans.map((p) => int(p.redisOpsPerSecond))]),
     row([`feed transactions per second (clock ceiling ${BENCH_FIGURES.feedClockTransactionsPerSecond.value})`, ...plans.map((p) => fixed(p.feedTransactionsPerSecond, 1))]),
-    ...tables.map((table) => row([`PostgreSQL \`${table}\`: rows / bytes per day`, ...plans.map((p) => `${int(p.rowsPerDay[table] ?? 0)} / ${bytes(p.bytesPerDay[table] ?? 0)}`)])),
+    ...tables.map((table) => row([`PostgreSQL \`${table}\`: rows / bytes per day`, ...plans.map((p) => `${int(p.rowsPerDay[table] ?? 0)} / ${p.bytesPerDay[table] ? bytes(p.bytesPerDay[table]) : 'deleted once relayed'}`)])),
     row(['PostgreSQL, all four tables, bytes per day', ...plans.map((p) => bytes(Object.values(p.bytesPerDay).reduce((a, b) => a + b, 0)))]),
   ];
 }
@@ -118,12 +118,33 @@ function serialisingTable(plans: Plan[], units: Units): string[] {
   ];
 }
 
+/** The direct answer for 10,000 accounts, from the same plan as the tables. */
+function answer(plan: Plan | undefined): string[] {
+  if (!plan) return [];
+  const deploy = (app: string) => Math.max(ASSUMPTIONS.minimumReplicas, plan.replicas[app]?.computed ?? 0);
+  const apps = Math.ceil(plan.searchesPer15Min / X_LIMITS.search_recent);
+  const bytesPerDay = Object.values(plan.bytesPerDay).reduce((a, b) => a + b, 0);
+  return [
+    `**${int(plan.accounts)} accounts: scanner ${deploy('scanner')}, notifier ${deploy('notifier')}, engagement poller ${deploy('engagement-poller')}, gateway ${deploy('gateway')} replicas**`,
+    `(each at most ${fixed(ASSUMPTIONS.utilisation * 100, 0)} % busy: the load needs ${Object.values(plan.replicas).map((r) => r.computed).join(', ')}; two for availability), one PostgreSQL`,
+    `taking ${bytes(bytesPerDay)} a day and ${fixed(plan.feedTransactionsPerSecond, 0)} feed transactions a second, one Redis at about ${int(plan.redisOpsPerSecond)} commands a second.`,
+    `Replicas are not what limits ${int(plan.accounts)} accounts: X is. At the plans' scan intervals they need ${int(plan.searchesPer15Min)} searches per`,
+    `15 minutes, ${apps} times one app's ${X_LIMITS.search_recent}; one pay-per-use app (as shipped: one \`X_BEARER_TOKEN\`) makes`,
+    `${fixed((100 * X_LIMITS.search_recent) / plan.searchesPer15Min, 1)} % of them, and the shared budget stretches every cadence to match. With \`X_QUERY_MAX_LENGTH=4096\``,
+    `(Enterprise, custom limits) they need ${int(plan.searchesPer15Min4096)}.`,
+  ];
+}
+
 export function markdown(): string {
   const recorded = loadUnits();
   const units = deriveUnits(recorded);
   const plans = COUNTS.map((accounts) => planFor(accounts, units));
   return [
     BEGIN,
+    '',
+    '### How many replicas of each app do 10,000 accounts need',
+    '',
+    ...answer(plans.find((p) => p.accounts === 10_000)),
     '',
     '### The plan mix and the assumptions',
     '',
