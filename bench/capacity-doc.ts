@@ -113,7 +113,7 @@ function serialisingTable(plans: Plan[], units: Units): string[] {
     row(['destination pacing (one bucket per URL / chat)', 'sends to one destination', 'one reservation per send', 'per destination (json 10/s): a channel, not the service']),
     row(['outbox relay (`FOR UPDATE SKIP LOCKED`, every 5 s per app)', 'nothing: relays of several replicas take disjoint rows', 'about 0.1 ms of Redis per job (BENCHMARKS, one routing job per batch)', 'not below 100,000 accounts']),
     row(['scan job schedulers (one `scan-sources` job per cadence and tick)', 'one tick of a cadence runs on one replica; later ticks on others', `${fixed(units.scannerCpuPerSearch * 1000, 2)} ms of scanner CPU per search`, 'a tick claims at most 20,000 sources; see the note below']),
-    row(['source sync advisory lock (`pg_advisory_xact_lock(0x5ca7, 0)`)', 'source sync and erasure', 'one sync per tick', 'not below 100,000 accounts']),
+    row(['source sync (`pg_try_advisory_xact_lock(0x5ca7, 0)`, every tick)', 'one sync at a time; other replicas skip it and scan', `${BENCH_FIGURES.sourceSyncMilliseconds.value} ms of PostgreSQL per sync at 10,000 accounts, linear in tracks`, `when a sync outlasts the 10 s tick: about ${int((10_000 / BENCH_FIGURES.sourceSyncMilliseconds.value) * 10_000)} accounts; not below 100,000`]),
     row(['usage row lock (alert quota, `FOR UPDATE`)', 'one account\'s writers', 'per account', 'never across accounts']),
   ];
 }

@@ -30,6 +30,7 @@ export const BENCH_FIGURES = {
   notifierAlertsPerSecond: { value: 1_601, label: 'notifier: alerts delivered/s per replica', from: 'BENCHMARKS, Notifier, "notifier alone", run 11 (the lowest of runs 10-12)' },
   pollerPostsPerSecond: { value: 100_000 / 2.8, label: 'engagement poller: posts refreshed/s per replica', from: 'BENCHMARKS, Engagement, cycle: 100,000 posts in 2.80 s (steady)' },
   gatewayRequestsPerSecond: { value: 3_925, label: 'gateway: GET /v1/posts req/s per process', from: 'BENCHMARKS, GET /v1/posts, run 4 round 2 (the lowest feed page)' },
+  sourceSyncMilliseconds: { value: 309, label: 'scanner source sync at 10,000 accounts (103,000 tracks), ms', from: 'BENCHMARKS, Capacity, EXPLAIN ANALYZE of the sync on the scenario population' },
   feedClockTransactionsPerSecond: { value: 169, label: 'feed clock: feed transactions/s, all writers together', from: 'BENCHMARKS, Capacity, bench/capacity-feed-clock.ts at 16 writers' },
 } as const;
 
