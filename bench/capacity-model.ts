@@ -56,6 +56,8 @@ export const ASSUMPTIONS = {
 export interface Units {
   /** Search requests made per ideal query-cycle (pages, and ticks landing after the cadence). */
   searchPerQueryCycle: number;
+  /** Redis commands/s of the five processes with nothing to scan: BullMQ's polling and schedulers. */
+  redisOpsIdle: number;
   redisOpsPerSearch: number;
   redisOpsPerItem: number;
   /** Items stored per account a post reached (1 unless quotas or dedupe drop some). */
@@ -88,8 +90,9 @@ export function deriveUnits(measured: MeasuredUnits): Units {
   const drainedItems = result.itemsAfterDrain;
   return {
     searchPerQueryCycle: scanSearches / idealSearches(result.queriesPerCadence, scan.seconds),
-    redisOpsPerSearch: scan.redisOpsPerSecond / scanSearchRate,
-    redisOpsPerItem: (posts.redisOpsPerSecond - scan.redisOpsPerSecond * (postSearches / posts.seconds / scanSearchRate)) / itemsPerSecond,
+    redisOpsIdle: result.idle.redisOpsPerSecond,
+    redisOpsPerSearch: (scan.redisOpsPerSecond - result.idle.redisOpsPerSecond) / scanSearchRate,
+    redisOpsPerItem: (posts.redisOpsPerSecond - result.idle.redisOpsPerSecond - ((scan.redisOpsPerSecond - result.idle.redisOpsPerSecond) * postSearches) / posts.seconds / scanSearchRate) / itemsPerSecond,
     storedPerMatch: drainedItems / (result.postsInjected * result.meanFanOut),
     rowsPerItem: Object.fromEntries(['feed_item_sources', 'outbox_jobs'].map((table) => [table, (result.rowsAfterDrain[table] ?? 0) / drainedItems])),
     xPostsPerPost: (result.rowsAfterDrain.x_posts ?? 0) / result.postsInjected,
@@ -120,7 +123,7 @@ export function predictWindow(units: Units, population: Population, seconds: num
   return {
     searches,
     itemsPerSecond,
-    redisOpsPerSecond: units.redisOpsPerSearch * (searches / seconds) + units.redisOpsPerItem * itemsPerSecond,
+    redisOpsPerSecond: units.redisOpsIdle + units.redisOpsPerSearch * (searches / seconds) + units.redisOpsPerItem * itemsPerSecond,
     feedItemSourcesRows: itemsPerSecond * seconds * (units.rowsPerItem.feed_item_sources ?? 0),
     feedItemsBytes: itemsPerSecond * seconds * (units.bytesPerRow.feed_items ?? 0),
     scannerCpu: units.scannerCpuPerSearch * (searches / seconds) + units.scannerCpuPerItem * itemsPerSecond,
@@ -219,7 +222,7 @@ export function planFor(accounts: number, units: Units): Plan {
   return {
     accounts, sources: population.sources.length, queries512: sum(q512), queries4096: sum(q4096), searchesPer15Min, searchesPer15Min4096,
     postsLookupPer15Min, itemsPerSecond, postsPerSecond, trackedPosts,
-    redisOpsPerSecond: units.redisOpsPerSearch * searchesPerSecond + units.redisOpsPerItem * itemsPerSecond,
+    redisOpsPerSecond: units.redisOpsIdle + units.redisOpsPerSearch * searchesPerSecond + units.redisOpsPerItem * itemsPerSecond,
     feedTransactionsPerSecond, rowsPerDay, bytesPerDay, replicas,
   };
 }

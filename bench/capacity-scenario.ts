@@ -64,8 +64,20 @@ async function postsPhase(suite: Suite, population: Population, seconds: number)
   return { posts, fanOutSum };
 }
 
+async function measureIdle(suite: Suite, redisUrl: string): Promise<Window> {
+  const redis = privateRedisClient(redisUrl);
+  try {
+    const start = await read(suite.pool, suite.xsim.url, redis, {});
+    await sleep(20_000);
+    return between(start, await read(suite.pool, suite.xsim.url, redis, {}));
+  } finally {
+    redis.disconnect();
+  }
+}
+
 /** What one run measured, per phase. */
 export interface ScenarioResult {
+  idle: Window;
   accounts: number;
   sources: number;
   queriesPerCadence: Record<string, number>;
@@ -79,7 +91,7 @@ export interface ScenarioResult {
   bytesPerRow: Record<string, number>;
 }
 
-async function measure(suite: Suite, redisUrl: string, population: Population, seconds: number): Promise<ScenarioResult> {
+async function measure(suite: Suite, redisUrl: string, population: Population, seconds: number): Promise<Omit<ScenarioResult, 'idle'>> {
   const redis = privateRedisClient(redisUrl);
   const pids: Record<string, number[]> = {};
   for (const handle of suite.apps) (pids[handle.app] ??= []).push(handle.pid);
@@ -129,13 +141,15 @@ async function main(): Promise<void> {
   try {
     suite = await Suite.start({ redisUrl: redis.url, scanIntervalSeconds: 10, engagementIntervalSeconds: 60, env: { LOG_LEVEL: 'warn' } });
     await liftSimLimits(suite.xsim.url);
+    // Idle: the five processes with no source to scan, their fixed Redis work (BullMQ's polling, schedulers).
+    const idle = await measureIdle(suite, redis.url);
     await createSimUsers(suite.xsim.url, population.handles);
     await seedPopulation(suite.pool, population);
     // A bulk seed leaves the planner without statistics (a production database grows its tracks gradually and
     // autovacuum keeps them current); without them the scanner's source sync plans nested loops, 50 s at 10,000 accounts.
     await suite.pool.query('ANALYZE');
     log(`seeded; apps: ${suite.apps.map((app) => `${app.app} pid ${app.pid}`).join(', ')}`);
-    const result = await measure(suite, redis.url, population, seconds);
+    const result = { ...(await measure(suite, redis.url, population, seconds)), idle };
     log(JSON.stringify(result));
     if (process.argv.includes('--record')) {
       const units: MeasuredUnits = { recordedAt: new Date().toISOString(), machine: machineDescription(), command: `bench/capacity-scenario.ts --scale ${scale} --seconds ${seconds} --record`, postsPerSecond: POSTS_PER_SECOND, result };
