@@ -128,7 +128,7 @@ function answer(plan: Plan | undefined): string[] {
   return [
     `**${int(plan.accounts)} accounts: scanner ${deploy('scanner')}, notifier ${deploy('notifier')}, engagement poller ${deploy('engagement-poller')}, gateway ${deploy('gateway')} replicas**`,
     `(each at most ${fixed(ASSUMPTIONS.utilisation * 100, 0)} % busy: the load needs ${Object.values(plan.replicas).map((r) => r.computed).join(', ')}; two for availability), one PostgreSQL`,
-    `taking ${bytes(bytesPerDay)} a day and ${fixed(plan.feedTransactionsPerSecond, 0)} feed transactions a second, one Redis at about ${int(plan.redisOpsPerSecond)} commands a second.`,
+    `taking ${bytes(bytesPerDay)} a day and at most ${fixed(plan.feedTransactionsPerSecond, 0)} feed transactions a second, one Redis at most ${int(plan.redisOpsPerSecond)} commands a second.`,
     `Replicas are not what limits ${int(plan.accounts)} accounts: X is. At the plans' scan intervals they need ${int(plan.searchesPer15Min)} searches per`,
     `15 minutes, ${apps} times one app's ${X_LIMITS.search_recent}; one pay-per-use app (as shipped: one \`X_BEARER_TOKEN\`) makes`,
     `${fixed((100 * X_LIMITS.search_recent) / plan.searchesPer15Min, 1)} % of them, and the shared budget stretches every cadence to match. With \`X_QUERY_MAX_LENGTH=4096\``,
