@@ -1,0 +1,171 @@
+// The capacity scenario: the built apps as processes (x-sim, gateway, scanner, notifier, engagement poller, each
+// one replica) on a Redis of the run's own, with `--scale` thousand accounts of the assumed plan mix
+// (bench/capacity-population.ts) and a stream of posts, measured over a fixed window.
+//
+//   npm run build
+//   flock /tmp/hw-bench.lock npx tsx --tsconfig bench/capacity-tsconfig.json bench/capacity-scenario.ts --scale 1 --record
+//   flock /tmp/hw-bench.lock npx tsx --tsconfig bench/capacity-tsconfig.json bench/capacity-scenario.ts --scale 10
+//
+// Scale 1 is today's bench load: 1,000 accounts, the population of bench/scanner-upstream.ts. `--record` writes what
+// it measured per unit of work to bench/capacity-units.json, the figures bench/capacity-model.ts reads. Any other
+// scale prints the model's prediction for the same inputs beside what was measured, as ratios.
+// Phases: warm-up (every source scanned once), "scan" (sources scanned at their cadences, no posts), "posts"
+// (the same with POSTS_PER_SECOND posts), then a drain of the last posts. Options: --seconds (posts phase, default 120).
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type pg from 'pg';
+import { Suite } from '@hashwatch/e2e/src/harness/suite';
+import { PrivateRedis } from '@hashwatch/e2e/src/harness/private-redis';
+import { machineDescription } from './bench-support';
+import { compareWithModel, UNITS_PATH, type MeasuredUnits } from './capacity-model';
+import { between, bytesPerRow, createSimUsers, injectPost, liftSimLimits, privateRedisClient, read, seedPopulation, type Window } from './capacity-measure';
+import { buildPopulation, fanOut, postStream, queriesPerCadence, watchersOf, type Population } from './capacity-population';
+
+export const POSTS_PER_SECOND = 1;
+const log = (line: string) => process.stdout.write(`${line}\n`);
+
+function option(name: string, fallback: number): number {
+  const at = process.argv.indexOf(`--${name}`);
+  if (at < 0) return fallback;
+  const value = Number(process.argv[at + 1]);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} needs a positive number`);
+  return value;
+}
+
+async function waitForWarmUp(pool: pg.Pool, sources: number): Promise<void> {
+  const deadline = Date.now() + 300_000;
+  for (;;) {
+    const { rows } = await pool.query<{ scanned: string }>('SELECT count(*) FILTER (WHERE last_scan_at IS NOT NULL) AS scanned FROM source_cursors');
+    const scanned = Number(rows[0]?.scanned ?? 0);
+    if (scanned >= sources) return;
+    if (Date.now() > deadline) throw new Error(`warm-up: ${scanned} of ${sources} sources scanned after 300 s`);
+    await sleep(2000);
+  }
+}
+
+async function postsPhase(suite: Suite, population: Population, seconds: number): Promise<{ posts: number; fanOutSum: number }> {
+  const next = postStream(population, 7);
+  const watchers = watchersOf(population);
+  const start = Date.now();
+  let posts = 0;
+  let fanOutSum = 0;
+  while (Date.now() - start < seconds * 1000) {
+    const due = Math.floor(((Date.now() - start) / 1000) * POSTS_PER_SECOND) + 1;
+    while (posts < due) {
+      const post = next();
+      fanOutSum += fanOut(population, post, watchers);
+      await injectPost(suite.xsim.url, post, posts);
+      posts += 1;
+    }
+    await sleep(50);
+  }
+  return { posts, fanOutSum };
+}
+
+async function measureIdle(suite: Suite, redisUrl: string): Promise<Window> {
+  const redis = privateRedisClient(redisUrl);
+  try {
+    const start = await read(suite.pool, suite.xsim.url, redis, {});
+    await sleep(20_000);
+    return between(start, await read(suite.pool, suite.xsim.url, redis, {}));
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** What one run measured, per phase. */
+export interface ScenarioResult {
+  idle: Window;
+  accounts: number;
+  sources: number;
+  queriesPerCadence: Record<string, number>;
+  scan: Window;
+  posts: Window;
+  postsInjected: number;
+  meanFanOut: number;
+  itemsAfterDrain: number;
+  rowsAfterDrain: Record<string, number>;
+  bytesAfterDrain: Record<string, number>;
+  bytesPerRow: Record<string, number>;
+}
+
+async function measure(suite: Suite, redisUrl: string, population: Population, seconds: number): Promise<Omit<ScenarioResult, 'idle'>> {
+  const redis = privateRedisClient(redisUrl);
+  const pids: Record<string, number[]> = {};
+  for (const handle of suite.apps) (pids[handle.app] ??= []).push(handle.pid);
+  try {
+    await waitForWarmUp(suite.pool, population.sources.length);
+    log('warm-up done: every source scanned once');
+    await sleep(15_000);
+    const scanStart = await read(suite.pool, suite.xsim.url, redis, pids);
+    await sleep((seconds / 2) * 1000);
+    const scanEnd = await read(suite.pool, suite.xsim.url, redis, pids);
+    log('scan phase done');
+    const { posts, fanOutSum } = await postsPhase(suite, population, seconds);
+    const postsEnd = await read(suite.pool, suite.xsim.url, redis, pids);
+    // The last posts reach starter accounts one 60 s cadence later.
+    await sleep(70_000);
+    const drained = await read(suite.pool, suite.xsim.url, redis, pids);
+    const postsWindow = between(scanEnd, postsEnd);
+    const afterDrain = between(scanEnd, drained);
+    return {
+      accounts: population.accounts.length,
+      sources: population.sources.length,
+      queriesPerCadence: Object.fromEntries([...queriesPerCadence(population.sources, 512)].map(([cadence, queries]) => [String(cadence), queries])),
+      scan: between(scanStart, scanEnd),
+      posts: postsWindow,
+      postsInjected: posts,
+      meanFanOut: fanOutSum / posts,
+      itemsAfterDrain: afterDrain.rowsInserted.feed_items ?? 0,
+      rowsAfterDrain: afterDrain.rowsInserted,
+      bytesAfterDrain: afterDrain.bytesGrown,
+      bytesPerRow: await bytesPerRow(suite.pool),
+    };
+  } finally {
+    redis.disconnect();
+  }
+}
+
+async function main(): Promise<void> {
+  const scale = option('scale', 1);
+  const seconds = option('seconds', 120);
+  const population = buildPopulation(Math.round(scale * 1000));
+  log(`machine: ${machineDescription()}`);
+  log(`scale ${scale}: ${population.accounts.length} accounts, ${population.sources.length} sources, ${POSTS_PER_SECOND} post/s for ${seconds} s`);
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'hw-capacity-'));
+  const redis = new PrivateRedis(dir);
+  await redis.start();
+  let suite: Suite | undefined;
+  try {
+    suite = await Suite.start({ redisUrl: redis.url, scanIntervalSeconds: 10, engagementIntervalSeconds: 60, env: { LOG_LEVEL: 'warn' } });
+    await liftSimLimits(suite.xsim.url);
+    // Idle: the five processes with no source to scan, their fixed Redis work (BullMQ's polling, schedulers).
+    const idle = await measureIdle(suite, redis.url);
+    await createSimUsers(suite.xsim.url, population.handles);
+    await seedPopulation(suite.pool, population);
+    // A bulk seed leaves the planner without statistics (a production database grows its tracks gradually and
+    // autovacuum keeps them current); without them the scanner's source sync plans nested loops, 50 s at 10,000 accounts.
+    await suite.pool.query('ANALYZE');
+    log(`seeded; apps: ${suite.apps.map((app) => `${app.app} pid ${app.pid}`).join(', ')}`);
+    const result = { ...(await measure(suite, redis.url, population, seconds)), idle };
+    log(JSON.stringify(result));
+    if (process.argv.includes('--record')) {
+      const units: MeasuredUnits = { recordedAt: new Date().toISOString(), machine: machineDescription(), command: `bench/capacity-scenario.ts --scale ${scale} --seconds ${seconds} --record`, postsPerSecond: POSTS_PER_SECOND, result };
+      writeFileSync(UNITS_PATH, `${JSON.stringify(units, null, 2)}\n`);
+      log(`units written to ${UNITS_PATH}`);
+    } else {
+      for (const line of compareWithModel(result, population, POSTS_PER_SECOND)) log(line);
+    }
+  } finally {
+    await suite?.stop();
+    await redis.stop('SIGKILL').catch(() => undefined);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+void main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exitCode = 1;
+});
