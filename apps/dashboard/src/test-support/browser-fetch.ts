@@ -1,4 +1,9 @@
+import { configure } from '@testing-library/react';
 import { inject } from 'vitest';
+
+// A page under test waits on the real gateway, which a loaded machine (the whole suite on two cores) can keep for
+// more than Testing Library's default 1 s: findBy* and waitFor wait up to 10 s, well inside the 30 s test timeout.
+configure({ asyncUtilTimeout: 10_000 });
 
 /**
  * What the browser gives the dashboard, for tests against the real gateway: a `Request` that resolves relative URLs
