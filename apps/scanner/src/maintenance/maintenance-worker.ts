@@ -28,15 +28,25 @@ export interface MaintenanceWorkerOptions {
  */
 export function startMaintenanceWorker(options: MaintenanceWorkerOptions): DefinedWorker<'maintenance'> {
   const { pool, connection, prefix, logger, limits } = options;
-  return defineWorker(
+  // A run may take minutes (its budget); closing ends it after the batch in hand, so a stopping scanner is not
+  // held past its shutdown bound. The rest is the next run's, on whichever replica takes it.
+  const stopping = new AbortController();
+  const defined = defineWorker(
     'maintenance',
     {
       'sweep-retention': async (_payload, _job, log) => {
-        const summary = await sweepRetention(pool, { limits });
-        log.info('retention swept', { ...summary });
+        const summary = await sweepRetention(pool, { limits, signal: stopping.signal });
+        log.info('retention swept', { ...summary, stopped: stopping.signal.aborted });
         return summary;
       },
     },
     { connection, prefix, concurrency: 1, logger },
   );
+  return {
+    ...defined,
+    close() {
+      stopping.abort();
+      return defined.close();
+    },
+  };
 }

@@ -110,6 +110,17 @@ describe('retention sweep', () => {
     expect(await countRows(pool(), user)).toMatchObject({ items: 0, sources: 0, posts: 0 });
   });
 
+  it('ends after the batch in hand when the process stops, the next run taking the rest', async () => {
+    const user = await account('starter');
+    await seedItems(pool(), NOW, user, '56', 100, 100);
+    const stopping = new AbortController();
+    stopping.abort();
+    const stopped = await sweepRetention(pool(), { now: () => NOW, limits: { pauseMs: 0, batchSize: 40 }, signal: stopping.signal });
+    expect(stopped).toMatchObject({ items: 0, posts: 0, batches: 0, pendingAccounts: 0 });
+    expect(await countRows(pool(), user)).toMatchObject({ items: 100 });
+    expect(await sweep({ batchSize: 40 })).toMatchObject({ items: 100 });
+  });
+
   it('shares the work between sweeps running at once: everything deleted exactly once, without errors', async () => {
     const users = [await account('starter'), await account('pro'), await account('business')];
     // The same posts in every account's feed: the sweeps race for the posts as well as for the items.

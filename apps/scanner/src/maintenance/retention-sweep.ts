@@ -57,6 +57,8 @@ export interface SweepSummary {
 export interface SweepOptions {
   limits?: Partial<SweepLimits>;
   now?: () => Date;
+  /** Aborted when the process stops: the run ends after its current batch, well inside the shutdown bound. */
+  signal?: AbortSignal;
 }
 
 // A batch waits at most this long for a row lock (a post a scanner transaction holds): it is rolled back and
@@ -67,6 +69,7 @@ const LOCK_NOT_AVAILABLE = '55P03';
 interface Run {
   pool: pg.Pool;
   limits: SweepLimits;
+  signal: AbortSignal | undefined;
   now: Date;
   startedAt: number;
   summary: SweepSummary;
@@ -75,7 +78,7 @@ interface Run {
 function spent(run: Run): boolean {
   const rows = run.summary.items + run.summary.posts;
   run.summary.budgetSpent = Date.now() - run.startedAt >= run.limits.budgetMs || rows >= run.limits.maxRows;
-  return run.summary.budgetSpent;
+  return run.summary.budgetSpent || run.signal?.aborted === true;
 }
 
 /** Runs one batch transaction; a deadlock or lock timeout rolls it back whole and counts it as contended. */
@@ -159,6 +162,7 @@ export async function sweepRetention(pool: pg.Pool, options: SweepOptions = {}):
   const run: Run = {
     pool,
     limits: { ...DEFAULT_SWEEP_LIMITS, ...options.limits },
+    signal: options.signal,
     now: options.now?.() ?? new Date(),
     startedAt: Date.now(),
     summary: { items: 0, itemSources: 0, posts: 0, engagementStates: 0, pendingAccounts: 0, batches: 0, contended: 0, budgetSpent: false, durationMs: 0 },
