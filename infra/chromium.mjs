@@ -3,29 +3,15 @@
 // CHROMIUM_PATH (default /usr/bin/chromium) when it exists; else, as root with apt-get, `apt-get install -y
 // chromium`; else one line saying what to install.
 // Only Node built-ins: this runs before `npm install` may have happened.
-import { accessSync, constants, existsSync } from 'node:fs';
 import path from 'node:path';
 import { DevError } from './errors.mjs';
+import { aptInstall, hostTools } from './host-tools.mjs';
 import { say } from './output.mjs';
 
 export const DEFAULT_CHROMIUM_PATH = '/usr/bin/chromium';
-const APT_GET = '/usr/bin/apt-get';
-
-function isExecutable(file) {
-  try {
-    accessSync(file, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** What this machine offers; tests pass their own. */
-export const chromiumHost = {
-  isExecutable,
-  isRoot: () => typeof process.getuid === 'function' && process.getuid() === 0,
-  hasAptGet: () => existsSync(APT_GET),
-};
+export const chromiumHost = hostTools;
 
 /**
  * What to do about Chromium: `{action: 'use', path}` when it is there, `{action: 'install', path}` when apt-get
@@ -54,13 +40,7 @@ export async function ensureChromium(supervisor, { env = process.env, host = chr
   if (plan.action === 'use') return plan.path;
   if (plan.action === 'fail') throw new DevError(plan.message);
   say(`Chromium: ${plan.path} is missing, installing Debian's package (apt-get install -y chromium)`);
-  const aptEnv = { ...env, DEBIAN_FRONTEND: 'noninteractive' };
-  const install = () => supervisor.runForeground(APT_GET, ['install', '-y', 'chromium'], { env: aptEnv });
-  let code = await install();
-  if (code !== 0) {
-    say('Chromium: the install failed; updating the package lists and trying once more');
-    if ((await supervisor.runForeground(APT_GET, ['update'], { env: aptEnv })) === 0) code = await install();
-  }
+  const code = await aptInstall(supervisor, 'chromium', { env, label: 'Chromium', say });
   if (code !== 0 || !host.isExecutable(plan.path)) {
     throw new DevError(`apt-get could not install chromium (exit ${code}): install Debian's package \`chromium\` by hand, or set CHROMIUM_PATH to a Chromium or Chrome binary`);
   }

@@ -2,31 +2,17 @@
 // kustomize`, offline. `npm test` makes sure it is there first: KUBECTL (default: `kubectl` on PATH) when it
 // exists; else, as root with apt-get, Debian's `kubernetes-client`; else one line saying what to install.
 // Only Node built-ins: this runs before `npm install` may have happened.
-import { accessSync, constants, existsSync } from 'node:fs';
 import path from 'node:path';
 import { DevError } from './errors.mjs';
+import { aptInstall, hostTools } from './host-tools.mjs';
 import { say } from './output.mjs';
 
-const APT_GET = '/usr/bin/apt-get';
 /** Where Debian's kubernetes-client puts it. */
 export const DEBIAN_KUBECTL_PATH = '/usr/bin/kubectl';
 const HOW = 'install kubectl (https://kubernetes.io/docs/tasks/tools/, or Debian/Ubuntu package `kubernetes-client`)';
 
-function isExecutable(file) {
-  try {
-    accessSync(file, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** What this machine offers; tests pass their own. */
-export const kubectlHost = {
-  isExecutable,
-  isRoot: () => typeof process.getuid === 'function' && process.getuid() === 0,
-  hasAptGet: () => existsSync(APT_GET),
-};
+export const kubectlHost = hostTools;
 
 /** The first executable `kubectl` on PATH, or undefined. */
 function onPath(env, host) {
@@ -64,13 +50,7 @@ export async function ensureKubectl(supervisor, { env = process.env, host = kube
   if (plan.action === 'use') return plan.path;
   if (plan.action === 'fail') throw new DevError(plan.message);
   say('kubectl is missing, installing Debian\'s package (apt-get install -y kubernetes-client)');
-  const aptEnv = { ...env, DEBIAN_FRONTEND: 'noninteractive' };
-  const install = () => supervisor.runForeground(APT_GET, ['install', '-y', 'kubernetes-client'], { env: aptEnv });
-  let code = await install();
-  if (code !== 0) {
-    say('kubectl: the install failed; updating the package lists and trying once more');
-    if ((await supervisor.runForeground(APT_GET, ['update'], { env: aptEnv })) === 0) code = await install();
-  }
+  const code = await aptInstall(supervisor, 'kubernetes-client', { env, label: 'kubectl', say });
   if (code !== 0 || !host.isExecutable(plan.path)) {
     throw new DevError(`apt-get could not install kubernetes-client (exit ${code}): ${HOW}, or set KUBECTL to a kubectl binary`);
   }

@@ -11,3 +11,5 @@ export type { MainProcess, StartOptions } from './main-process';
 export { redisTargetFromEnv, redisEnvOf, openTestRedis } from './redis-target';
 export type { TestRedisTarget } from './redis-target';
 export { keySlot } from './key-slot';
+export { rowsHolding } from './rows-holding';
+export type { HeldRow } from './rows-holding';

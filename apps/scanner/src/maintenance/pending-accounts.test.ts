@@ -1,32 +1,15 @@
-import type pg from 'pg';
 import { createAccount, eraseAccount } from '@hashwatch/accounts';
-import { useTestEnvironment } from '@hashwatch/testing';
+import { rowsHolding, useTestEnvironment } from '@hashwatch/testing';
 import { sweepRetention } from './retention-sweep';
 
 const NOW = new Date('2026-11-27T12:00:00Z');
 const DAY_MS = 86_400_000;
 
-/** Every row of every table of the public schema whose JSON text holds one of `needles`. */
-async function rowsHolding(pool: pg.Pool, needles: readonly string[]): Promise<string[]> {
-  const { rows: tables } = await pool.query<{ table_name: string }>(
-    `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY 1`,
-  );
-  const found: string[] = [];
-  for (const { table_name: table } of tables) {
-    const { rows } = await pool.query<{ row: string }>(
-      `SELECT row_to_json(t)::text AS row FROM "${table}" t
-        WHERE EXISTS (SELECT 1 FROM unnest($1::text[]) AS n WHERE strpos(lower(row_to_json(t)::text), lower(n)) > 0)`,
-      [needles],
-    );
-    found.push(...rows.map((row) => `${table}: ${row.row}`));
-  }
-  return found;
-}
 
 describe('sweep of unpaid checkouts', () => {
   const env = useTestEnvironment();
   const pool = () => env.database.db.pool;
-  const tablesHolding = async (accountId: string) => [...new Set((await rowsHolding(pool(), [accountId])).map((row) => row.split(':')[0]))];
+  const tablesHolding = async (accountId: string) => [...new Set((await rowsHolding(pool(), [accountId])).map((found) => found.table))];
 
   /** A checkout account as sign-up leaves it, `ageDays` old, with a session, a password reset and its checkout. */
   async function checkoutAccount(email: string, ageDays: number, status: 'pending' | 'active' = 'pending'): Promise<string> {

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { rowsHolding } from '@hashwatch/testing';
 import { emailLimitKey } from '../session/sign-in.service';
 import { request, useGateway } from '../../test-support/gateway-harness';
 
@@ -10,27 +11,6 @@ const SOLO_POST = '1990000000000000001';
 const SHARED_POST = '1990000000000000002';
 const UNSTORED_POST = '1990000000000000003';
 
-interface Found {
-  table: string;
-  row: string;
-}
-
-/** Every row of every table of the public schema whose JSON text holds one of `needles`. */
-async function dump(pool: pg.Pool, needles: readonly string[]): Promise<Found[]> {
-  const { rows: tables } = await pool.query<{ table_name: string }>(
-    `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY 1`,
-  );
-  const found: Found[] = [];
-  for (const { table_name: table } of tables) {
-    const { rows } = await pool.query<{ row: string }>(
-      `SELECT row_to_json(t)::text AS row FROM "${table}" t
-        WHERE EXISTS (SELECT 1 FROM unnest($1::text[]) AS n WHERE strpos(lower(row_to_json(t)::text), lower(n)) > 0)`,
-      [needles],
-    );
-    found.push(...rows.map((row) => ({ table, row: row.row })));
-  }
-  return found;
-}
 
 async function seedPost(pool: pg.Pool, id: string, text: string, author = 'someone'): Promise<void> {
   await pool.query(
@@ -113,14 +93,14 @@ describe('erasure of an account and of its sources', () => {
     await redis.set(`${prefix}:rl:signin-email:${emailLimitKey(email)}`, '3');
 
     const needles = [a.accountId, SOLO_TAG, HANDLE, SOLO_POST, UNSTORED_POST, channel, 'chk_erase', 'ses_erase'];
-    expect((await dump(pool(), needles)).length).toBeGreaterThan(0);
+    expect((await rowsHolding(pool(), needles)).length).toBeGreaterThan(0);
     const res = await request(gw.app).delete('/v1/me').set(a.auth);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ deleted: true });
 
-    expect(await dump(pool(), needles)).toEqual([]);
+    expect(await rowsHolding(pool(), needles)).toEqual([]);
     // b's own rows, and the shared ones b still needs.
-    const kept = await dump(pool(), [b.accountId, SHARED_TAG, SHARED_POST]);
+    const kept = await rowsHolding(pool(), [b.accountId, SHARED_TAG, SHARED_POST]);
     const tables = new Set(kept.map((found) => found.table));
     for (const table of ['users', 'tracks', 'feed_items', 'feed_item_sources', 'source_cursors', 'x_posts', 'engagement_states', 'outbox_jobs']) {
       expect(tables).toContain(table);
