@@ -16,9 +16,10 @@ describe('defineWorker metrics', () => {
 
   it('reports the wait of each job taken, and keeps BullMQ per-minute counts', async () => {
     const waits: { queue: string; seconds: number }[] = [];
-    // Added before any worker runs: it waits at least the 300 ms before the worker starts.
-    await enqueue(fixture.queues, 'outbox-relay', 'relay-outbox', {}, { jobId: 'relay-waiting' });
+    // Added before any worker runs: it waits at least the 300 ms before the worker starts. `added` is read before
+    // the add, whose job is stamped while it is sent (a first command on a cluster may take a while to answer).
     const added = Date.now();
+    await enqueue(fixture.queues, 'outbox-relay', 'relay-outbox', {}, { jobId: 'relay-waiting' });
     await new Promise((resolve) => setTimeout(resolve, 300));
     fixture.startWorker(
       'outbox-relay',

@@ -154,9 +154,11 @@ describe('createXClient against the simulator (2.167 spellings)', () => {
 
   it('normalises repost_count, referenced_posts and edit_history_post_ids into the same shape as the old names', async () => {
     const results = [];
+    // One publication time for both simulators: posts made "now" in each could fall on either side of a second.
+    const createdAt = new Date(Math.floor(Date.now() / 1000) * 1000 - 60_000).toISOString();
     for (const x of [oldNames, newNames]) {
-      const root = x.sim.state.injectPost({ author: 'alice', text: 'root #eth' });
-      x.sim.state.addReply(root.id, { author: 'bob', text: 'reply #eth' });
+      const root = x.sim.state.injectPost({ author: 'alice', text: 'root #eth', created_at: createdAt });
+      x.sim.state.addReply(root.id, { author: 'bob', text: 'reply #eth', created_at: createdAt });
       x.sim.state.addRetweets(root.id, { anonymous: 4 });
       const page = await x.client().searchRecent({ query: '#eth' });
       results.push(page.posts.map(({ id, authorId, author, conversationId, inReplyToUserId, referencedPosts, editHistoryPostIds, ...rest }) => ({
