@@ -31,6 +31,6 @@ export interface GatewayDeps {
   queueConsole?: {
     credentials: { user: string; password: string };
     queues: import('@hashwatch/queues').Queues;
-    formerQueues?: readonly import('bullmq').Queue[];
+    formerQueues?: readonly import('bullmq').Queue[] | Promise<readonly import('bullmq').Queue[]>;
   };
 }

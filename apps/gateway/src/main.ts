@@ -1,4 +1,5 @@
 import { createServer } from 'node:http';
+import type { Queue } from 'bullmq';
 import { createManualBilling, createStripeBilling } from '@hashwatch/billing';
 import { loadConfig, redisTargetOf } from '@hashwatch/config';
 import { createSender } from '@hashwatch/channels';
@@ -6,7 +7,7 @@ import { createDatabase, type Database } from '@hashwatch/db';
 import { createShutdown, runMain, type Shutdown } from '@hashwatch/lifecycle';
 import { createLogger, type Logger } from '@hashwatch/logger';
 import { createMailer } from '@hashwatch/mail';
-import { createQueues, createRedisConnection, formerLayoutQueues, type Queues, type RedisClient } from '@hashwatch/queues';
+import { createQueues, createRedisConnection, formerLayoutQueues, untilReady, type Queues, type RedisClient } from '@hashwatch/queues';
 import { openVerifiedCipher } from '@hashwatch/secrets';
 import { createApp } from './app';
 import type { GatewayDeps } from './deps';
@@ -30,16 +31,24 @@ function billingFrom(config: GatewayConfig, db: Database): Pick<SelfServiceOptio
 
 /**
  * The queue console's credentials and queues when ADMIN_USER and ADMIN_PASSWORD are set (else undefined: nothing is
- * mounted), with the queues an upgrade left under the former key layout, so their failed jobs can be retried.
+ * mounted), with the queues an upgrade left under the former key layout, so their failed jobs can be retried. Those
+ * are read once Redis answers, without holding up the start: the gateway serves while Redis is still away.
  */
-async function queueConsoleFrom(config: GatewayConfig, logger: Logger, queues: Queues, connection: RedisClient, shutdown: Shutdown): Promise<GatewayDeps['queueConsole']> {
+function queueConsoleFrom(config: GatewayConfig, logger: Logger, queues: Queues, connection: RedisClient, shutdown: Shutdown): GatewayDeps['queueConsole'] {
   if (config.ADMIN_USER === undefined || config.ADMIN_PASSWORD === undefined) return undefined;
   if (config.ADMIN_PASSWORD.length < 12) logger.warn('ADMIN_PASSWORD is shorter than 12 characters: the queue console can retry and remove jobs');
-  const formerQueues = await formerLayoutQueues(queues, connection);
+  const opened: Queue[] = [];
   shutdown.onShutdown('former queues', async () => {
-    await Promise.all(formerQueues.map((queue) => queue.close()));
+    await Promise.all(opened.map((queue) => queue.close()));
   });
-  logger.info('queue console mounted', { path: '/admin/queues', formerQueues: formerQueues.map((queue) => queue.name) });
+  const formerQueues = untilReady(connection)
+    .then(() => formerLayoutQueues(queues, connection))
+    .then((found) => {
+      opened.push(...found);
+      if (found.length > 0) logger.info('queue console: queues left under the former key layout', { queues: found.map((queue) => queue.name) });
+      return found;
+    });
+  logger.info('queue console mounted', { path: '/admin/queues' });
   return { credentials: { user: config.ADMIN_USER, password: config.ADMIN_PASSWORD }, queues, formerQueues };
 }
 
@@ -77,7 +86,7 @@ async function main(): Promise<void> {
   const queues = createQueues({ connection: queueRedis, prefix: config.QUEUE_PREFIX, logger });
   shutdown.onShutdown('queue redis', async () => queueRedis.disconnect());
   shutdown.onShutdown('queues', () => queues.close());
-  const queueConsole = await queueConsoleFrom(config, logger, queues, queueRedis, shutdown);
+  const queueConsole = queueConsoleFrom(config, logger, queues, queueRedis, shutdown);
   const app = createApp({
     metrics: createGatewayMetrics({ logger, queues }),
     db,

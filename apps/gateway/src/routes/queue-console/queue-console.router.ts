@@ -24,8 +24,11 @@ export interface QueueConsoleOptions {
   credentials: { user: string; password: string };
   /** Every queue of QUEUE_PREFIX, as the workers see them. */
   queues: Queues;
-  /** Queues of the former key layout that still hold jobs (formerLayoutQueues), shown as `former-<queue>`. */
-  formerQueues?: readonly Queue[];
+  /**
+   * Queues of the former key layout that still hold jobs (formerLayoutQueues), shown as `former-<queue>`: a list, or
+   * one still being read (it needs Redis), whose queues join the board when it resolves.
+   */
+  formerQueues?: readonly Queue[] | Promise<readonly Queue[]>;
   redis: RedisClient;
   keyPrefix: string;
   publicUrl: string;
@@ -103,16 +106,16 @@ function auditChanges(logger: Logger) {
 export function queueConsoleRouter(options: QueueConsoleOptions): Router {
   const server = new ExpressAdapter();
   server.setBasePath(QUEUE_CONSOLE_PATH);
-  createBullBoard({
-    queues: [
-      ...queueNames.map((name) => new BullMQAdapter(options.queues.byName[name], { description: `${options.queues.prefix}:${name}` })),
-      ...(options.formerQueues ?? []).map(
-        (queue) => new BullMQAdapter(queue, { prefix: 'former-', description: `${queue.qualifiedName}: jobs left under the former key layout; a retried job moves to ${queue.name} within a minute` }),
-      ),
-    ],
+  const board = createBullBoard({
+    queues: queueNames.map((name) => new BullMQAdapter(options.queues.byName[name], { description: `${options.queues.prefix}:${name}` })),
     serverAdapter: server,
     options: { uiConfig: { boardTitle: 'Hashwatch queues' } },
   });
+  const former = (queue: Queue) =>
+    new BullMQAdapter(queue, { prefix: 'former-', description: `${queue.qualifiedName}: jobs left under the former key layout; a retried job moves to ${queue.name} within a minute` });
+  Promise.resolve(options.formerQueues ?? [])
+    .then((queues) => queues.forEach((queue) => board.addQueue(former(queue))))
+    .catch((error: unknown) => options.logger.warn('queue console: the former key layout could not be read', { error }));
   const crossSite = sameOriginOnly(options.publicUrl);
   const router = Router();
   router.use((_req: Request, res: Response, next: NextFunction) => {
