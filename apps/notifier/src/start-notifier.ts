@@ -9,6 +9,7 @@ import { createDeliveredWriter } from './delivery/delivery-store';
 import { createDestinationPace } from './delivery/destination-pace';
 import { drainChannel, drainWithLease, type DrainDeps } from './delivery/drain-channel.job';
 import { createDrainScheduler, type DrainScheduler } from './delivery/drain-scheduler';
+import { fanOutNotice } from './notices/fan-out-notice';
 import { createNotifierMetrics, type NotifierMetrics } from './notifier-metrics';
 import { leaseStallMs, resolveNotifierOptions, type NotifierOptions } from './notifier-options';
 import { createRouteBatcher } from './routing/route-alert.job';
@@ -143,6 +144,13 @@ function startWorkers(deps: NotifierDeps, drainDeps: DrainDeps, options: Notifie
         const { rows } = await pool.query<{ channel_id: string }>('SELECT channel_id FROM deliveries WHERE id = $1', [payload.deliveryId]);
         if (rows[0]) await drains.wake(rows[0].channel_id);
         return { woken: rows.length };
+      },
+      // Written with a notice's opening or resolution (@hashwatch/notices): one send per channel that takes
+      // notices, each drained with that channel's alerts.
+      'deliver-notice': async (payload) => {
+        const channels = await fanOutNotice(pool, payload.noticeId, payload.state);
+        await Promise.all(channels.map((channelId) => drains.wake(channelId)));
+        return { channels: channels.length };
       },
     },
     workerOptions,

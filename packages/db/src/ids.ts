@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 
 /** The prefix of each table's row ids, so an id says what it names. */
-export type IdPrefix = 'usr' | 'trk' | 'acc' | 'post' | 'wh' | 'bot' | 'key' | 'dlv' | 'ses' | 'chk';
+export type IdPrefix = 'usr' | 'trk' | 'acc' | 'post' | 'wh' | 'bot' | 'key' | 'dlv' | 'ses' | 'chk' | 'ntc';
 
 const ID_BYTES = 12;
 

@@ -93,7 +93,7 @@ describe('schema.prisma and the migrated database', () => {
       retweeters: ['@a'], likers: ['@b'], repliers: ['@c'], engagementUpdatedAt: at(16),
     };
     const usage = { userId: user.id, periodStart: at(17), periodEnd: at(18), alertsUsed: 9, upstreamPostsRead: new Prisma.Decimal('12.3456'), updatedAt: at(19) };
-    const channel = { id: 'wh_rt', userId: user.id, kind: 'webhook' as const, position: 2, url: 'https://example.com/h', format: 'json', botName: 'Bot', hashtags: ['btc'], accounts: ['alice'], sourceFilter: 'hashtags', engagementAlerts: true, template: '{url}', enabled: false, signingSecretEnc: 'v1.s', botTokenEnc: 'v1.t', tokenHint: 'wxyz', chatId: '-100', disabledReason: 'discord answered 404', createdAt: at(20), updatedAt: at(21) };
+    const channel = { id: 'wh_rt', userId: user.id, kind: 'webhook' as const, position: 2, url: 'https://example.com/h', format: 'json', botName: 'Bot', hashtags: ['btc'], accounts: ['alice'], sourceFilter: 'hashtags', engagementAlerts: true, template: '{url}', enabled: false, signingSecretEnc: 'v1.s', botTokenEnc: 'v1.t', tokenHint: 'wxyz', chatId: '-100', disabledReason: 'discord answered 404', notices: true, createdAt: at(20), updatedAt: at(21) };
     const delivery = { id: 'dlv_rt', userId: user.id, channelId: channel.id, feedItemId: feedItem.id, messageId: 'msg_1', status: 'failed' as const, attempts: 3, lastError: '500', lastStatus: 500, nextAttemptAt: at(22), deliveredAt: at(23), digestId: 'dig_1', claimToken: 'tok_1', createdAt: at(24), updatedAt: at(25) };
     const xPost = { id: '1', authorId: '42', authorUsername: 'alice', authorName: 'Alice', text: 'hi #btc', lang: 'en', conversationId: '1', isRetweet: true, isReply: true, postedAt: at(26), firstSeenAt: at(27) };
     const engagement = { xPostId: '1', intervalSeconds: 60, pollUntil: at(28), nextPollAt: at(29), retweetCount: 1, likeCount: 2, replyCount: 3, sampledRetweets: 4, sampledLikes: 5, sampledReplies: 6, retweeters: ['@a'], likers: ['@b'], repliers: ['@c'], countsUpdatedAt: at(30), samplesUpdatedAt: at(31), createdAt: at(32) };
@@ -104,6 +104,8 @@ describe('schema.prisma and the migrated database', () => {
     const challenge = { tokenHash: new Uint8Array([6]), userId: user.id, createdAt: at(46), expiresAt: at(47) };
     const reset = { tokenHash: new Uint8Array([7]), userId: user.id, createdAt: at(48), expiresAt: at(49) };
     const billingEvent = { provider: 'stripe', eventId: 'evt_rt', type: 'invoice.paid', processedAt: at(50) };
+    const notice = { id: 'ntc_rt', userId: user.id, kind: 'channel_failing', subject: 'wh_rt', source: '#btc', channelId: channel.id, message: 'failing', openedAt: at(51), resolvedAt: at(52) };
+    const noticeSend = { id: 'dlv_nrt', userId: user.id, noticeId: notice.id, state: 'resolved', channelId: channel.id, messageId: 'ntc_rt:resolved', status: 'delivered' as const, attempts: 2, lastError: '503', lastStatus: 503, nextAttemptAt: at(53), deliveredAt: at(54), claimToken: 'tok_2', createdAt: at(55), updatedAt: at(56) };
     const outbox = { queue: 'alert-routing', name: 'route-alert', jobId: 'route-post_rt', payload: { feedItemId: 'post_rt', nested: [1, 'a', null] }, createdAt: at(36) };
 
     await prisma.plan.create({ data: plan });
@@ -126,6 +128,8 @@ describe('schema.prisma and the migrated database', () => {
     await prisma.loginChallenge.create({ data: challenge });
     await prisma.passwordReset.create({ data: reset });
     await prisma.billingEvent.create({ data: billingEvent });
+    await prisma.notice.create({ data: notice });
+    await prisma.noticeDelivery.create({ data: noticeSend });
 
     expect(await prisma.plan.findUnique({ where: { id: plan.id } })).toEqual(plan);
     expect(await prisma.user.findUnique({ where: { id: user.id } })).toEqual(user);
@@ -148,6 +152,8 @@ describe('schema.prisma and the migrated database', () => {
     expect(await prisma.loginChallenge.findUnique({ where: { tokenHash: challenge.tokenHash } })).toEqual(challenge);
     expect(await prisma.passwordReset.findUnique({ where: { tokenHash: reset.tokenHash } })).toEqual(reset);
     expect(await prisma.billingEvent.findUnique({ where: { provider_eventId: { provider: 'stripe', eventId: 'evt_rt' } } })).toEqual(billingEvent);
+    expect(await prisma.notice.findUnique({ where: { id: notice.id } })).toEqual(notice);
+    expect(await prisma.noticeDelivery.findUnique({ where: { id: noticeSend.id } })).toEqual(noticeSend);
 
     // Every scalar field of every model was written above and read back.
     const written: Record<string, object> = {
@@ -155,6 +161,7 @@ describe('schema.prisma and the migrated database', () => {
       NotificationChannel: channel, Delivery: delivery, XPost: xPost, EngagementState: engagement, SourceCursor: cursor,
       OutboxJob: { id: outboxId, ...outbox }, FeedClock: { id: 1, last: at(37) }, SecretsKeyCheck: keyCheck,
       Checkout: checkout, Session: session, LoginChallenge: challenge, PasswordReset: reset, BillingEvent: billingEvent,
+      Notice: notice, NoticeDelivery: noticeSend,
     };
     for (const [name, model] of models) {
       if (model.ignored) continue;

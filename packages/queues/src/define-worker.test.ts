@@ -88,6 +88,7 @@ describe('defineWorker', () => {
         throw new UnrecoverableError('channel disabled');
       },
       'drain-channel': async () => undefined,
+      'deliver-notice': async () => undefined,
     });
     await enqueue(fixture.queues, 'alert-deliveries', 'deliver-alert', { deliveryId: 'dlv_gone' }, { jobId: 'deliver-dlv_gone' });
     const job = await waitForState(fixture.queues.byName['alert-deliveries'], 'deliver-dlv_gone', 'failed');

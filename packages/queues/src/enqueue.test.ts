@@ -91,6 +91,7 @@ describe('enqueue', () => {
           seen.push(data.deliveryId);
         },
         'drain-channel': async () => undefined,
+        'deliver-notice': async () => undefined,
       });
       await enqueue(fixture.queues, 'alert-deliveries', 'deliver-alert', { deliveryId: 'dlv_mine' }, { jobId: 'deliver-dlv_mine' });
       await waitForState(fixture.queues.byName['alert-deliveries'], 'deliver-dlv_mine', 'completed');

@@ -62,6 +62,14 @@ export const queueCatalog = {
     // The notifier's per-channel drain: sends the channel's due deliveries in detection order, paced. Retries
     // and backoff of deliveries live in the deliveries table; this job only needs a few tries for a DB hiccup.
     'drain-channel': { payload: z.strictObject({ channelId: anyId }), attempts: 3, backoffMs: 1_000 },
+    // Written by @hashwatch/notices with a notice's opening or resolution (job id notice-<id>-<state>): the
+    // notifier sends that message to each of the account's channels that takes notices, never to the channel the
+    // notice is about. Retried like a wake-up: the sends themselves keep their own state per channel.
+    'deliver-notice': {
+      payload: z.strictObject({ noticeId: prefixedId('ntc'), state: z.enum(['open', 'resolved']) }),
+      attempts: 8,
+      backoffMs: 2_000,
+    },
   },
   'engagement-refreshes': {
     // One scheduler per engagement cadence (60 s, 180 s, 300 s by default).
