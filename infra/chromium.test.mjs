@@ -3,26 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { chromiumPlan, DEFAULT_CHROMIUM_PATH, ensureChromium } from './chromium.mjs';
 import { DevError } from './errors.mjs';
-
-/** A machine where only `executables` exist, with or without root and apt-get. */
-const host = ({ executables = [], root = false, apt = false } = {}) => ({
-  isExecutable: (file) => executables.includes(file),
-  isRoot: () => root,
-  hasAptGet: () => apt,
-});
-
-/** A supervisor that records each command instead of running it and answers with the next exit code. */
-function recordingSupervisor(codes, onRun = () => undefined) {
-  const runs = [];
-  return {
-    runs,
-    runForeground: async (command, args) => {
-      runs.push([command, ...args].join(' '));
-      onRun(args);
-      return codes.shift() ?? 0;
-    },
-  };
-}
+import { fakeHost as host, recordingSupervisor } from './host-tools-testing.mjs';
 
 describe('chromiumPlan', () => {
   it('uses /usr/bin/chromium when it is there, whoever runs the tests', () => {

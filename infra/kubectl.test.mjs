@@ -2,27 +2,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DevError } from './errors.mjs';
+import { fakeHost as host, recordingSupervisor } from './host-tools-testing.mjs';
 import { DEBIAN_KUBECTL_PATH, ensureKubectl, kubectlPlan } from './kubectl.mjs';
-
-/** A machine where only `executables` exist, with or without root and apt-get. */
-const host = ({ executables = [], root = false, apt = false } = {}) => ({
-  isExecutable: (file) => executables.includes(file),
-  isRoot: () => root,
-  hasAptGet: () => apt,
-});
-
-/** A supervisor that records each command instead of running it and answers with the next exit code. */
-function recordingSupervisor(codes, onRun = () => undefined) {
-  const runs = [];
-  return {
-    runs,
-    runForeground: async (command, args) => {
-      runs.push([command, ...args].join(' '));
-      onRun(args);
-      return codes.shift() ?? 0;
-    },
-  };
-}
 
 describe('kubectlPlan', () => {
   it('uses the first kubectl on PATH', () => {
