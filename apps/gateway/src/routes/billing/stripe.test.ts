@@ -85,6 +85,24 @@ describe('checkout and billing with Stripe', () => {
     expect(await gw.env.database.db.prisma.user.findUniqueOrThrow({ where: { id: first.row.userId } })).toMatchObject({ subscriptionStatus: 'active', planId: 'business' });
   });
 
+  it('takes simultaneous checkouts of one pending email in turn: one payable page is left, for the last password set', async () => {
+    const passwords = ['first password here', 'second password here', 'third password here', 'fourth password here'];
+    const answers = await Promise.all(
+      passwords.map((password, i) => request(gw.app).post('/v1/api/checkout').send({ email: 'together@example.com', plan: i % 2 ? 'pro' : 'business', password })),
+    );
+    expect(answers.map((res) => res.status)).toEqual([201, 201, 201, 201]);
+    const sessions = answers.map((res) => /\/c\/pay\/(cs_test_[A-Za-z0-9_]+)/.exec(res.body.url as string)?.[1] as string);
+    const open = sessions.filter((id) => stripe.checkoutSession(id).status === 'open');
+    expect(open).toHaveLength(1);
+    const rows = await gw.env.database.db.prisma.checkout.findMany({ where: { user: { email: 'together@example.com' } } });
+    expect(rows.map((row) => row.providerSessionId)).toEqual(open);
+    // The open page is the last one opened, and the account holds the password of that checkout.
+    const last = answers.find((res) => res.body.checkout_id === rows[0]?.id);
+    const password = passwords[answers.indexOf(last!)] as string;
+    await stripe.completeCheckout(open[0] as string);
+    await gw.signIn('together@example.com', password);
+  });
+
   it('answers 409 and changes nothing when the earlier checkout was paid before its event arrived', async () => {
     const first = await checkout('raced@example.com', 'pro');
     // The payment's events cannot be applied yet (Stripe's subscription cannot be read): the account is still pending.

@@ -67,6 +67,48 @@ async function closeEarlierCheckouts(deps: GatewayDeps, options: SelfServiceOpti
 export async function startCheckout(deps: GatewayDeps, options: SelfServiceOptions, input: CheckoutInput): Promise<{ checkout_id: string; url: string }> {
   const email = input.email.trim().toLowerCase();
   const passwordHash = await hashPassword(input.password);
+  return oneCheckoutPerEmail(deps, email, () => checkoutInTurn(deps, options, input, email, passwordHash));
+}
+
+// First key of the advisory lock that lets one checkout of an email run at a time (the second is the email's hash).
+const CHECKOUT_LOCK_CLASS = 0x0c4e;
+/** How long a checkout waits for another of the same email before answering 503: a checkout takes a few seconds. */
+const CHECKOUT_LOCK_WAIT_MS = 20_000;
+const CHECKOUT_LOCK_POLL_MS = 50;
+
+/**
+ * Runs `work` while holding a session advisory lock of this email on a connection of its own. Two checkouts of one
+ * pending email at the same moment would otherwise each close the pages open before them, and then each open its
+ * own: two payable pages, one of them for a password its payer no longer holds. In turn, the second closes the
+ * first's page (or finds it paid: 409). The lock goes with the connection if the gateway dies.
+ */
+async function oneCheckoutPerEmail<T>(deps: GatewayDeps, email: string, work: () => Promise<T>): Promise<T> {
+  const client = await deps.db.pool.connect();
+  let locked = false;
+  try {
+    const deadline = Date.now() + CHECKOUT_LOCK_WAIT_MS;
+    for (;;) {
+      const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1, hashtext($2)) AS locked', [CHECKOUT_LOCK_CLASS, email]);
+      locked = rows[0]?.locked === true;
+      if (locked) break;
+      if (Date.now() >= deadline) throw new AppError('service_unavailable', 'another checkout of this email is still under way; try again shortly');
+      await new Promise((resolve) => setTimeout(resolve, CHECKOUT_LOCK_POLL_MS));
+    }
+    return await work();
+  } finally {
+    const unlocked = !locked || (await client.query('SELECT pg_advisory_unlock($1, hashtext($2))', [CHECKOUT_LOCK_CLASS, email]).then(() => true, () => false));
+    // A connection whose unlock failed is closed rather than returned, so no lock stays behind in the pool.
+    client.release(unlocked ? undefined : true);
+  }
+}
+
+async function checkoutInTurn(
+  deps: GatewayDeps,
+  options: SelfServiceOptions,
+  input: CheckoutInput,
+  email: string,
+  passwordHash: string,
+): Promise<{ checkout_id: string; url: string }> {
   try {
     await closeEarlierCheckouts(deps, options, email);
   } catch (error) {
