@@ -6,7 +6,7 @@ import { useSession } from '../api/session';
 import { Field, SelectField } from '../components/Field';
 import { ErrorNote } from '../components/Status';
 
-const PLANS = [
+export const PLANS = [
   ['starter', 'Starter'],
   ['pro', 'Pro'],
   ['business', 'Business'],

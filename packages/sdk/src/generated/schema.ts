@@ -6275,7 +6275,7 @@ export interface paths {
         put?: never;
         /**
          * A link to change the plan or cancel, at the billing provider.
-         * @description Takes no body. The link is short-lived: ask for a new one each time. After the change, the provider’s events update `GET /me`. The one endpoint an account whose subscription is past due, canceled or expired still reaches (no 402): the portal is where it pays again.
+         * @description Takes no body. The link is short-lived: ask for a new one each time. After the change, the provider’s events update `GET /me`. Reachable while the subscription is past due, canceled or expired (no 402): the portal is where a past-due one pays again; a canceled one subscribes again with `POST /billing/checkout`, since the portal cannot restart it.
          */
         post: {
             parameters: {
@@ -6398,6 +6398,285 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 code: "csrf_failed";
+                                /** @description What went wrong, for people; the field is named for invalid input. */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is over 64 KiB (`payload_too_large`). */
+                413: {
+                    headers: {
+                        /** @description Requests allowed in the current window. */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix seconds when the window resets. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @example payload_too_large
+                                 * @enum {string}
+                                 */
+                                code: "payload_too_large";
+                                /** @description What went wrong, for people; the field is named for invalid input. */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Over the per-minute cap or a tighter endpoint limit (`rate_limited`); see `Retry-After`. */
+                429: {
+                    headers: {
+                        /** @description Requests allowed in the current window. */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix seconds when the window resets. */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @example rate_limited
+                                 * @enum {string}
+                                 */
+                                code: "rate_limited";
+                                /** @description What went wrong, for people; the field is named for invalid input. */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Unexpected failure (`internal_error`); no detail leaves the server. */
+                500: {
+                    headers: {
+                        /** @description Requests allowed in the current window. */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix seconds when the window resets. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @example internal_error
+                                 * @enum {string}
+                                 */
+                                code: "internal_error";
+                                /** @description What went wrong, for people; the field is named for invalid input. */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The billing provider did not answer (`service_unavailable`); nothing was changed, retry later. */
+                503: {
+                    headers: {
+                        /** @description Requests allowed in the current window. */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix seconds when the window resets. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @example service_unavailable
+                                 * @enum {string}
+                                 */
+                                code: "service_unavailable";
+                                /** @description What went wrong, for people; the field is named for invalid input. */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/billing/checkout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Subscribe again after a cancellation: answers where to pay.
+         * @description For an account whose subscription is canceled: opens a checkout for `plan` and keeps the account with everything in it (tracks, channels, feed, keys). The billing provider’s events activate it once paid (`GET /me`). Reachable while inactive (no 402). Any other status answers 409 `already_exists`: a live subscription changes plan or pays in the portal (`POST /billing/portal`), and a second one would bill twice. A new checkout closes the account’s earlier unpaid checkout page.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Through a dashboard session (the `hw_session` cookie): the `csrf_token` of `GET /v1/session`. Not needed with an API key. */
+                    "X-CSRF-Token"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["SubscriptionRestart"];
+                };
+            };
+            responses: {
+                /** @description The checkout: open `url` to pay. */
+                201: {
+                    headers: {
+                        /** @description Requests allowed in the current window. */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix seconds when the window resets. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CheckoutStarted"];
+                    };
+                };
+                /** @description Invalid input, or a body sent to an endpoint that takes none: the message names the field (`invalid_request`). */
+                400: {
+                    headers: {
+                        /** @description Requests allowed in the current window. */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix seconds when the window resets. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @example invalid_request
+                                 * @enum {string}
+                                 */
+                                code: "invalid_request";
+                                /** @description What went wrong, for people; the field is named for invalid input. */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Missing, invalid or revoked API key, or no valid session cookie (`unauthorized`). */
+                401: {
+                    headers: {
+                        /** @description Requests allowed in the current window. */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix seconds when the window resets. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @example unauthorized
+                                 * @enum {string}
+                                 */
+                                code: "unauthorized";
+                                /** @description What went wrong, for people; the field is named for invalid input. */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The subscription is inactive or expired (`subscription_inactive`). */
+                402: {
+                    headers: {
+                        /** @description Requests allowed in the current window. */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix seconds when the window resets. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @example subscription_inactive
+                                 * @enum {string}
+                                 */
+                                code: "subscription_inactive";
+                                /** @description What went wrong, for people; the field is named for invalid input. */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description A session-authenticated unsafe request without the session’s `X-CSRF-Token` (`csrf_failed`). */
+                403: {
+                    headers: {
+                        /** @description Requests allowed in the current window. */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix seconds when the window resets. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @example csrf_failed
+                                 * @enum {string}
+                                 */
+                                code: "csrf_failed";
+                                /** @description What went wrong, for people; the field is named for invalid input. */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The resource already exists (`already_exists`). */
+                409: {
+                    headers: {
+                        /** @description Requests allowed in the current window. */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix seconds when the window resets. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @example already_exists
+                                 * @enum {string}
+                                 */
+                                code: "already_exists";
                                 /** @description What went wrong, for people; the field is named for invalid input. */
                                 message: string;
                             };
@@ -7184,6 +7463,10 @@ export interface components {
         BillingPortal: {
             /** @description Where the customer changes plan or cancels (Stripe’s customer portal); null when the operator manages billing (`manual`) or no payment was made yet. */
             url: string | null;
+        };
+        SubscriptionRestart: {
+            /** @enum {string} */
+            plan: "starter" | "pro" | "business";
         };
     };
     responses: never;

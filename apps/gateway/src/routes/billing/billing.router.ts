@@ -2,9 +2,12 @@ import express, { type Request, type Response } from 'express';
 import { z } from 'zod';
 import { BillingUnavailableError } from '@hashwatch/billing';
 import { AppError } from '@hashwatch/errors';
+import { PLAN_IDS } from '@hashwatch/plans';
 import type { ApiBuilder } from '../../http/api-builder';
 import { errorBodyWithCodes } from '../../http/error-schema';
 import type { GatewayDeps } from '../../deps';
+import { checkoutStartedSchema } from '../checkout/checkout.schema';
+import { restartSubscription } from '../checkout/checkout.service';
 import { publicLink, type SelfServiceOptions } from '../session/self-service-options';
 
 const WEBHOOK_PATH = '/billing/stripe/webhook';
@@ -21,6 +24,10 @@ const portalSchema = z
   })
   .meta({ id: 'BillingPortal' });
 
+const restartSchema = z
+  .strictObject({ plan: z.enum(PLAN_IDS, { error: `must be one of ${PLAN_IDS.join(', ')}` }) })
+  .meta({ id: 'SubscriptionRestart' });
+
 const webhookAnswerSchema = z
   .object({ received: z.literal(true), outcome: z.enum(['applied', 'duplicate', 'ignored']) })
   .meta({ id: 'StripeWebhookAnswer' });
@@ -34,7 +41,7 @@ export function registerBillingRoutes(api: ApiBuilder, deps: GatewayDeps, option
     summary: 'A link to change the plan or cancel, at the billing provider.',
     description:
       'Takes no body. The link is short-lived: ask for a new one each time. After the change, the provider’s events update `GET /me`. ' +
-      'The one endpoint an account whose subscription is past due, canceled or expired still reaches (no 402): the portal is where it pays again.',
+      'Reachable while the subscription is past due, canceled or expired (no 402): the portal is where a past-due one pays again; a canceled one subscribes again with `POST /billing/checkout`, since the portal cannot restart it.',
     success: { status: 200, description: 'The portal link, or null.', schema: portalSchema },
     openWhileInactive: true,
     errors: ['service_unavailable'],
@@ -47,6 +54,22 @@ export function registerBillingRoutes(api: ApiBuilder, deps: GatewayDeps, option
         throw error;
       }
     },
+  });
+  api.route({
+    method: 'post',
+    path: '/billing/checkout',
+    tag: 'Account',
+    summary: 'Subscribe again after a cancellation: answers where to pay.',
+    description:
+      'For an account whose subscription is canceled: opens a checkout for `plan` and keeps the account with everything in it (tracks, channels, feed, keys). ' +
+      'The billing provider’s events activate it once paid (`GET /me`). Reachable while inactive (no 402). ' +
+      'Any other status answers 409 `already_exists`: a live subscription changes plan or pays in the portal (`POST /billing/portal`), and a second one would bill twice. ' +
+      'A new checkout closes the account’s earlier unpaid checkout page.',
+    body: restartSchema,
+    success: { status: 201, description: 'The checkout: open `url` to pay.', schema: checkoutStartedSchema },
+    openWhileInactive: true,
+    errors: ['already_exists', 'service_unavailable'],
+    handler: ({ auth, body }) => restartSubscription(deps, options, auth.userId, body.plan),
   });
   const handle = options.stripeWebhook;
   if (!handle) return;

@@ -103,6 +103,40 @@ describe('checkout and billing with Stripe', () => {
     await gw.signIn('together@example.com', password);
   });
 
+  it('lets a canceled account subscribe again, keeping what it holds; the old subscription’s cancellation delivered again changes nothing', async () => {
+    const { row, sessionId } = await checkout('returning@example.com', 'pro');
+    const first = await stripe.completeCheckout(sessionId);
+    const session = await gw.signIn('returning@example.com', PASSWORD);
+    await request(gw.app).post('/v1/tracks').set(session.headers).send({ hashtag: 'kept' }).expect(201);
+    const canceled = await stripe.cancel(first.subscriptionId);
+    expect((await gw.env.database.db.prisma.user.findUniqueOrThrow({ where: { id: row.userId } })).subscriptionStatus).toBe('canceled');
+    await request(gw.app).get('/v1/tracks').set(session.headers).expect(402);
+
+    const bad = await request(gw.app).post('/v1/billing/checkout').set(session.headers).send({ plan: 'gold' }).expect(400);
+    expect(bad.body.error.code).toBe('invalid_request');
+    const again = await request(gw.app).post('/v1/billing/checkout').set(session.headers).send({ plan: 'business' }).expect(201);
+    const restart = await gw.env.database.db.prisma.checkout.findUniqueOrThrow({ where: { id: again.body.checkout_id } });
+    expect(restart).toMatchObject({ userId: row.userId, planId: 'business', completedAt: null });
+    const sent = stripe.requests.filter((r) => r.method === 'POST' && r.path === '/v1/checkout/sessions').at(-1);
+    expect(sent?.form).toMatchObject({ customer: first.customerId, client_reference_id: row.userId, line_items: [{ price: TEST_PRICES.business, quantity: '1' }] });
+    // A second restart closes the first page, so only one can be paid.
+    const third = await request(gw.app).post('/v1/billing/checkout').set(session.headers).send({ plan: 'business' }).expect(201);
+    expect(stripe.checkoutSession(restart.providerSessionId as string).status).toBe('expired');
+    const thirdRow = await gw.env.database.db.prisma.checkout.findUniqueOrThrow({ where: { id: third.body.checkout_id } });
+
+    const paid = await stripe.completeCheckout(thirdRow.providerSessionId as string);
+    const user = await gw.env.database.db.prisma.user.findUniqueOrThrow({ where: { id: row.userId } });
+    expect(user).toMatchObject({ subscriptionStatus: 'active', planId: 'business', billingCustomerId: first.customerId, billingSubscriptionId: paid.subscriptionId });
+    const tracks = await request(gw.app).get('/v1/tracks').set(session.headers).expect(200);
+    expect(JSON.stringify(tracks.body)).toContain('kept');
+    // Stripe delivers the old subscription's deletion again: the new subscription stays.
+    for (const event of canceled.events) await stripe.redeliver(event.id);
+    expect((await gw.env.database.db.prisma.user.findUniqueOrThrow({ where: { id: row.userId } })).subscriptionStatus).toBe('active');
+
+    const live = await request(gw.app).post('/v1/billing/checkout').set(session.headers).send({ plan: 'pro' }).expect(409);
+    expect(live.body.error).toMatchObject({ code: 'already_exists', message: expect.stringContaining('billing portal') });
+  });
+
   it('answers 409 and changes nothing when the earlier checkout was paid before its event arrived', async () => {
     const first = await checkout('raced@example.com', 'pro');
     // The payment's events cannot be applied yet (Stripe's subscription cannot be read): the account is still pending.

@@ -1,7 +1,7 @@
 import { BillingUnavailableError } from '@hashwatch/billing';
 import { newId, transaction } from '@hashwatch/db';
 import { AppError } from '@hashwatch/errors';
-import type { PlanId } from '@hashwatch/plans';
+import { switchPlanInTransaction, type PlanId } from '@hashwatch/plans';
 import { hashPassword } from '@hashwatch/secrets';
 import type { GatewayDeps } from '../../deps';
 import { publicLink, type SelfServiceOptions } from '../session/self-service-options';
@@ -42,18 +42,18 @@ const ALREADY_SUBSCRIBED = 'an account with this email already has a subscriptio
  * checked out last would hold the password of an account someone else then paid for on an older page. One that was
  * paid meanwhile (its event not handled yet) makes this checkout a 409, as for any subscribed account.
  */
-async function closeEarlierCheckouts(deps: GatewayDeps, options: SelfServiceOptions, email: string): Promise<void> {
+async function closeEarlierCheckouts(deps: GatewayDeps, options: SelfServiceOptions, email: string, expected: 'pending' | 'canceled', refusal: string): Promise<void> {
   const { rows } = await deps.db.pool.query<{ id: string; status: string; provider_session_id: string | null }>(
     `SELECT c.id, u.subscription_status AS status, c.provider_session_id
        FROM users u LEFT JOIN checkouts c ON c.user_id = u.id AND c.completed_at IS NULL AND c.provider_session_id IS NOT NULL
       WHERE u.email = $1`,
     [email],
   );
-  if (rows.some((row) => row.status !== 'pending')) throw new AppError('already_exists', ALREADY_SUBSCRIBED);
+  if (rows.some((row) => row.status !== expected)) throw new AppError('already_exists', refusal);
   for (const row of rows) {
     if (!row.provider_session_id) continue;
     const outcome = await options.billing.closeCheckout(row.provider_session_id);
-    if (outcome === 'completed') throw new AppError('already_exists', ALREADY_SUBSCRIBED);
+    if (outcome === 'completed') throw new AppError('already_exists', refusal);
     // Closed for good: nothing can complete it any more.
     await deps.db.pool.query('DELETE FROM checkouts WHERE id = $1 AND completed_at IS NULL', [row.id]);
   }
@@ -109,49 +109,94 @@ async function checkoutInTurn(
   email: string,
   passwordHash: string,
 ): Promise<{ checkout_id: string; url: string }> {
-  try {
-    await closeEarlierCheckouts(deps, options, email);
-  } catch (error) {
-    if (error instanceof BillingUnavailableError) throw new AppError('service_unavailable', 'the billing provider did not answer; nothing was changed, try again shortly');
-    throw error;
-  }
+  await unlessBillingDown('nothing was changed', () => closeEarlierCheckouts(deps, options, email, 'pending', ALREADY_SUBSCRIBED));
   const now = deps.now();
-  const checkoutId = newId('chk');
   const account = await transaction(deps.db.pool, async (client) => {
     const { rows } = await client.query<{ id: string; billing_customer_id: string | null }>(UPSERT_PENDING, [newId('usr'), email, input.plan, passwordHash, now]);
     const row = rows[0];
     if (!row) throw new AppError('already_exists', ALREADY_SUBSCRIBED);
     return row;
   });
-  let started;
+  // The pending account stays when the provider does not answer: a retried checkout reuses it.
+  return openCheckout(deps, options, { accountId: account.id, email, plan: input.plan, customerId: account.billing_customer_id, from: 'pending', now });
+}
+
+/** Runs a step that calls the billing provider; its silence is a 503 saying what `unchanged` states. */
+async function unlessBillingDown<T>(unchanged: string, step: () => Promise<T>): Promise<T> {
   try {
-    started = await options.billing.startCheckout({
-      checkoutId,
-      accountId: account.id,
-      email,
-      plan: input.plan,
-      customerId: account.billing_customer_id,
-      successUrl: publicLink(options, `/checkout/${checkoutId}?status=success`),
-      cancelUrl: publicLink(options, `/checkout/${checkoutId}?status=canceled`),
-    });
+    return await step();
   } catch (error) {
-    // The pending account stays: a retried checkout reuses it.
-    if (error instanceof BillingUnavailableError) throw new AppError('service_unavailable', 'the billing provider did not answer; nothing was charged, try again shortly');
+    if (error instanceof BillingUnavailableError) throw new AppError('service_unavailable', `the billing provider did not answer; ${unchanged}, try again shortly`);
     throw error;
   }
+}
+
+interface OpenCheckoutInput {
+  accountId: string;
+  email: string;
+  plan: PlanId;
+  customerId: string | null;
+  /** The status the account has while it checks out; auto-activation (manual billing) applies only from it. */
+  from: 'pending' | 'canceled';
+  now: Date;
+}
+
+/**
+ * The provider's checkout page for the account, and its row in `checkouts`. Under manual billing with
+ * BILLING_AUTO_ACTIVATE the checkout is complete at once: the account takes the plan and is active for 30 days.
+ */
+async function openCheckout(deps: GatewayDeps, options: SelfServiceOptions, input: OpenCheckoutInput): Promise<{ checkout_id: string; url: string }> {
+  const checkoutId = newId('chk');
+  const started = await unlessBillingDown('nothing was charged', () =>
+    options.billing.startCheckout({
+      checkoutId,
+      accountId: input.accountId,
+      email: input.email,
+      plan: input.plan,
+      customerId: input.customerId,
+      successUrl: publicLink(options, `/checkout/${checkoutId}?status=success`),
+      cancelUrl: publicLink(options, `/checkout/${checkoutId}?status=canceled`),
+    }),
+  );
   const activate = options.billing.name === 'manual' && options.autoActivate;
+  const { now } = input;
   await transaction(deps.db.pool, async (client) => {
     await client.query(
       'INSERT INTO checkouts (id, user_id, plan_id, provider, provider_session_id, url, created_at, completed_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)',
-      [checkoutId, account.id, input.plan, options.billing.name, started.providerSessionId, started.url, now, activate ? now : null],
+      [checkoutId, input.accountId, input.plan, options.billing.name, started.providerSessionId, started.url, now, activate ? now : null],
     );
-    if (activate) {
-      await client.query(
-        `UPDATE users SET subscription_status = 'active', current_period_start = $2, current_period_end = $3, updated_at = $2
-          WHERE id = $1 AND subscription_status = 'pending'`,
-        [account.id, now, new Date(now.getTime() + MANUAL_PERIOD_DAYS * DAY_MS)],
-      );
-    }
+    // A pending account took the plan with its snapshot already. A returning one takes it now under manual billing
+    // (with the scheduler signal of a plan switch), so the operator's activation finds it; Stripe's events bring it.
+    if (input.from === 'canceled' && options.billing.name === 'manual') await switchPlanInTransaction(client, input.accountId, input.plan, now);
+    if (!activate) return;
+    await client.query(
+      `UPDATE users SET subscription_status = 'active', current_period_start = $2, current_period_end = $3, updated_at = $2
+        WHERE id = $1 AND subscription_status = $4::subscription_status`,
+      [input.accountId, now, new Date(now.getTime() + MANUAL_PERIOD_DAYS * DAY_MS), input.from],
+    );
   });
   return { checkout_id: checkoutId, url: started.url };
+}
+
+const NOT_CANCELED = 'this account’s subscription is not canceled: change the plan or pay from the billing portal (POST /v1/billing/portal)';
+
+/**
+ * `POST /v1/billing/checkout`: a new subscription for an account whose subscription was canceled, keeping the account
+ * and everything in it. Stripe's customer portal cannot restart a canceled subscription, so this is the way back.
+ * Any other status answers 409 (a live subscription is changed in the portal; a second one would bill twice). The
+ * provider's events activate the account when it is paid.
+ */
+export async function restartSubscription(deps: GatewayDeps, options: SelfServiceOptions, userId: string, plan: PlanId): Promise<{ checkout_id: string; url: string }> {
+  const { rows } = await deps.db.pool.query<{ email: string }>('SELECT email FROM users WHERE id = $1', [userId]);
+  const email = rows[0]?.email;
+  if (!email) throw new AppError('unauthorized', 'the account no longer exists');
+  return oneCheckoutPerEmail(deps, email, async () => {
+    await unlessBillingDown('nothing was changed', () => closeEarlierCheckouts(deps, options, email, 'canceled', NOT_CANCELED));
+    const { rows: current } = await deps.db.pool.query<{ billing_customer_id: string | null }>(
+      `SELECT billing_customer_id FROM users WHERE id = $1 AND subscription_status = 'canceled'`,
+      [userId],
+    );
+    if (!current[0]) throw new AppError('already_exists', NOT_CANCELED);
+    return openCheckout(deps, options, { accountId: userId, email, plan, customerId: current[0].billing_customer_id, from: 'canceled', now: deps.now() });
+  });
 }

@@ -111,4 +111,22 @@ describe('POST /v1/api/checkout with BILLING_AUTO_ACTIVATE', () => {
     const me = await request(gw.app).get('/v1/me').set('Cookie', sessionCookieOf(signedIn)).expect(200);
     expect(me.body).toMatchObject({ email: 'demo@example.com', plan: 'business', subscription: { status: 'active' } });
   });
+
+  it('lets a canceled account subscribe again on another plan, active at once, and refuses it to an active one', async () => {
+    await request(gw.app).post('/v1/api/checkout').send({ email: 'back@example.com', plan: 'business', password: PASSWORD }).expect(201);
+    const signedIn = await request(gw.app).post('/v1/session').send({ email: 'back@example.com', password: PASSWORD }).expect(200);
+    const cookie = sessionCookieOf(signedIn);
+    const csrf = (await request(gw.app).get('/v1/session').set('Cookie', cookie).expect(200)).body.csrf_token as string;
+    const headers = { Cookie: cookie, 'X-CSRF-Token': csrf };
+    const refused = await request(gw.app).post('/v1/billing/checkout').set(headers).send({ plan: 'pro' }).expect(409);
+    expect(refused.body.error.code).toBe('already_exists');
+    await gw.env.database.db.pool.query(`UPDATE users SET subscription_status = 'canceled' WHERE email = 'back@example.com'`);
+    await request(gw.app).get('/v1/me').set(headers).expect(402);
+    const res = await request(gw.app).post('/v1/billing/checkout').set(headers).send({ plan: 'starter' }).expect(201);
+    expect(res.body.url).toBe(`https://watch.example.com/checkout/${res.body.checkout_id}`);
+    const me = await request(gw.app).get('/v1/me').set(headers).expect(200);
+    expect(me.body).toMatchObject({ plan: 'starter', subscription: { status: 'active' } });
+    const user = await gw.env.database.db.prisma.user.findUniqueOrThrow({ where: { email: 'back@example.com' } });
+    expect(user).toMatchObject({ planId: 'starter', hashtagsLimit: 3 });
+  });
 });
