@@ -26,6 +26,7 @@ interface Round {
   posts: XPost[];
   newestId: string | null;
   postsRead: number;
+  requests: number;
 }
 
 const RAW_INSERT = `
@@ -88,7 +89,7 @@ async function fetchRounds(env: BenchEnvironment, x: XClient, sources: Source[],
     publishRound(env);
     const fetched = await fetchPack(x, query, packSinceId(sources.map((s) => ({ ...s, sinceId: cursor })), Date.now()), { retryDelaysMs: [], sleep: async () => undefined, now: Date.now });
     cursor = fetched.newestId;
-    rounds.push({ posts: fetched.posts, newestId: fetched.newestId, postsRead: fetched.postsRead });
+    rounds.push({ posts: fetched.posts, newestId: fetched.newestId, postsRead: fetched.postsRead, requests: fetched.requests });
   }
   return { rounds, cursor };
 }
@@ -130,7 +131,7 @@ async function storeFeed(env: BenchEnvironment, rawRounds: NewFeedItem[][]): Pro
 async function storeScanner(env: BenchEnvironment, rounds: Round[], sources: Source[]): Promise<number> {
   let stored = 0;
   for (const round of rounds) {
-    const result = await transaction(env.db.pool, (client) => storePack(client, { sources, claimId: 0, posts: round.posts, complete: { newestId: round.newestId }, postsRead: round.postsRead }));
+    const result = await transaction(env.db.pool, (client) => storePack(client, { sources, claimId: 0, posts: round.posts, complete: { newestId: round.newestId }, postsRead: round.postsRead, requests: round.requests }));
     stored += result.inserted.length;
   }
   return stored;

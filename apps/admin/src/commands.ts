@@ -8,6 +8,7 @@ import { apikeyRegenerate } from './commands/apikey-regenerate';
 import { planList } from './commands/plan-list';
 import { planSet } from './commands/plan-set';
 import { secretsReseal } from './commands/secrets-reseal';
+import { usageReport } from './commands/usage-report';
 
 /** Every command of the admin CLI by name; README.md, "Admin CLI", shows each with an example. */
 export const commands = {
@@ -20,6 +21,7 @@ export const commands = {
   'plan:set': planSet,
   'plan:list': planList,
   'secrets:reseal': secretsReseal,
+  'usage:report': usageReport,
 } satisfies Record<string, Command>;
 
 export type CommandName = keyof typeof commands;

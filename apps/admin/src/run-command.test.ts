@@ -8,7 +8,7 @@ describe('runCommand', () => {
   const invalid = (message: string | RegExp) => ({ code: 'invalid_request', message: expect.stringMatching(message) });
 
   it('answers invalid_request listing the commands when no command is given', async () => {
-    await expect(runCommand([], deps())).rejects.toMatchObject(invalid(/^missing command: one of account:create, .*plan:list, secrets:reseal, or help$/));
+    await expect(runCommand([], deps())).rejects.toMatchObject(invalid(/^missing command: one of account:create, .*plan:list, secrets:reseal, usage:report, or help$/));
   });
 
   it('answers invalid_request naming an unknown command', async () => {
@@ -67,6 +67,6 @@ describe('runCommand', () => {
         expect.objectContaining({ usage: 'account:password --account ID --password P' }),
       ]),
     );
-    expect(help.commands).toHaveLength(9);
+    expect(help.commands).toHaveLength(10);
   });
 });

@@ -155,6 +155,8 @@ async function storeBatch(ctx: ScanContext, run: { pack: Pack<ClaimedSource>; cl
     claimId: run.claim.id,
     posts: complete ? [...state.deferred.values(), ...fresh] : fresh,
     postsRead: pages.reduce((sum, page) => sum + page.postsRead, 0),
+    // Requests X answered: one per page. Calls that failed (retried or not) were not served, nor billed.
+    requests: pages.length,
     subscriptions: await run.subscriptions,
     ...(complete ? { complete: { newestId: state.newestId, lastPostAt: state.lastPostAt } } : { deferBelowQuota: ctx.streamQuotaMargin }),
   });

@@ -185,8 +185,9 @@ describe('scanner matching rules against the X simulator', () => {
     expect(String(query).split('#cobalt ').length - 1).toBe(1);
     expect(await fx.items(first)).toHaveLength(1);
     expect(await fx.items(second)).toMatchObject([{ hashtag: 'COBALT', sources: ['#cobalt'] }]);
-    // The read is shared: what X billed for the query is split evenly across the accounts it served (the
-    // query also carries the tags of this file's earlier tests), none of it counted twice or lost.
+    // The read is shared: what X billed for the query is split evenly across the sources it served (the query
+    // also carries the tags of this file's earlier tests), #cobalt's part evenly across both accounts, none of
+    // it counted twice or lost.
     const billed = fx.sim.state.requestLog.entries({ endpoint: 'search_recent' }).slice(before).reduce((sum, entry) => sum + entry.postsServed, 0);
     expect(billed).toBeGreaterThanOrEqual(1);
     expect((await totalPostsRead()) - readBefore).toBeCloseTo(billed, 2);

@@ -93,6 +93,7 @@ describe('schema.prisma and the migrated database', () => {
       retweeters: ['@a'], likers: ['@b'], repliers: ['@c'], engagementUpdatedAt: at(16),
     };
     const usage = { userId: user.id, periodStart: at(17), periodEnd: at(18), alertsUsed: 9, upstreamPostsRead: new Prisma.Decimal('12.3456'), updatedAt: at(19) };
+    const bySource = { userId: user.id, periodStart: at(17), source: '#btc', reads: new Prisma.Decimal('12.345678'), requests: new Prisma.Decimal('0.000001'), updatedAt: at(19) };
     const channel = { id: 'wh_rt', userId: user.id, kind: 'webhook' as const, position: 2, url: 'https://example.com/h', format: 'json', botName: 'Bot', hashtags: ['btc'], accounts: ['alice'], sourceFilter: 'hashtags', engagementAlerts: true, template: '{url}', enabled: false, signingSecretEnc: 'v1.s', botTokenEnc: 'v1.t', tokenHint: 'wxyz', chatId: '-100', disabledReason: 'discord answered 404', notices: true, createdAt: at(20), updatedAt: at(21) };
     const delivery = { id: 'dlv_rt', userId: user.id, channelId: channel.id, feedItemId: feedItem.id, messageId: 'msg_1', status: 'failed' as const, attempts: 3, lastError: '500', lastStatus: 500, nextAttemptAt: at(22), deliveredAt: at(23), digestId: 'dig_1', claimToken: 'tok_1', createdAt: at(24), updatedAt: at(25) };
     const xPost = { id: '1', authorId: '42', authorUsername: 'alice', authorName: 'Alice', text: 'hi #btc', lang: 'en', conversationId: '1', isRetweet: true, isReply: true, postedAt: at(26), firstSeenAt: at(27) };
@@ -115,6 +116,7 @@ describe('schema.prisma and the migrated database', () => {
     await prisma.accountTrack.create({ data: accountTrack });
     await prisma.feedItem.create({ data: feedItem });
     await prisma.usagePeriod.create({ data: usage });
+    await prisma.upstreamUsageBySource.create({ data: bySource });
     await prisma.notificationChannel.create({ data: channel });
     await prisma.delivery.create({ data: delivery });
     await prisma.xPost.create({ data: xPost });
@@ -139,6 +141,10 @@ describe('schema.prisma and the migrated database', () => {
     expect(await prisma.feedItem.findUnique({ where: { id: feedItem.id } })).toEqual(feedItem);
     const readUsage = await prisma.usagePeriod.findUniqueOrThrow({ where: { userId_periodStart: { userId: user.id, periodStart: usage.periodStart } } });
     expect({ ...readUsage, upstreamPostsRead: readUsage.upstreamPostsRead.toString() }).toEqual({ ...usage, upstreamPostsRead: '12.3456' });
+    const readShare = await prisma.upstreamUsageBySource.findUniqueOrThrow({
+      where: { userId_periodStart_source: { userId: user.id, periodStart: bySource.periodStart, source: bySource.source } },
+    });
+    expect({ ...readShare, reads: readShare.reads.toString(), requests: readShare.requests.toString() }).toEqual({ ...bySource, reads: '12.345678', requests: '0.000001' });
     expect(await prisma.notificationChannel.findUnique({ where: { id: channel.id } })).toEqual(channel);
     expect(await prisma.delivery.findUnique({ where: { id: delivery.id } })).toEqual(delivery);
     expect(await prisma.xPost.findUnique({ where: { id: xPost.id } })).toEqual(xPost);
@@ -158,6 +164,7 @@ describe('schema.prisma and the migrated database', () => {
     // Every scalar field of every model was written above and read back.
     const written: Record<string, object> = {
       Plan: plan, User: user, ApiKey: apiKey, Track: track, AccountTrack: accountTrack, FeedItem: feedItem, UsagePeriod: usage,
+      UpstreamUsageBySource: bySource,
       NotificationChannel: channel, Delivery: delivery, XPost: xPost, EngagementState: engagement, SourceCursor: cursor,
       OutboxJob: { id: outboxId, ...outbox }, FeedClock: { id: 1, last: at(37) }, SecretsKeyCheck: keyCheck,
       Checkout: checkout, Session: session, LoginChallenge: challenge, PasswordReset: reset, BillingEvent: billingEvent,

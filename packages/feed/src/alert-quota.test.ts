@@ -30,7 +30,7 @@ describe('the alert quota', () => {
       // Two of the three taken were stored (an item already there is not inserted again).
       await quota.record(client, new Map([[userId, 2]]));
     });
-    expect(await used(userId)).toEqual({ alerts_used: 2, reads: '0.0000' });
+    expect(await used(userId)).toEqual({ alerts_used: 2, reads: '0.000000' });
     await transaction(pool(), async (client) => {
       const { quota } = await lockAlertQuota(client, [userId]);
       expect(quota.remaining(userId)).toBe(1);
@@ -45,8 +45,35 @@ describe('the alert quota', () => {
       expect(quota.recordStatement(new Map([[a, 0]]))).toBeUndefined();
       await quota.record(client, new Map([[a, 1]]), 2.5);
     });
-    expect(await used(a)).toEqual({ alerts_used: 1, reads: '2.5000' });
-    expect(await used(b)).toEqual({ alerts_used: 0, reads: '2.5000' });
+    expect(await used(a)).toEqual({ alerts_used: 1, reads: '2.500000' });
+    expect(await used(b)).toEqual({ alerts_used: 0, reads: '2.500000' });
+  });
+
+  it('adds per-source shares beside each account\'s reads in one statement, summing them over calls, and skips unlocked accounts', async () => {
+    const [a, b] = [await account(10), await account(10)];
+    const bySource = (reads: string) => (rows: [string, string][]) => rows.map(([userId, source]) => ({ userId, source, reads, requests: '0.250000' }));
+    const shares = {
+      readsByAccount: new Map([[a, '3.000000'], [b, '1.500000']]),
+      bySource: [...bySource('1.500000')([[a, '#gold'], [a, '@hana'], [b, '#gold']]), { userId: 'usr_unlocked', source: '#gold', reads: '9', requests: '9' }],
+    };
+    for (let round = 0; round < 2; round += 1) {
+      await transaction(pool(), async (client) => {
+        const { quota } = await lockAlertQuota(client, [a, b]);
+        await quota.record(client, new Map([[b, 1]]), shares);
+      });
+    }
+    expect(await used(a)).toEqual({ alerts_used: 0, reads: '6.000000' });
+    expect(await used(b)).toEqual({ alerts_used: 2, reads: '3.000000' });
+    const { rows } = await pool().query<{ user_id: string; source: string; reads: string; requests: string; same_period: boolean }>(
+      `SELECT s.user_id, s.source, s.reads::text, s.requests::text, s.period_start = u.current_period_start AS same_period
+         FROM upstream_usage_by_source s JOIN users u ON u.id = s.user_id WHERE s.user_id = ANY($1::text[]) ORDER BY s.user_id = $2 DESC, s.source`,
+      [[a, b, 'usr_unlocked'], a],
+    );
+    expect(rows).toEqual([
+      { user_id: a, source: '#gold', reads: '3.000000', requests: '0.500000', same_period: true },
+      { user_id: a, source: '@hana', reads: '3.000000', requests: '0.500000', same_period: true },
+      { user_id: b, source: '#gold', reads: '3.000000', requests: '0.500000', same_period: true },
+    ]);
   });
 
   it('answers an account that has none as having no quota', async () => {

@@ -28,6 +28,18 @@ UPDATE usage_periods p
   FROM unnest($1::text[], $2::timestamptz[], $3::int[], $4::numeric[]) AS v(user_id, period_start, alerts, reads)
  WHERE p.user_id = v.user_id AND p.period_start = v.period_start`;
 
+/**
+ * Adds each account's per-source share of upstream reads and requests ($5..$9), for usage rows locked by the same
+ * transaction: concurrent writers of one account wait on its usage row first, so the upsert never races.
+ */
+const ADD_BY_SOURCE = `
+INSERT INTO upstream_usage_by_source AS s (user_id, period_start, source, reads, requests)
+SELECT v.user_id, v.period_start, v.source, v.reads, v.requests
+  FROM unnest($5::text[], $6::timestamptz[], $7::text[], $8::numeric[], $9::numeric[]) AS v(user_id, period_start, source, reads, requests)
+ ORDER BY 1, 3
+ON CONFLICT (user_id, period_start, source)
+DO UPDATE SET reads = s.reads + EXCLUDED.reads, requests = s.requests + EXCLUDED.requests, updated_at = now()`;
+
 interface UsageRow {
   user_id: string;
   alerts_limit: number;
@@ -47,10 +59,29 @@ export interface AlongsideLock {
   values: unknown[];
 }
 
-/** One statement for the caller to send, as pg's query config takes it. */
+/**
+ * One statement for the caller to send: `text` over `values`, and `also`, more data-modifying statements over the
+ * same values that must run with it (as CTEs of one statement: see {@link AlertQuota.record}).
+ */
 export interface UsageStatement {
   text: string;
   values: unknown[];
+  also?: string[];
+}
+
+/** One account's share of the upstream reads and requests spent on one source, as decimal text. */
+export interface SourceShare {
+  userId: string;
+  /** `#tag` or `@user`. */
+  source: string;
+  reads: string;
+  requests: string;
+}
+
+/** Upstream use to record: reads per account (decimal text), and the per-source shares they are the sum of. */
+export interface UpstreamShares {
+  readsByAccount: ReadonlyMap<string, string>;
+  bySource: readonly SourceShare[];
 }
 
 /** The alert quota of some accounts, locked until the writer's transaction ends. */
@@ -63,11 +94,13 @@ export interface AlertQuota {
   take(userId: string): boolean;
   /**
    * The update that counts what was actually stored (one unit per stored feed item, `stored` per account) and,
-   * when given, the upstream posts read on behalf of each locked account; undefined when there is nothing to add.
+   * when given, the upstream posts read on behalf of locked accounts: the same number for each, or per account
+   * with its per-source shares (written to upstream_usage_by_source by the statement's `also`); undefined when
+   * there is nothing to add. Shares of accounts the lock does not hold are left out.
    */
-  recordStatement(stored: ReadonlyMap<string, number>, postsReadEach?: number): UsageStatement | undefined;
-  /** Runs {@link recordStatement} in the writer's transaction. */
-  record(client: pg.PoolClient, stored: ReadonlyMap<string, number>, postsReadEach?: number): Promise<void>;
+  recordStatement(stored: ReadonlyMap<string, number>, upstream?: number | UpstreamShares): UsageStatement | undefined;
+  /** Runs {@link recordStatement} in the writer's transaction, as one statement. */
+  record(client: pg.PoolClient, stored: ReadonlyMap<string, number>, upstream?: number | UpstreamShares): Promise<void>;
 }
 
 /**
@@ -108,18 +141,29 @@ function alertQuota(usage: ReadonlyMap<string, UsageRow>): AlertQuota {
     const row = usage.get(userId);
     return row ? Math.max(0, row.alerts_limit - row.alerts_used - (taken.get(userId) ?? 0)) : 0;
   };
-  const recordStatement = (stored: ReadonlyMap<string, number>, postsReadEach = 0): UsageStatement | undefined => {
-    const rows = [...usage.values()].filter((row) => postsReadEach > 0 || (stored.get(row.user_id) ?? 0) > 0);
-    if (rows.length === 0) return undefined;
-    return {
-      text: ADD_USAGE,
-      values: [
-        rows.map((row) => row.user_id),
-        rows.map((row) => row.period_start),
-        rows.map((row) => stored.get(row.user_id) ?? 0),
-        rows.map(() => postsReadEach.toFixed(6)),
-      ],
+  const recordStatement = (stored: ReadonlyMap<string, number>, upstream: number | UpstreamShares = 0): UsageStatement | undefined => {
+    const readsOf = (userId: string): string | null => {
+      if (typeof upstream === 'number') return upstream > 0 ? upstream.toFixed(6) : null;
+      return upstream.readsByAccount.get(userId) ?? null;
     };
+    const rows = [...usage.values()].filter((row) => readsOf(row.user_id) !== null || (stored.get(row.user_id) ?? 0) > 0);
+    if (rows.length === 0) return undefined;
+    const values: unknown[] = [
+      rows.map((row) => row.user_id),
+      rows.map((row) => row.period_start),
+      rows.map((row) => stored.get(row.user_id) ?? 0),
+      rows.map((row) => readsOf(row.user_id) ?? '0'),
+    ];
+    const shares = typeof upstream === 'number' ? [] : upstream.bySource.filter((share) => usage.has(share.userId));
+    if (shares.length === 0) return { text: ADD_USAGE, values };
+    values.push(
+      shares.map((share) => share.userId),
+      shares.map((share) => usage.get(share.userId)?.period_start),
+      shares.map((share) => share.source),
+      shares.map((share) => share.reads),
+      shares.map((share) => share.requests),
+    );
+    return { text: ADD_USAGE, values, also: [ADD_BY_SOURCE] };
   };
   return {
     accounts: [...usage.keys()],
@@ -130,9 +174,12 @@ function alertQuota(usage: ReadonlyMap<string, UsageRow>): AlertQuota {
       return true;
     },
     recordStatement,
-    async record(client, stored, postsReadEach) {
-      const statement = recordStatement(stored, postsReadEach);
-      if (statement) await client.query(statement);
+    async record(client, stored, upstream) {
+      const statement = recordStatement(stored, upstream);
+      if (!statement) return;
+      const { text, values, also = [] } = statement;
+      const ctes = [text, ...also].map((part, n) => `s${n} AS (${part})`).join(',\n');
+      await client.query(also.length === 0 ? text : `WITH ${ctes}\nSELECT 1`, values);
     },
   };
 }

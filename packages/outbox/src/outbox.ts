@@ -113,10 +113,19 @@ RETURNING job_id`,
   };
 }
 
-/** A data-modifying statement of the caller's, its parameters numbered from $1. */
+/**
+ * A data-modifying statement of the caller's, its parameters numbered from $1; `also`, more data-modifying
+ * statements over the same parameters (PostgreSQL runs each as its own CTE: one cannot hold another's WITH).
+ */
 export interface AlongsideStatement {
   text: string;
   values: readonly unknown[];
+  also?: readonly string[] | undefined;
+}
+
+/** The CTEs running `alongside` and its `also` statements, for a statement that starts with them. */
+function alongsideCtes(alongside: AlongsideStatement): string {
+  return [alongside.text, ...(alongside.also ?? [])].map((text, n) => `alongside${n === 0 ? '' : `_${n}`} AS (${text})`).join(',\n');
 }
 
 /**
@@ -127,8 +136,9 @@ export interface AlongsideStatement {
  * Batch jobs go in as they are: a row of route-alerts jobs (`routeAlertsJobs`, up to 500 items each) becomes
  * those few jobs, not one per item.
  *
- * `alongside` runs in the same statement, as a CTE before the insert, to save the writer a round trip; its
- * parameters keep their numbers and the insert's follow them. It runs even when there are no entries.
+ * `alongside` (and its `also` statements) runs in the same statement, as CTEs before the insert, to save the
+ * writer a round trip; its parameters keep their numbers and the insert's follow them. It runs even when there
+ * are no entries.
  */
 export async function writeOutboxBatch(client: pg.PoolClient, entries: readonly OutboxEntry[], alongside?: AlongsideStatement): Promise<WrittenOutbox> {
   if (entries.length === 0 && !alongside) return { rowIds: [], entries, weight: 0 };
@@ -136,7 +146,7 @@ export async function writeOutboxBatch(client: pg.PoolClient, entries: readonly 
   const insert = `INSERT INTO outbox_jobs (queue, name, job_id, payload)
 SELECT * FROM unnest($${first}::text[], $${first + 1}::text[], $${first + 2}::text[], $${first + 3}::jsonb[])
 RETURNING id::text AS id, weight`;
-  const { rows } = await client.query<{ id: string; weight: number }>(alongside ? `WITH alongside AS (${alongside.text})\n${insert}` : insert, [
+  const { rows } = await client.query<{ id: string; weight: number }>(alongside ? `WITH ${alongsideCtes(alongside)}\n${insert}` : insert, [
     ...(alongside?.values ?? []),
     ...batchValues(entries),
   ]);

@@ -26,6 +26,13 @@ describe('sweep of unpaid checkouts', () => {
     const stale = await checkoutAccount('stale@example.com', 8);
     const young = await checkoutAccount('young@example.com', 6);
     const paid = await checkoutAccount('paid@example.com', 30, 'active');
+    // Usage rows of the stale account, per-source upstream cost included, go with it.
+    await pool().query(
+      `WITH p AS (INSERT INTO usage_periods (user_id, period_start, period_end) SELECT id, current_period_start, current_period_end FROM users WHERE id = $1)
+       INSERT INTO upstream_usage_by_source (user_id, period_start, source, reads, requests) SELECT id, current_period_start, '#stale', 1, 1 FROM users WHERE id = $1`,
+      [stale],
+    );
+    expect(await tablesHolding(stale)).toEqual(expect.arrayContaining(['upstream_usage_by_source', 'usage_periods']));
 
     const summary = await sweepRetention(pool(), { now: () => NOW, limits: { pauseMs: 0 } });
 

@@ -38,7 +38,7 @@ describe('storing for a source deleted while its query ran: nothing is left of i
   async function storeAfter(scan: Awaited<ReturnType<typeof stale>>, tag: string) {
     const post = postWithTag(tag);
     const stored = await transaction(fx.pool(), (client) =>
-      storePack(client, { sources: [scan.source], claimId: 1, posts: [post], postsRead: 1, subscriptions: scan.subscriptions, complete: { newestId: post.id } }),
+      storePack(client, { sources: [scan.source], claimId: 1, posts: [post], postsRead: 1, requests: 1, subscriptions: scan.subscriptions, complete: { newestId: post.id } }),
     );
     const { rows: posts } = await fx.pool().query('SELECT id FROM x_posts WHERE id = $1', [post.id]);
     const { rows: cursors } = await fx.pool().query('SELECT 1 FROM source_cursors WHERE source_key = $1', [scan.source.key]);

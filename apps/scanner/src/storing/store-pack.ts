@@ -5,6 +5,7 @@ import { routeAlertsJobs } from '@hashwatch/queues';
 import type { XPost } from '@hashwatch/x-api';
 import { candidateSources, matchPosts, toFeedItem, type Candidate, type Subscription } from '../matching/match-posts';
 import { SERVED_USER } from '../sources/sync-sources';
+import { upstreamShares } from './upstream-shares';
 import type { Source } from '../sources/source';
 
 export interface StorePackInput {
@@ -26,8 +27,10 @@ export interface StorePackInput {
    * that its quota goes to the oldest posts of the whole query. 0 (the default) stores everything now.
    */
   deferBelowQuota?: number;
-  /** Posts X billed for these pages, split across the accounts the query served. */
+  /** Posts X billed for these pages, split across the sources the query served and their accounts (upstreamShares). */
   postsRead: number;
+  /** Requests X answered for these pages (one per page; failed calls are not counted), split like postsRead. */
+  requests: number;
   /** The sources' subscriptions, loaded once per query (loadSubscriptions); loaded here when absent. */
   subscriptions?: readonly Subscription[];
 }
@@ -297,8 +300,9 @@ function sortCandidates(candidates: readonly Candidate[], existing: ReadonlyMap<
  * 3. merges new sources into items already stored (no new item, quota unit or alert), and inserts the new
  *    items, oldest post first, up to the account's remaining alert quota;
  * 4. counts the inserted items (as returned by the insert) against the quota, adds the account's share of
- *    the posts read, and writes the inserted items' `route-alerts` jobs (up to 500 items each) to the outbox
- *    (all of them in one outbox row, in the same statement as the usage update).
+ *    the posts read and requests (and each source's, upstreamShares), and writes the inserted items'
+ *    `route-alerts` jobs (up to 500 items each) to the outbox (all of them in one outbox row, in the same
+ *    statement as the usage update).
  *
  * Earlier pages commit before the cursor moves: if the query then fails or the process dies, the next
  * cycle reads those pages again and finds their items stored (no second item, unit or alert).
@@ -322,7 +326,8 @@ export async function storePack(client: pg.PoolClient, input: StorePackInput): P
 
   const served = [...new Set(subscriptions.map((s) => s.userId))].sort();
   result.servedAccounts = served.length;
-  if (served.length === 0 || (candidates.length === 0 && input.postsRead === 0)) return result;
+  const upstream = upstreamShares(input.sources, subscriptions, { reads: input.postsRead, requests: input.requests });
+  if (served.length === 0 || (candidates.length === 0 && upstream === null)) return result;
 
   // One x_posts row per matched post, recorded with the usage lock.
   const posts = [...new Map(candidates.map((c) => [c.post.id, c])).values()];
@@ -342,7 +347,7 @@ export async function storePack(client: pg.PoolClient, input: StorePackInput): P
 
   const alerts = new Map<string, number>();
   for (const row of inserted) alerts.set(row.userId, (alerts.get(row.userId) ?? 0) + 1);
-  const usage = quota.recordStatement(alerts, input.postsRead / served.length);
+  const usage = quota.recordStatement(alerts, upstream ?? undefined);
   const jobs: OutboxEntry[] = routeAlertsJobs(inserted.map((row) => ({ feedItemId: row.id, userId: row.userId })));
   if (usage || jobs.length > 0) {
     // Quota units, posts read and the alert jobs (one outbox row for the whole batch) in one round trip: the

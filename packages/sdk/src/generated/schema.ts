@@ -4009,7 +4009,7 @@ export interface paths {
         };
         /**
          * Usage of the current billing period against the limits.
-         * @description `upstream_posts_read`: X posts read on your behalf this period, shared reads split across accounts (one read serving several accounts counts a fraction for each).
+         * @description `upstream_posts_read`: X posts read on your behalf this period, shared reads split across accounts (one read serving several accounts counts a fraction for each). `upstream`: the same reads, the requests X answered, and both per source (`#tag` / `@user`).
          */
         get: {
             parameters: {
@@ -7060,7 +7060,7 @@ export interface components {
             /** @description Webhook channels allowed. */
             webhooks_limit: number;
             /**
-             * @description X posts read on your behalf this period, shared reads split across accounts (so it can be fractional).
+             * @description X posts read on your behalf this period, shared reads split across accounts (so it can be fractional); the same figure as `upstream.reads`, kept for existing clients.
              * @example 1234.5
              */
             upstream_posts_read: number;
@@ -7074,6 +7074,37 @@ export interface components {
                 /** @description Feed items stored that day. */
                 alerts: number;
             }[];
+            /** @description Upstream (X API) cost attributed to you this period, in total and per source. */
+            upstream: {
+                /**
+                 * @description X posts read on your behalf this period (posts in `data` and `includes` of each answer, as X bills them): equal to `upstream_posts_read`.
+                 * @example 1234.5
+                 */
+                reads: number;
+                /**
+                 * @description Search requests X answered on your behalf this period (failed calls are neither billed nor counted).
+                 * @example 310.25
+                 */
+                requests: number;
+                /** @description Per source, most read first (then by source). Sources you no longer track stay listed for the period: their cost was real. A search serves many sources at once: what X answered it is split evenly across its sources, then each source’s share evenly across the accounts tracking it, so figures can be fractional (to the millionth) and add up to `reads` and `requests`. */
+                by_source: {
+                    /**
+                     * @description The source: `#tag` (its `#tag` and `$tag` posts) or `@user`, lower-case.
+                     * @example #btc
+                     */
+                    source: string;
+                    /**
+                     * @description Your share of the posts read for this source.
+                     * @example 800.5
+                     */
+                    reads: number;
+                    /**
+                     * @description Your share of the requests made for this source.
+                     * @example 120.75
+                     */
+                    requests: number;
+                }[];
+            };
         };
         /** @description A pending secret: 2FA turns on once a code from it is confirmed. */
         TwoFactorSetup: {

@@ -53,6 +53,16 @@ describe('erasure of an account and of its sources', () => {
       `INSERT INTO engagement_states (x_post_id, interval_seconds, poll_until, next_poll_at) VALUES ($1, 60, now(), now()), ($2, 60, now(), now())`,
       [SOLO_POST, SHARED_POST],
     );
+    // Both accounts' upstream cost this period: a's per source, b's for the tag they share.
+    await pool().query(
+      `WITH p AS (INSERT INTO usage_periods (user_id, period_start, period_end, upstream_posts_read)
+                  SELECT id, current_period_start, current_period_end, 3 FROM users WHERE id IN ($1, $2))
+       INSERT INTO upstream_usage_by_source (user_id, period_start, source, reads, requests)
+       SELECT u.id, u.current_period_start, v.source, 1, 0.5
+         FROM (VALUES ($1, '#${SOLO_TAG}'), ($1, '#${SHARED_TAG}'), ($1, '@${HANDLE}'), ($2, '#${SHARED_TAG}')) AS v(user_id, source)
+         JOIN users u ON u.id = v.user_id`,
+      [a.accountId, b.accountId],
+    );
     const channel = `wh_${a.accountId.slice(4)}`;
     await pool().query(`INSERT INTO notification_channels (id, user_id, kind, url) VALUES ($1, $2, 'webhook', 'https://example.com/hook')`, [channel, a.accountId]);
     await pool().query(
@@ -102,7 +112,7 @@ describe('erasure of an account and of its sources', () => {
     // b's own rows, and the shared ones b still needs.
     const kept = await rowsHolding(pool(), [b.accountId, SHARED_TAG, SHARED_POST]);
     const tables = new Set(kept.map((found) => found.table));
-    for (const table of ['users', 'tracks', 'feed_items', 'feed_item_sources', 'source_cursors', 'x_posts', 'engagement_states', 'outbox_jobs']) {
+    for (const table of ['users', 'tracks', 'feed_items', 'feed_item_sources', 'source_cursors', 'x_posts', 'engagement_states', 'outbox_jobs', 'usage_periods', 'upstream_usage_by_source']) {
       expect(tables).toContain(table);
     }
     const { rows: outbox } = await pool().query<{ payload: unknown }>('SELECT payload FROM outbox_jobs');

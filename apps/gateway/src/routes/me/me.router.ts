@@ -91,7 +91,8 @@ export function registerMeRoutes(api: ApiBuilder, deps: GatewayDeps, guard: TwoF
     tag: 'Account',
     summary: 'Usage of the current billing period against the limits.',
     description:
-      '`upstream_posts_read`: X posts read on your behalf this period, shared reads split across accounts (one read serving several accounts counts a fraction for each).',
+      '`upstream_posts_read`: X posts read on your behalf this period, shared reads split across accounts (one read serving several accounts counts a fraction for each). ' +
+      '`upstream`: the same reads, the requests X answered, and both per source (`#tag` / `@user`).',
     success: { status: 200, description: 'The current period’s usage.', schema: usageSchema },
     handler: ({ auth }) => getUsage(pool, auth.userId, deps.now()),
   });

@@ -1,6 +1,28 @@
 import { z } from 'zod';
 
 const count = (description: string) => z.number().int().min(0).meta({ description });
+const share = (description: string, example: number) => z.number().min(0).meta({ example, description });
+
+const upstreamSchema = z
+  .object({
+    reads: share('X posts read on your behalf this period (posts in `data` and `includes` of each answer, as X bills them): equal to `upstream_posts_read`.', 1234.5),
+    requests: share('Search requests X answered on your behalf this period (failed calls are neither billed nor counted).', 310.25),
+    by_source: z
+      .array(
+        z.object({
+          source: z.string().meta({ example: '#btc', description: 'The source: `#tag` (its `#tag` and `$tag` posts) or `@user`, lower-case.' }),
+          reads: share('Your share of the posts read for this source.', 800.5),
+          requests: share('Your share of the requests made for this source.', 120.75),
+        }),
+      )
+      .meta({
+        description:
+          'Per source, most read first (then by source). Sources you no longer track stay listed for the period: their cost was real. ' +
+          'A search serves many sources at once: what X answered it is split evenly across its sources, then each source’s share evenly ' +
+          'across the accounts tracking it, so figures can be fractional (to the millionth) and add up to `reads` and `requests`.',
+      }),
+  })
+  .meta({ description: 'Upstream (X API) cost attributed to you this period, in total and per source.' });
 
 export const usageSchema = z
   .object({
@@ -19,7 +41,9 @@ export const usageSchema = z
     webhooks_limit: count('Webhook channels allowed.'),
     upstream_posts_read: z.number().min(0).meta({
       example: 1234.5,
-      description: 'X posts read on your behalf this period, shared reads split across accounts (so it can be fractional).',
+      description:
+        'X posts read on your behalf this period, shared reads split across accounts (so it can be fractional); ' +
+        'the same figure as `upstream.reads`, kept for existing clients.',
     }),
     alerts_per_day: z
       .array(
@@ -33,6 +57,7 @@ export const usageSchema = z
           'Feed items stored per UTC day of the current period, from its start (at most the last 92 days) to today, oldest first; ' +
           'days without any are 0.',
       }),
+    upstream: upstreamSchema,
   })
   .meta({ id: 'Usage', description: 'Usage of the current billing period against the account’s limits.' });
 

@@ -35,6 +35,7 @@ describe('GET /usage', () => {
       webhooks_limit: 1,
       upstream_posts_read: 0,
       alerts_per_day: utcDays(user.currentPeriodStart, new Date()).map((date) => ({ date, alerts: 0 })),
+      upstream: { reads: 0, requests: 0, by_source: [] },
     });
   });
 
@@ -106,6 +107,49 @@ describe('GET /usage', () => {
       webhooks_limit: 5,
       upstream_posts_read: 12.3333,
       alerts_per_day: utcDays(user.currentPeriodStart, new Date()).map((date) => ({ date, alerts: 0 })),
+      upstream: { reads: 12.3333, requests: 0, by_source: [] },
+    });
+  });
+
+  it('shows the period\'s upstream cost per source, most read first, sources no longer tracked included, other periods and accounts apart', async () => {
+    const { accountId, auth } = await gw.account('pro');
+    const other = await gw.account('pro');
+    await request(gw.app).post('/v1/tracks').set(auth).send({ hashtag: 'btc' }).expect(201);
+    const user = await prisma().user.findUniqueOrThrow({ where: { id: accountId } });
+    const previousStart = new Date(user.currentPeriodStart.getTime() - 30 * 86_400_000);
+    const otherUser = await prisma().user.findUniqueOrThrow({ where: { id: other.accountId } });
+    await prisma().usagePeriod.createMany({
+      data: [
+        { userId: accountId, periodStart: user.currentPeriodStart, periodEnd: user.currentPeriodEnd, upstreamPostsRead: new Prisma.Decimal('10.500001') },
+        { userId: accountId, periodStart: previousStart, periodEnd: user.currentPeriodStart, upstreamPostsRead: new Prisma.Decimal(99) },
+        { userId: other.accountId, periodStart: otherUser.currentPeriodStart, periodEnd: otherUser.currentPeriodEnd, upstreamPostsRead: new Prisma.Decimal(7) },
+      ],
+    });
+    const row = (userId: string, periodStart: Date, source: string, reads: string, requests: string) => ({
+      userId, periodStart, source, reads: new Prisma.Decimal(reads), requests: new Prisma.Decimal(requests),
+    });
+    await prisma().upstreamUsageBySource.createMany({
+      data: [
+        row(accountId, user.currentPeriodStart, '#btc', '4.25', '0.333333'),
+        // No longer tracked: still part of the period's cost.
+        row(accountId, user.currentPeriodStart, '@alice', '6.250001', '1.5'),
+        row(accountId, user.currentPeriodStart, '#eth', '0', '0.166667'),
+        row(accountId, user.currentPeriodStart, '#aaa', '0', '1'),
+        row(accountId, previousStart, '#btc', '99', '9'),
+        row(other.accountId, otherUser.currentPeriodStart, '#btc', '7', '1'),
+      ],
+    });
+    const res = await request(gw.app).get('/v1/usage').set(auth).expect(200);
+    expect(res.body.upstream_posts_read).toBe(10.500001);
+    expect(res.body.upstream).toEqual({
+      reads: 10.500001,
+      requests: 3,
+      by_source: [
+        { source: '@alice', reads: 6.250001, requests: 1.5 },
+        { source: '#btc', reads: 4.25, requests: 0.333333 },
+        { source: '#aaa', reads: 0, requests: 1 },
+        { source: '#eth', reads: 0, requests: 0.166667 },
+      ],
     });
   });
 
@@ -120,5 +164,8 @@ describe('GET /usage', () => {
   it('documents upstream_posts_read in the OpenAPI document', async () => {
     const res = await request(gw.app).get('/v1/openapi.json').expect(200);
     expect(JSON.stringify(res.body.paths['/v1/usage'].get)).toContain('shared reads split across accounts');
+    const usage = res.body.components.schemas.Usage;
+    expect(usage.required).toContain('upstream');
+    expect(usage.properties.upstream.properties.by_source.description).toContain('Sources you no longer track stay listed');
   });
 });
