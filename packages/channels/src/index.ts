@@ -1,5 +1,6 @@
-export { isDigest, MAX_DIGEST_ALERTS, takesDigests } from './alert';
-export type { AlertDigest, AlertPost, AlertType, ChannelMessage, EngagementKind } from './alert';
+export { isDigest, isNotice, MAX_DIGEST_ALERTS, takesDigests } from './alert';
+export type { AlertDigest, AlertPost, AlertType, ChannelMessage, EngagementKind, NoticeBody, NoticeKindName, SystemNotice } from './alert';
+export { NOTICE_OPEN_TITLE, NOTICE_RESOLVED_TITLE } from './notice-content';
 export { ChannelConfigError, isSendFailure, UnsupportedMessageError } from './channel-adapter';
 export type {
   ChannelAdapter,
@@ -31,7 +32,7 @@ export { buildTestAlert } from './test-alert';
 export { discordChannel } from './discord/discord.channel';
 export { slackChannel } from './slack/slack.channel';
 export { jsonChannel } from './json/json.channel';
-export type { JsonPayload, JsonPost } from './json/json-payload';
+export type { JsonNoticePayload, JsonPayload, JsonPost } from './json/json-payload';
 export {
   DEFAULT_TOLERANCE_SECONDS,
   generateSigningSecret,
