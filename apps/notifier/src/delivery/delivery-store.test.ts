@@ -112,7 +112,7 @@ describe('delivery store', () => {
     expect(disabled.channel).toMatchObject({ id: channelId, enabled: false, disabled_reason: 'gone' });
     expect((await deliveriesOf(pool(), channelId)).every((d) => d.attempts === 0)).toBe(true);
 
-    expect(await claimNext(pool(), 'wh_doesnotexist', { ...claimInput, batch: 10 })).toEqual({ channel: undefined, claimed: [], backlog: 0 });
+    expect(await claimNext(pool(), 'wh_doesnotexist', { ...claimInput, batch: 10 })).toEqual({ channel: undefined, claimed: [], notices: [], backlog: 0 });
   });
 
   it('writes the delivered marks of many runs together, each with its status and digest id', async () => {
