@@ -2,11 +2,13 @@ import type { FeedItem } from '../../api/client';
 import { ScopePicker, type Scope } from './ScopePicker';
 import { TemplateEditor } from './TemplateEditor';
 
-/** What every channel kind has: its scope and source filter, template, engagement alerts and on/off switch. */
+/** What every channel kind has: its scope and source filter, template, engagement alerts, notices and on/off switch. */
 export interface ChannelOptionValues extends Scope {
   template: string;
   engagement_alerts: boolean;
   enabled: boolean;
+  /** Unset on a new channel: the API then follows the platform's default. */
+  notices?: boolean;
 }
 
 interface ChannelOptionsProps {
@@ -14,11 +16,13 @@ interface ChannelOptionsProps {
   sources: { hashtags: string[]; accounts: string[] };
   post: FeedItem | undefined;
   templateError: string | undefined;
+  /** What the API does when `notices` is unset: on for Discord, Slack and the bot, off for JSON. */
+  noticesByDefault: boolean;
   onChange: (patch: Partial<ChannelOptionValues>) => void;
 }
 
 /** The options a webhook channel and the bot share, in the same order on both. */
-export function ChannelOptions({ values, sources, post, templateError, onChange }: ChannelOptionsProps) {
+export function ChannelOptions({ values, sources, post, templateError, noticesByDefault, onChange }: ChannelOptionsProps) {
   return (
     <>
       <ScopePicker scope={values} hashtags={sources.hashtags} accounts={sources.accounts} onChange={(scope) => onChange(scope)} />
@@ -26,6 +30,11 @@ export function ChannelOptions({ values, sources, post, templateError, onChange 
       <label>
         <input type="checkbox" role="switch" checked={values.engagement_alerts} onChange={(event) => onChange({ engagement_alerts: event.currentTarget.checked })} />
         Engagement alerts
+      </label>
+      <label>
+        <input type="checkbox" role="switch" checked={values.notices ?? noticesByDefault} onChange={(event) => onChange({ notices: event.currentTarget.checked })} />
+        System notices
+        <small> — when a source goes silent or fails, a channel fails, or the alert quota runs low (never counted as alerts)</small>
       </label>
       <label>
         <input type="checkbox" role="switch" checked={values.enabled} onChange={(event) => onChange({ enabled: event.currentTarget.checked })} />
