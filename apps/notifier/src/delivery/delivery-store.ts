@@ -70,6 +70,36 @@ function markParameters(marks: DeliveredMark[]): [string[], (number | null)[], (
   return [marks.map((mark) => mark.id), marks.map((mark) => mark.status), marks.map((mark) => mark.digestId), marks.map((mark) => mark.claimToken)];
 }
 
+/**
+ * The claim statement's notice part (its parameters: $1 channel, $5 hold, $10 batch, $11 claim token): claims the
+ * channel's due notice sends, oldest first, up to the batch, and answers them as one JSON list with the notice
+ * each carries, as of its state (the API's shape; the bot channel named `bot`).
+ */
+const NOTICE_CLAIM = `notice_claimed AS (
+       UPDATE notice_deliveries d
+          SET attempts = d.attempts + 1, next_attempt_at = now() + $5 * interval '1 millisecond', claim_token = $11,
+              updated_at = now()
+        WHERE d.id IN (SELECT d.id FROM notice_deliveries d
+                        WHERE d.channel_id = $1 AND ${DUE}
+                          AND EXISTS (SELECT 1 FROM ch WHERE ch.enabled AND ch.disabled_reason IS NULL)
+                        ORDER BY d.created_at, d.id LIMIT $10::int)
+          AND ${DUE}
+    RETURNING d.id, d.message_id, d.attempts, d.notice_id, d.state, d.created_at),
+     notice_items AS (
+       SELECT json_agg(json_build_object(
+                'id', c.id, 'message_id', c.message_id, 'attempts', c.attempts,
+                'notice', json_build_object(
+                  'id', n.id, 'kind', n.kind, 'state', c.state, 'source', n.source,
+                  'channel_id', CASE WHEN about.kind = 'bot' THEN 'bot' ELSE n.channel_id END,
+                  'message', n.message,
+                  'opened_at', to_char(n.opened_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+                  'resolved_at', CASE WHEN c.state = 'resolved'
+                                      THEN to_char(n.resolved_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') END))
+              ORDER BY c.created_at, c.id) AS list
+         FROM notice_claimed c
+         JOIN notices n ON n.id = c.notice_id
+         LEFT JOIN notification_channels about ON about.id = n.channel_id)`;
+
 /** The columns of a channel row the drain reads, as the claim statement answers them (JSON). */
 const CHANNEL_COLUMNS = `id, user_id, kind, url, format, bot_name, hashtags, accounts, source_filter, engagement_alerts, template,
        enabled, signing_secret_enc, bot_token_enc, chat_id, disabled_reason, updated_at`;
@@ -120,30 +150,7 @@ export async function claimNext(
           AND EXISTS (SELECT 1 FROM ch WHERE ch.enabled AND ch.disabled_reason IS NULL)
         ORDER BY f.detected_at, d.id LIMIT $3::int + 1),
      size AS (SELECT count(*)::int AS n FROM backlog),
-     notice_claimed AS (
-       UPDATE notice_deliveries d
-          SET attempts = d.attempts + 1, next_attempt_at = now() + $5 * interval '1 millisecond', claim_token = $11,
-              updated_at = now()
-        WHERE d.id IN (SELECT d.id FROM notice_deliveries d
-                        WHERE d.channel_id = $1 AND ${DUE}
-                          AND EXISTS (SELECT 1 FROM ch WHERE ch.enabled AND ch.disabled_reason IS NULL)
-                        ORDER BY d.created_at, d.id LIMIT $10::int)
-          AND ${DUE}
-    RETURNING d.id, d.message_id, d.attempts, d.notice_id, d.state, d.created_at),
-     notice_items AS (
-       SELECT json_agg(json_build_object(
-                'id', c.id, 'message_id', c.message_id, 'attempts', c.attempts,
-                'notice', json_build_object(
-                  'id', n.id, 'kind', n.kind, 'state', c.state, 'source', n.source,
-                  'channel_id', CASE WHEN about.kind = 'bot' THEN 'bot' ELSE n.channel_id END,
-                  'message', n.message,
-                  'opened_at', to_char(n.opened_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-                  'resolved_at', CASE WHEN c.state = 'resolved'
-                                      THEN to_char(n.resolved_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') END))
-              ORDER BY c.created_at, c.id) AS list
-         FROM notice_claimed c
-         JOIN notices n ON n.id = c.notice_id
-         LEFT JOIN notification_channels about ON about.id = n.channel_id),
+     ${NOTICE_CLAIM},
      pick AS (
        SELECT id FROM backlog ORDER BY detected_at, id
         LIMIT CASE WHEN $2::boolean OR (SELECT n FROM size) > $3::int THEN $4::int

@@ -17,9 +17,9 @@ import {
   type ClaimedDelivery,
   type ClaimedNotice,
   type DeliveredMark,
-  type SendTable,
 } from './delivery-store';
 import { destinationOf, type Destination } from './destination-pace';
+import { noticeMessages, type ClaimedIds, type Outgoing } from './outgoing';
 import type { DrainDeps, RunResult } from './drain-channel.job';
 import { drainKeys, type DrainLease } from './drain-lease';
 import { retryDelayMs } from './retry-delay';
@@ -33,33 +33,6 @@ const RETRYING_FLAG_MARGIN_MS = 60 * 60_000;
 
 // A backlog that stays after the burst keeps the channel in digest mode for at most this long.
 const DIGEST_MODE_TTL_MS = 60 * 60_000;
-
-/** One message of a claim: a single alert, a digest of several (chat platforms only), or a system notice. */
-interface Outgoing {
-  /** Where its sends are recorded: `deliveries` (alerts) or `notice_deliveries` (a notice). */
-  table: SendTable;
-  deliveries: { id: string; attempts: number }[];
-  message: ChannelMessage;
-  messageId: string;
-  digest: boolean;
-}
-
-/** The claimed ids of one message, and the table they are in. */
-interface ClaimedIds {
-  table: SendTable;
-  ids: string[];
-}
-
-/** A notice is one message on every platform: its own card, never part of a digest, no alert template. */
-function noticeMessages(notices: ClaimedNotice[]): Outgoing[] {
-  return notices.map((send) => ({
-    table: 'notice_deliveries',
-    deliveries: [{ id: send.id, attempts: send.attempts }],
-    message: { type: 'notice', notice: send.notice },
-    messageId: send.message_id,
-    digest: false,
-  }));
-}
 
 function messagesFor(batch: ClaimedDelivery[], channel: ChannelRow, digest: boolean): Outgoing[] {
   const routing = routingChannel(channel);
