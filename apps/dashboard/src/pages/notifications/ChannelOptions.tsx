@@ -1,3 +1,4 @@
+import { useId } from 'react';
 import type { FeedItem } from '../../api/client';
 import { ScopePicker, type Scope } from './ScopePicker';
 import { TemplateEditor } from './TemplateEditor';
@@ -23,6 +24,7 @@ interface ChannelOptionsProps {
 
 /** The options a webhook channel and the bot share, in the same order on both. */
 export function ChannelOptions({ values, sources, post, templateError, noticesByDefault, onChange }: ChannelOptionsProps) {
+  const noticesHint = useId();
   return (
     <>
       <ScopePicker scope={values} hashtags={sources.hashtags} accounts={sources.accounts} onChange={(scope) => onChange(scope)} />
@@ -32,10 +34,18 @@ export function ChannelOptions({ values, sources, post, templateError, noticesBy
         Engagement alerts
       </label>
       <label>
-        <input type="checkbox" role="switch" checked={values.notices ?? noticesByDefault} onChange={(event) => onChange({ notices: event.currentTarget.checked })} />
+        <input
+          type="checkbox"
+          role="switch"
+          aria-describedby={noticesHint}
+          checked={values.notices ?? noticesByDefault}
+          onChange={(event) => onChange({ notices: event.currentTarget.checked })}
+        />
         System notices
-        <small> — when a source goes silent or fails, a channel fails, or the alert quota runs low (never counted as alerts)</small>
       </label>
+      <small id={noticesHint} className="switch-hint">
+        When a source goes silent or fails, a channel fails, or the alert quota runs low; never counted as alerts.
+      </small>
       <label>
         <input type="checkbox" role="switch" checked={values.enabled} onChange={(event) => onChange({ enabled: event.currentTarget.checked })} />
         Enabled
