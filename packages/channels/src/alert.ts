@@ -44,13 +44,44 @@ export interface AlertDigest {
   total?: number;
 }
 
-export type ChannelMessage = AlertPost | AlertDigest;
+/** The kinds of system notice (CONTRACT 8). */
+export type NoticeKindName = 'source_silent' | 'source_failing' | 'channel_failing' | 'channel_disabled' | 'quota_warning' | 'quota_exhausted';
+
+/**
+ * A system notice as `GET /v1/notices` returns it, as of the message that carries it: the opening message says
+ * `state: "open"` and `resolved_at: null`, the resolution `state: "resolved"` with its time, whenever either is sent.
+ */
+export interface NoticeBody {
+  /** `ntc_…`. */
+  id: string;
+  kind: NoticeKindName;
+  state: 'open' | 'resolved';
+  /** `#tag`, `$tag` or `@user`, or null. */
+  source: string | null;
+  /** The channel the notice is about as the API names it (`wh_…` or `bot`), or null. */
+  channel_id: string | null;
+  message: string;
+  opened_at: string;
+  resolved_at: string | null;
+}
+
+/** Hashwatch telling the account about its own monitoring: its own card on chat platforms, `type: "notice"` on json. */
+export interface SystemNotice {
+  type: 'notice';
+  notice: NoticeBody;
+}
+
+export type ChannelMessage = AlertPost | AlertDigest | SystemNotice;
 
 /** A digest lists at most this many alerts; Discord allows 10 embeds and the other platforms stay readable. */
 export const MAX_DIGEST_ALERTS = 10;
 
 export function isDigest(message: ChannelMessage): message is AlertDigest {
   return message.type === 'digest';
+}
+
+export function isNotice(message: ChannelMessage): message is SystemNotice {
+  return message.type === 'notice';
 }
 
 /**

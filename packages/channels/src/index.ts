@@ -1,5 +1,6 @@
-export { isDigest, MAX_DIGEST_ALERTS, takesDigests } from './alert';
-export type { AlertDigest, AlertPost, AlertType, ChannelMessage, EngagementKind } from './alert';
+export { isDigest, isNotice, MAX_DIGEST_ALERTS, takesDigests } from './alert';
+export type { AlertDigest, AlertPost, AlertType, ChannelMessage, EngagementKind, NoticeBody, NoticeKindName, SystemNotice } from './alert';
+export { NOTICE_OPEN_TITLE, NOTICE_RESOLVED_TITLE } from './notice-content';
 export { ChannelConfigError, isSendFailure, UnsupportedMessageError } from './channel-adapter';
 export type {
   ChannelAdapter,
@@ -22,7 +23,7 @@ export { createSender, DEFAULT_MAX_RESPONSE_BYTES } from './create-sender';
 export type { Sender, SenderOptions } from './create-sender';
 export { deliver } from './deliver';
 export type { DeliveryAttempt } from './deliver';
-export { resolveFormat } from './resolve-format';
+export { noticesByDefault, resolveFormat } from './resolve-format';
 export type { WebhookFormat } from './resolve-format';
 export { renderTemplate } from './template';
 export { MissingSecretError, unsealChannel, UnreadableSecretError } from './unseal-channel';
@@ -31,7 +32,7 @@ export { buildTestAlert } from './test-alert';
 export { discordChannel } from './discord/discord.channel';
 export { slackChannel } from './slack/slack.channel';
 export { jsonChannel } from './json/json.channel';
-export type { JsonPayload, JsonPost } from './json/json-payload';
+export type { JsonNoticePayload, JsonPayload, JsonPost } from './json/json-payload';
 export {
   DEFAULT_TOLERANCE_SECONDS,
   generateSigningSecret,

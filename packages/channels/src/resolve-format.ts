@@ -19,3 +19,13 @@ export function resolveFormat(format: WebhookFormat, url: string): Exclude<Chann
   if (host === 'hooks.slack.com') return 'slack';
   return 'json';
 }
+
+/**
+ * Whether a channel takes system notices when its own `notices` switch is unset (CONTRACT 8): yes on Discord,
+ * Slack and the Telegram bot, where a person reads them; no on json, so no receiver meets a message shape it
+ * does not expect. A webhook's format is resolved first, as `auto` may be any of them.
+ */
+export function noticesByDefault(channel: { kind: 'webhook' | 'bot'; format: WebhookFormat; url: string | null }): boolean {
+  if (channel.kind === 'bot') return true;
+  return resolveFormat(channel.format, channel.url ?? '') !== 'json';
+}

@@ -1,4 +1,4 @@
-import { createClient, type ErrorCode, type FeedItem } from './index';
+import { createClient, type ErrorCode, type FeedItem, type Notice } from './index';
 
 // What the typecheck (`tsc -p tsconfig.json`, which includes this file) proves: calls are typed by path from
 // the generated `paths`. Nothing here sends a request.
@@ -14,6 +14,9 @@ async function typedCalls(id: string, cursor?: string): Promise<unknown[]> {
   const first: FeedItem | undefined = posts.data[0];
   for await (const item of hw.pages('/v1/posts', { query: { type: 'hashtag' } })) void (item.detected_at satisfies string);
   for await (const delivery of hw.pages('/v1/notifications/deliveries', { query: { status: 'failed' } })) void (delivery.id satisfies string);
+  for await (const notice of hw.pages('/v1/notices', { query: { state: 'open' } })) void (notice satisfies Notice).kind;
+  // @ts-expect-error a notice is open or resolved
+  void hw.pages('/v1/notices', { query: { state: 'closed' } });
   for await (const post of hw.watch({ since: '2026-11-22T01:24:59.123Z', query: { hashtag: 'btc' } })) void (post.id satisfies string);
   // @ts-expect-error no such path
   await hw.get('/v1/nope');

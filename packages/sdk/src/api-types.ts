@@ -8,6 +8,9 @@ export type Schemas = components['schemas'];
 /** One item of the feed (`GET /v1/posts`). */
 export type FeedItem = Schemas['Post'];
 
+/** One system notice (`GET /v1/notices`). */
+export type Notice = Schemas['Notice'];
+
 /** The HTTP methods the API uses. */
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 

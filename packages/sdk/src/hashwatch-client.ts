@@ -35,7 +35,7 @@ export interface HashwatchClient {
   put: Method<'put'>;
   patch: Method<'patch'>;
   delete: Method<'delete'>;
-  /** Every item of a cursor-paged list (`/v1/posts`, `/v1/notifications/deliveries`), page after page. */
+  /** Every item of a cursor-paged list (`/v1/posts`, `/v1/notices`, `/v1/notifications/deliveries`), page after page. */
   pages<P extends PagedPath>(path: P, options?: PagesOptions<P>): AsyncGenerator<PageItem<P>, void, undefined>;
   /** New feed items, each once, oldest first, polling `GET /v1/posts` with `since` until `signal` aborts. */
   watch(options?: WatchOptions): ReturnType<typeof watchFeed>;

@@ -12,3 +12,8 @@ export const useTracks = () => useQuery({ queryKey: ['tracks'], queryFn: () => a
 export const useAccountTracks = () => useQuery({ queryKey: ['accounts'], queryFn: () => api.get('/v1/accounts'), refetchInterval: LIVE });
 /** Read again on every visit: the editor starts from it, and a PUT replaces the whole configuration. */
 export const useNotifications = () => useQuery({ queryKey: ['notifications'], queryFn: () => api.get('/v1/notifications'), refetchOnMount: 'always' });
+/** Open notices (those still holding) and the last few resolved, refreshed like usage. */
+export const useOpenNotices = () =>
+  useQuery({ queryKey: ['notices', 'open'], queryFn: () => api.get('/v1/notices', { params: { query: { state: 'open', limit: 50 } } }), refetchInterval: LIVE });
+export const useResolvedNotices = () =>
+  useQuery({ queryKey: ['notices', 'resolved'], queryFn: () => api.get('/v1/notices', { params: { query: { state: 'resolved', limit: 5 } } }), refetchInterval: LIVE });

@@ -1,5 +1,6 @@
 import { useAccountTracks, useMe, useTracks, useUsage } from '../api/queries';
 import { AlertsChart } from '../components/AlertsChart';
+import { NoticesPanel } from '../components/NoticesPanel';
 import { ErrorNote, Loading } from '../components/Status';
 import { UpstreamCost } from '../components/UpstreamCost';
 import { UsageMeter } from '../components/UsageMeter';
@@ -41,7 +42,7 @@ function HealthTable({ sources, scanInterval }: { sources: (ScannedSource & { id
   );
 }
 
-/** Plan, period, usage against every limit, alerts per day, upstream cost per source and each source's scan health, refreshed every 30 s. */
+/** Plan, period, usage against every limit, open and recent notices, alerts per day, upstream cost per source and each source's scan health, refreshed every 30 s. */
 export function OverviewPage() {
   const me = useMe();
   const usage = useUsage();
@@ -82,6 +83,10 @@ export function OverviewPage() {
           <UsageMeter label="Engagement tracking" used={u.engagement_used} limit={u.engagement_limit} unit="sources" />
           <UsageMeter label="Webhooks" used={u.webhooks_used} limit={u.webhooks_limit} unit="webhooks" />
         </article>
+      </section>
+      <section aria-labelledby="notices-heading">
+        <h2 id="notices-heading">Notices</h2>
+        <NoticesPanel />
       </section>
       <section>
         <h2>Alerts per day</h2>

@@ -4,6 +4,7 @@ import { registerAccountRoutes } from './accounts/accounts.router';
 import { registerApiKeyRoutes } from './api-keys/api-keys.router';
 import { registerMeRoutes } from './me/me.router';
 import { notificationOptions } from './notifications/notification-options';
+import { registerNoticeRoutes } from './notices/notices.router';
 import { registerNotificationRoutes } from './notifications/notifications.router';
 import { registerPostRoutes } from './posts/posts.router';
 import { registerTrackRoutes } from './tracks/tracks.router';
@@ -29,5 +30,6 @@ export function registerRoutes(api: ApiBuilder, deps: GatewayDeps, sessions: Ses
   registerApiKeyRoutes(api, deps, twoFactor);
   registerPostRoutes(api, deps);
   registerNotificationRoutes(api, deps, notificationOptions(deps));
+  registerNoticeRoutes(api, deps);
   registerBillingRoutes(api, deps, selfService);
 }

@@ -1,8 +1,11 @@
 import { useTestEnvironment } from '@hashwatch/testing';
-import { newId } from '@hashwatch/db';
+import { newId, transaction } from '@hashwatch/db';
+import { raiseNotice } from '@hashwatch/notices';
+import { fanOutNotice } from '../notices/fan-out-notice';
 import { resolveNotifierOptions } from '../notifier-options';
 import { addWebhook, deliveriesOf, newAccount, post, sleep, storeFeedItems } from '../test-support/notifier-fixture';
-import { claimNext, createDeliveredWriter, markDelivered, markFailed, markRetry, messageIdFor, releaseClaim } from './delivery-store';
+import { disableChannel } from './channel-store';
+import { channelsWithDueDeliveries, claimNext, createDeliveredWriter, failPending, markDelivered, markFailed, markRetry, messageIdFor, releaseClaim } from './delivery-store';
 
 describe('delivery store', () => {
   const env = useTestEnvironment();
@@ -112,7 +115,7 @@ describe('delivery store', () => {
     expect(disabled.channel).toMatchObject({ id: channelId, enabled: false, disabled_reason: 'gone' });
     expect((await deliveriesOf(pool(), channelId)).every((d) => d.attempts === 0)).toBe(true);
 
-    expect(await claimNext(pool(), 'wh_doesnotexist', { ...claimInput, batch: 10 })).toEqual({ channel: undefined, claimed: [], backlog: 0 });
+    expect(await claimNext(pool(), 'wh_doesnotexist', { ...claimInput, batch: 10 })).toEqual({ channel: undefined, claimed: [], notices: [], backlog: 0 });
   });
 
   it('writes the delivered marks of many runs together, each with its status and digest id', async () => {
@@ -139,5 +142,47 @@ describe('delivery store', () => {
       ['delivered', 200, 'dig_x'],
     ]);
     expect((await deliveriesOf(pool(), b.channelId)).map((d) => [d.status, d.last_status, d.digest_id])).toEqual([['delivered', 204, null]]);
+  });
+
+  it('claims due notice sends first, within the batch, under the same token and hold, and never twice', async () => {
+    const { user, channelId, items } = await channelWithDeliveries(3);
+    await pool().query('UPDATE notification_channels SET notices = true WHERE id = $1', [channelId]);
+    const notice = await transaction(pool(), (client) => raiseNotice(client, { userId: user, kind: 'quota_warning' }, { message: '80 % used' }));
+    expect(await fanOutNotice(pool(), notice!.id, 'open')).toEqual([channelId]);
+
+    const first = await claimNext(pool(), channelId, { ...claimInput, batch: 2 });
+    expect(first.notices).toEqual([
+      {
+        id: expect.stringMatching(/^dlv_/),
+        message_id: `${notice!.id}:open`,
+        attempts: 1,
+        notice: {
+          id: notice!.id, kind: 'quota_warning', state: 'open', source: null, channel_id: null, message: '80 % used',
+          opened_at: notice!.openedAt.toISOString(), resolved_at: null,
+        },
+      },
+    ]);
+    // The notice took one place of the burst of two.
+    expect(first.claimed.map((d) => d.feed_item_id)).toEqual([items[0]!.id]);
+    const { rows } = await pool().query<{ claim_token: string; attempts: number }>('SELECT claim_token, attempts FROM notice_deliveries WHERE notice_id = $1', [notice!.id]);
+    expect(rows).toEqual([{ claim_token: claimInput.claimToken, attempts: 1 }]);
+
+    // Held: another run claims the alerts left, not the notice again.
+    const second = await claimNext(pool(), channelId, { ...claimInput, claimToken: 'run-2', batch: 5 });
+    expect(second.notices).toEqual([]);
+    expect(second.claimed.map((d) => d.feed_item_id)).toEqual(items.slice(1).map((item) => item.id));
+
+    // Given back, it is due again: the sweeper wakes a channel whose only due work is a notice.
+    await releaseClaim(pool(), [first.notices[0]!.id], claimInput.claimToken, 'notice_deliveries');
+    await releaseClaim(pool(), [...first.claimed, ...second.claimed].map((d) => d.id), claimInput.claimToken);
+    await pool().query(`UPDATE deliveries SET status = 'delivered' WHERE channel_id = $1`, [channelId]);
+    expect(await channelsWithDueDeliveries(pool())).toContain(channelId);
+
+    // A channel switched off fails its pending notice sends with its alerts.
+    await disableChannel(pool(), channelId, 'Discord webhook not found (deleted)');
+    const { rows: failed } = await pool().query<{ status: string; last_error: string }>('SELECT status::text AS status, last_error FROM notice_deliveries WHERE notice_id = $1', [notice!.id]);
+    expect(failed).toEqual([{ status: 'failed', last_error: 'not sent: the channel was disabled (Discord webhook not found (deleted))' }]);
+    expect(await channelsWithDueDeliveries(pool())).not.toContain(channelId);
+    expect(await failPending(pool(), channelId, 'again')).toBe(0);
   });
 });

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
+import type { NoticeBody } from '@hashwatch/channels';
 import type { ChannelRow } from './channel-store';
 
 type Queryable = pg.Pool | pg.PoolClient;
@@ -24,6 +25,21 @@ export interface ClaimedDelivery {
   kind: 'retweet' | 'like' | 'reply' | null;
   parent_url: string | null;
   parent_text: string | null;
+}
+
+/**
+ * The tables a drain sends from: alerts (`deliveries`) and system notices (`notice_deliveries`), whose rows
+ * have the same status, attempts, claim token and next attempt columns, and so the same outcome statements.
+ */
+export type SendTable = 'deliveries' | 'notice_deliveries';
+
+/** A pending notice send claimed for one attempt, with the notice as its message carries it. */
+export interface ClaimedNotice {
+  id: string;
+  /** `<notice id>:<state>`: the json format's `webhook-id`. */
+  message_id: string;
+  attempts: number;
+  notice: NoticeBody;
 }
 
 // A delivery is due when its next attempt time has come; NULL (older rows, manual retries) counts as now.
@@ -54,6 +70,36 @@ function markParameters(marks: DeliveredMark[]): [string[], (number | null)[], (
   return [marks.map((mark) => mark.id), marks.map((mark) => mark.status), marks.map((mark) => mark.digestId), marks.map((mark) => mark.claimToken)];
 }
 
+/**
+ * The claim statement's notice part (its parameters: $1 channel, $5 hold, $10 batch, $11 claim token): claims the
+ * channel's due notice sends, oldest first, up to the batch, and answers them as one JSON list with the notice
+ * each carries, as of its state (the API's shape; the bot channel named `bot`).
+ */
+const NOTICE_CLAIM = `notice_claimed AS (
+       UPDATE notice_deliveries d
+          SET attempts = d.attempts + 1, next_attempt_at = now() + $5 * interval '1 millisecond', claim_token = $11,
+              updated_at = now()
+        WHERE d.id IN (SELECT d.id FROM notice_deliveries d
+                        WHERE d.channel_id = $1 AND ${DUE}
+                          AND EXISTS (SELECT 1 FROM ch WHERE ch.enabled AND ch.disabled_reason IS NULL)
+                        ORDER BY d.created_at, d.id LIMIT $10::int)
+          AND ${DUE}
+    RETURNING d.id, d.message_id, d.attempts, d.notice_id, d.state, d.created_at),
+     notice_items AS (
+       SELECT json_agg(json_build_object(
+                'id', c.id, 'message_id', c.message_id, 'attempts', c.attempts,
+                'notice', json_build_object(
+                  'id', n.id, 'kind', n.kind, 'state', c.state, 'source', n.source,
+                  'channel_id', CASE WHEN about.kind = 'bot' THEN 'bot' ELSE n.channel_id END,
+                  'message', n.message,
+                  'opened_at', to_char(n.opened_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+                  'resolved_at', CASE WHEN c.state = 'resolved'
+                                      THEN to_char(n.resolved_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') END))
+              ORDER BY c.created_at, c.id) AS list
+         FROM notice_claimed c
+         JOIN notices n ON n.id = c.notice_id
+         LEFT JOIN notification_channels about ON about.id = n.channel_id)`;
+
 /** The columns of a channel row the drain reads, as the claim statement answers them (JSON). */
 const CHANNEL_COLUMNS = `id, user_id, kind, url, format, bot_name, hashtags, accounts, source_filter, engagement_alerts, template,
        enabled, signing_secret_enc, bot_token_enc, chat_id, disabled_reason, updated_at`;
@@ -65,6 +111,10 @@ const CHANNEL_COLUMNS = `id, user_id, kind, url, format, bot_name, hashtags, acc
  * `holdMs` ahead and writes the run's `claimToken` (replacing an earlier run's), so a replica that dies
  * mid-send leaves them due again once its lease is gone (at least once), no second drainer can take them
  * meanwhile, and a run that lost its lease cannot record or give back what a newer run claimed since.
+ *
+ * Due notice sends of the channel (`notice_deliveries`) are claimed in the same statement, the same way, first
+ * and within the same `batch` (a burst the destination takes): notices are rare, and news about the monitoring
+ * itself goes before the alerts it may explain. They are never folded into digests.
  *
  * One statement, one round trip: it also marks the previous messages' deliveries delivered, answers the
  * channel row (undefined when the channel is gone; nothing is claimed for a disabled one) and the due backlog
@@ -84,12 +134,12 @@ export async function claimNext(
     claimToken: string;
     delivered?: DeliveredMark[];
   },
-): Promise<{ channel: ChannelRow | undefined; claimed: ClaimedDelivery[]; backlog: number }> {
+): Promise<{ channel: ChannelRow | undefined; claimed: ClaimedDelivery[]; notices: ClaimedNotice[]; backlog: number }> {
   const delivered = input.delivered ?? [];
   // The rows marked delivered are left out of the claim below: a send that outlasted the claim's hold (the
   // lease was renewed meanwhile) leaves them due in this statement's snapshot. A data-modifying WITH runs to
   // completion whether or not it is read.
-  const { rows } = await db.query<ClaimedDelivery & { backlog: number; channel: ChannelRow }>(
+  const { rows } = await db.query<ClaimedDelivery & { backlog: number; channel: ChannelRow; notices: ClaimedNotice[] | null }>(
     `WITH ch AS (SELECT ${CHANNEL_COLUMNS} FROM notification_channels WHERE id = $1),
      done AS (
        ${markDeliveredStatement(6)}
@@ -100,9 +150,11 @@ export async function claimNext(
           AND EXISTS (SELECT 1 FROM ch WHERE ch.enabled AND ch.disabled_reason IS NULL)
         ORDER BY f.detected_at, d.id LIMIT $3::int + 1),
      size AS (SELECT count(*)::int AS n FROM backlog),
+     ${NOTICE_CLAIM},
      pick AS (
        SELECT id FROM backlog ORDER BY detected_at, id
-        LIMIT CASE WHEN $2::boolean OR (SELECT n FROM size) > $3::int THEN $4::int ELSE $10::int END),
+        LIMIT CASE WHEN $2::boolean OR (SELECT n FROM size) > $3::int THEN $4::int
+                   ELSE GREATEST($10::int - (SELECT count(*) FROM notice_claimed)::int, 0) END),
      claimed AS (
        UPDATE deliveries d
           SET attempts = d.attempts + 1, next_attempt_at = now() + $5 * interval '1 millisecond', claim_token = $11,
@@ -116,7 +168,7 @@ export async function claimNext(
          FROM claimed c
          JOIN feed_items f ON f.id = c.feed_item_id
          LEFT JOIN feed_items p ON p.id = f.parent_id)
-     SELECT items.*, to_json(ch) AS channel, (SELECT n FROM size) AS backlog
+     SELECT items.*, to_json(ch) AS channel, (SELECT n FROM size) AS backlog, (SELECT list FROM notice_items) AS notices
        FROM ch LEFT JOIN items ON true
       ORDER BY items.detected_at, items.id`,
     [
@@ -131,10 +183,10 @@ export async function claimNext(
     ],
   );
   const first = rows[0];
-  if (!first) return { channel: undefined, claimed: [], backlog: 0 };
+  if (!first) return { channel: undefined, claimed: [], notices: [], backlog: 0 };
   // A LEFT JOIN row without a delivery: the channel exists and nothing was claimed.
-  const claimed = first.id === null ? [] : rows.map(({ channel: _channel, backlog: _backlog, ...delivery }) => delivery);
-  return { channel: first.channel, claimed, backlog: first.backlog ?? 0 };
+  const claimed = first.id === null ? [] : rows.map(({ channel: _channel, backlog: _backlog, notices: _notices, ...delivery }) => delivery);
+  return { channel: first.channel, claimed, notices: first.notices ?? [], backlog: first.backlog ?? 0 };
 }
 
 export async function markDelivered(db: Queryable, marks: DeliveredMark[]): Promise<void> {
@@ -152,9 +204,10 @@ export async function markRetry(
   ids: string[],
   claimToken: string,
   input: { status: number | null; reason: string; delayMs: number; retryWindowMs: number },
+  table: SendTable = 'deliveries',
 ): Promise<{ gaveUp: number }> {
   const { rows } = await db.query<{ status: string }>(
-    `UPDATE deliveries d
+    `UPDATE ${table} d
         SET last_status = $2, updated_at = now(),
             status = CASE WHEN g.gave_up THEN 'failed'::delivery_status ELSE 'pending'::delivery_status END,
             next_attempt_at = CASE WHEN g.gave_up THEN NULL ELSE now() + $4 * interval '1 millisecond' END,
@@ -162,7 +215,7 @@ export async function markRetry(
                               THEN 'gave up after ' || d.attempts || ' attempts: ' || $3
                               ELSE $3 END
        FROM (SELECT id, now() - created_at >= $5 * interval '1 millisecond' AS gave_up
-               FROM deliveries WHERE id = ANY($1::text[])) g
+               FROM ${table} WHERE id = ANY($1::text[])) g
       WHERE d.id = g.id AND d.status = 'pending' AND d.claim_token = $6
   RETURNING d.status`,
     [ids, input.status, input.reason, input.delayMs, input.retryWindowMs, claimToken],
@@ -171,9 +224,9 @@ export async function markRetry(
 }
 
 /** Records a permanent failure of the deliveries still claimed with `claimToken`. */
-export async function markFailed(db: Queryable, ids: string[], claimToken: string, status: number | null, reason: string): Promise<void> {
+export async function markFailed(db: Queryable, ids: string[], claimToken: string, status: number | null, reason: string, table: SendTable = 'deliveries'): Promise<void> {
   await db.query(
-    `UPDATE deliveries SET status = 'failed', last_status = $2, last_error = $3, next_attempt_at = NULL, updated_at = now()
+    `UPDATE ${table} SET status = 'failed', last_status = $2, last_error = $3, next_attempt_at = NULL, updated_at = now()
       WHERE id = ANY($1::text[]) AND status = 'pending' AND claim_token = $4`,
     [ids, status, reason, claimToken],
   );
@@ -184,9 +237,9 @@ export async function markFailed(db: Queryable, ids: string[], claimToken: strin
  * turn, a migration, a failed run, a lost lease). Only those still claimed with `claimToken`: a newer run's
  * claim of the same rows stays as it is.
  */
-export async function releaseClaim(db: Queryable, ids: string[], claimToken: string): Promise<void> {
+export async function releaseClaim(db: Queryable, ids: string[], claimToken: string, table: SendTable = 'deliveries'): Promise<void> {
   await db.query(
-    `UPDATE deliveries SET attempts = GREATEST(attempts - 1, 0), next_attempt_at = now(), updated_at = now()
+    `UPDATE ${table} SET attempts = GREATEST(attempts - 1, 0), next_attempt_at = now(), updated_at = now()
       WHERE id = ANY($1::text[]) AND status = 'pending' AND claim_token = $2`,
     [ids, claimToken],
   );
@@ -199,30 +252,49 @@ export async function releaseClaim(db: Queryable, ids: string[], claimToken: str
  * said when). Answers how many were made due.
  */
 export async function reviveRetries(db: Queryable, channelId: string, claimToken: string): Promise<number> {
-  const { rowCount } = await db.query(
-    `UPDATE deliveries SET next_attempt_at = now(), updated_at = now()
+  const revive = (table: SendTable) =>
+    `UPDATE ${table} SET next_attempt_at = now(), updated_at = now()
       WHERE channel_id = $1 AND status = 'pending' AND next_attempt_at > now()
-        AND claim_token IS DISTINCT FROM $2 AND last_status IS DISTINCT FROM 429`,
+        AND claim_token IS DISTINCT FROM $2 AND last_status IS DISTINCT FROM 429
+  RETURNING 1`;
+  // Notice sends too: they wait for the same target.
+  const { rows } = await db.query<{ n: number }>(
+    `WITH alerts AS (${revive('deliveries')}), notices AS (${revive('notice_deliveries')})
+     SELECT ((SELECT count(*) FROM alerts) + (SELECT count(*) FROM notices))::int AS n`,
     [channelId, claimToken],
   );
-  return rowCount ?? 0;
+  return rows[0]?.n ?? 0;
+}
+
+/** Records a sent notice at once (notices are rare): only while it still carries the sending run's claim token. */
+export async function markNoticeDelivered(db: Queryable, ids: string[], claimToken: string, status: number | null): Promise<void> {
+  await db.query(
+    `UPDATE notice_deliveries SET status = 'delivered', delivered_at = now(), last_status = $2, last_error = NULL, next_attempt_at = NULL,
+            updated_at = now()
+      WHERE id = ANY($1::text[]) AND status = 'pending' AND claim_token = $3`,
+    [ids, status, claimToken],
+  );
 }
 
 /** Fails every pending delivery of a channel that can no longer be sent to; returns how many. */
 export async function failPending(db: Queryable, channelId: string, reason: string): Promise<number> {
-  const { rowCount } = await db.query(
-    `UPDATE deliveries SET status = 'failed', last_error = $2, next_attempt_at = NULL, updated_at = now()
-      WHERE channel_id = $1 AND status = 'pending'`,
+  const fail = (table: SendTable) =>
+    `UPDATE ${table} SET status = 'failed', last_error = $2, next_attempt_at = NULL, updated_at = now()
+      WHERE channel_id = $1 AND status = 'pending' RETURNING 1`;
+  const { rows } = await db.query<{ n: number }>(
+    `WITH alerts AS (${fail('deliveries')}), notices AS (${fail('notice_deliveries')})
+     SELECT ((SELECT count(*) FROM alerts) + (SELECT count(*) FROM notices))::int AS n`,
     [channelId, reason],
   );
-  return rowCount ?? 0;
+  return rows[0]?.n ?? 0;
 }
 
-/** Channels with at least one due delivery: what the sweeper wakes. */
+/** Channels with at least one due delivery or notice send: what the sweeper wakes. */
 export async function channelsWithDueDeliveries(db: Queryable, limit = 10_000): Promise<string[]> {
   const { rows } = await db.query<{ id: string }>(
     `SELECT c.id FROM notification_channels c
       WHERE EXISTS (SELECT 1 FROM deliveries d WHERE d.channel_id = c.id AND ${DUE})
+         OR EXISTS (SELECT 1 FROM notice_deliveries d WHERE d.channel_id = c.id AND ${DUE})
       LIMIT $1`,
     [limit],
   );

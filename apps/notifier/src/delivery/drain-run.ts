@@ -4,8 +4,22 @@ import { leaseStallMs } from '../notifier-options';
 import { matchingSource } from '../routing/channel-routing';
 import { alertFor } from './alert-message';
 import { disableChannel, migrateChat, routingChannel, type ChannelRow } from './channel-store';
-import { claimNext, digestIdFor, failPending, markDelivered, markFailed, markRetry, releaseClaim, reviveRetries, type ClaimedDelivery, type DeliveredMark } from './delivery-store';
+import {
+  claimNext,
+  digestIdFor,
+  failPending,
+  markDelivered,
+  markFailed,
+  markNoticeDelivered,
+  markRetry,
+  releaseClaim,
+  reviveRetries,
+  type ClaimedDelivery,
+  type ClaimedNotice,
+  type DeliveredMark,
+} from './delivery-store';
 import { destinationOf, type Destination } from './destination-pace';
+import { noticeMessages, type ClaimedIds, type Outgoing } from './outgoing';
 import type { DrainDeps, RunResult } from './drain-channel.job';
 import { drainKeys, type DrainLease } from './drain-lease';
 import { retryDelayMs } from './retry-delay';
@@ -20,23 +34,17 @@ const RETRYING_FLAG_MARGIN_MS = 60 * 60_000;
 // A backlog that stays after the burst keeps the channel in digest mode for at most this long.
 const DIGEST_MODE_TTL_MS = 60 * 60_000;
 
-/** One message of a claim: a single alert, or a digest of several (chat platforms only). */
-interface Outgoing {
-  deliveries: ClaimedDelivery[];
-  message: ChannelMessage;
-  messageId: string;
-  digest: boolean;
-}
-
 function messagesFor(batch: ClaimedDelivery[], channel: ChannelRow, digest: boolean): Outgoing[] {
   const routing = routingChannel(channel);
   const alertOf = (delivery: ClaimedDelivery) =>
     alertFor(delivery, matchingSource(routing, { ...delivery, kind: delivery.kind }, { trackLikes: true, trackReposts: true, trackComments: true }));
   if (digest && batch.length > 1) {
     const alerts = batch.map(alertOf);
-    return [{ deliveries: batch, message: { type: 'digest', alerts, total: alerts.length }, messageId: digestIdFor(batch.map((d) => d.id)), digest: true }];
+    return [
+      { table: 'deliveries', deliveries: batch, message: { type: 'digest', alerts, total: alerts.length }, messageId: digestIdFor(batch.map((d) => d.id)), digest: true },
+    ];
   }
-  return batch.map((delivery) => ({ deliveries: [delivery], message: alertOf(delivery), messageId: delivery.message_id, digest: false }));
+  return batch.map((delivery) => ({ table: 'deliveries', deliveries: [delivery], message: alertOf(delivery), messageId: delivery.message_id, digest: false }));
 }
 
 async function attempt(message: ChannelMessage, config: ChannelConfig, messageId: string, sender: Sender): Promise<DeliveryAttempt> {
@@ -102,7 +110,7 @@ export class DrainRun {
   // Deliveries of the messages sent since the last claim, recorded with the next claim.
   private delivered: DeliveredMark[] = [];
   // The delivery ids of the current claim, per message; those from `unsent` on were not sent yet.
-  private claim: string[][] = [];
+  private claim: ClaimedIds[] = [];
   private unsent = 0;
 
   constructor(
@@ -148,10 +156,13 @@ export class DrainRun {
   // Claimed but not sent (pace, a failure, the run's turn is over): due again at once, attempt not counted.
   // Given back once: the claim is forgotten before the statement, so attempts are never uncounted twice.
   private async giveBack(from: number): Promise<void> {
-    const rest = this.claim.slice(from).flat();
+    const rest = this.claim.slice(from);
     this.claim = [];
     this.unsent = 0;
-    if (rest.length > 0) await releaseClaim(this.deps.pool, rest, this.claimToken);
+    for (const table of ['deliveries', 'notice_deliveries'] as const) {
+      const ids = rest.filter((claimed) => claimed.table === table).flatMap((claimed) => claimed.ids);
+      if (ids.length > 0) await releaseClaim(this.deps.pool, ids, this.claimToken, table);
+    }
   }
 
   /** One claim and its sends; answers how the run ends, or undefined to claim again. */
@@ -163,7 +174,7 @@ export class DrainRun {
       await this.flush();
       return turnOver ? { kind: 'yield' } : { kind: 'stopped' };
     }
-    const { channel, claimed: batch, backlog } = await this.claimNext();
+    const { channel, claimed: batch, notices, backlog } = await this.claimNext();
     if (!channel) return { kind: 'stopped' };
     if (!channel.enabled || channel.disabled_reason) {
       const reason = `not sent: the channel is disabled${channel.disabled_reason ? ` (${channel.disabled_reason})` : ''}`;
@@ -171,9 +182,9 @@ export class DrainRun {
       if (failed > 0) this.log.info('deliveries of a disabled channel failed', { channelId, failed });
       return { kind: 'stopped' };
     }
-    const live = await this.liveChannel(channel, batch);
+    const live = await this.liveChannel(channel, batch, notices);
     if (!('config' in live)) return live.stop;
-    if (batch.length === 0) {
+    if (batch.length === 0 && notices.length === 0) {
       if (this.digestMode) await deps.redis.del(this.keys.digest);
       return { kind: 'idle' };
     }
@@ -183,15 +194,17 @@ export class DrainRun {
       await deps.redis.set(this.keys.digest, '1', 'PX', DIGEST_MODE_TTL_MS);
       this.log.info('channel switched to digests', { channelId, backlogOver: deps.options.digestThreshold });
     }
-    const outgoing = messagesFor(batch, live.row, this.digestMode && chat);
-    this.claim = outgoing.map((message) => message.deliveries.map((delivery) => delivery.id));
+    // Notices first: news about the monitoring itself goes before the alerts it may explain.
+    const outgoing = [...noticeMessages(notices), ...(batch.length > 0 ? messagesFor(batch, live.row, this.digestMode && chat) : [])];
+    this.claim = outgoing.map((message) => ({ table: message.table, ids: message.deliveries.map((delivery) => delivery.id) }));
     this.revivedDue = false;
     for (let index = 0; index < outgoing.length; index += 1) {
       const step = await this.sendMessage(live, outgoing, index);
       if (step.kind === 'end') return step.result;
       if (step.kind === 'claim-again') return undefined;
     }
-    if (this.revivedDue || backlog > batch.length) return undefined;
+    // More notices may be due than one claim took; they are rare, so one more claim answers it.
+    if (this.revivedDue || backlog > batch.length || notices.length > 0) return undefined;
     // Nothing else was due when this claim was made: done without another claim. Anything routed since has
     // raised the wake flag, read as the lease is let go; retries falling due later are the sweeper's.
     if (this.digestMode) await deps.redis.del(this.keys.digest);
@@ -218,20 +231,23 @@ export class DrainRun {
       delivered: this.delivered,
     });
     this.delivered = [];
-    this.claim = [answer.claimed.map((delivery) => delivery.id)];
+    this.claim = [
+      { table: 'deliveries', ids: answer.claimed.map((delivery) => delivery.id) },
+      { table: 'notice_deliveries', ids: answer.notices.map((send) => send.id) },
+    ];
     this.unsent = 0;
     return answer;
   }
 
   /** The channel with its config, unsealed for this run only and again only when the row changed (a PUT, a chat migration). */
-  private async liveChannel(channel: ChannelRow, batch: ClaimedDelivery[]): Promise<LiveChannel | { stop: RunResult }> {
+  private async liveChannel(channel: ChannelRow, batch: ClaimedDelivery[], notices: ClaimedNotice[]): Promise<LiveChannel | { stop: RunResult }> {
     const { deps } = this;
     const fingerprint = JSON.stringify(channel);
     if (this.live?.fingerprint === fingerprint) return this.live;
-    const unsealed = await unsealForRun(deps, channel, batch, this.claimToken, this.log);
+    const unsealed = await unsealForRun(deps, channel, { deliveries: batch, notice_deliveries: notices }, this.claimToken, this.log);
     if ('stop' in unsealed) {
       // Its claimed deliveries are recorded (to retry, or failed): none is given back.
-      this.unsent = batch.length;
+      this.unsent = this.claim.length;
       await this.flush();
       return unsealed;
     }
@@ -277,7 +293,7 @@ export class DrainRun {
     this.sends += 1;
     deps.metrics.sends.inc(live.config.kind);
     const sent: Sent = { out, index, ids, status, fields: { channelId, kind: live.config.kind, deliveries: ids.length, digest: out.digest, status, durationMs: Date.now() - sentAt } };
-    if (outcome.outcome === 'delivered') return this.onDelivered(live, sent, outcome.pauseMs);
+    if (outcome.outcome === 'delivered') return out.table === 'notice_deliveries' ? this.onNoticeDelivered(live, sent, outcome.pauseMs) : this.onDelivered(live, sent, outcome.pauseMs);
     if (outcome.outcome === 'retry') return this.onRetry(live, sent, outcome);
     if (outcome.outcome === 'permanent' && outcome.migrateToChatId && live.row.chat_id && outcome.migrateToChatId !== live.row.chat_id) {
       // Telegram: the group moved to a supergroup (the Bot API's migrate_to_chat_id). Follow it and resend at
@@ -290,9 +306,19 @@ export class DrainRun {
     return this.onPermanent(live, sent, outcome.reason, outcome.outcome === 'permanent' && outcome.disableChannel === true);
   }
 
+  /** A notice was taken: recorded at once (they are rare), then as any delivered message. */
+  private async onNoticeDelivered(live: LiveChannel, sent: Sent, pauseMs: number | undefined): Promise<MessageStep> {
+    await markNoticeDelivered(this.deps.pool, sent.ids, this.claimToken, sent.status);
+    return this.afterDelivered(live, sent, pauseMs);
+  }
+
   private async onDelivered(live: LiveChannel, sent: Sent, pauseMs: number | undefined): Promise<MessageStep> {
-    const { deps, channelId } = this;
     for (const id of sent.ids) this.delivered.push({ id, status: sent.status, digestId: sent.out.digest ? sent.out.messageId : null, claimToken: this.claimToken });
+    return this.afterDelivered(live, sent, pauseMs);
+  }
+
+  private async afterDelivered(live: LiveChannel, sent: Sent, pauseMs: number | undefined): Promise<MessageStep> {
+    const { deps, channelId } = this;
     deps.metrics.delivered.inc(live.config.kind, sent.ids.length);
     if (this.debug) this.log.debug('delivered', sent.fields);
     // The target takes messages again: the channel's deliveries waiting for a retry are due now. Known from
@@ -320,7 +346,13 @@ export class DrainRun {
     const backoff = retryDelayMs(attempts, { baseMs: options.backoffBaseMs, maxMs: options.maxBackoffMs }, deps.random);
     // A 429 that says when is never retried sooner. Otherwise backoff, and a Retry-After on a 5xx extends it.
     const delayMs = rateLimited && outcome.afterMs !== undefined ? outcome.afterMs : Math.max(backoff, outcome.afterMs ?? 0);
-    const { gaveUp } = await markRetry(deps.pool, sent.ids, this.claimToken, { status: sent.status, reason: outcome.reason, delayMs, retryWindowMs: options.retryWindowMs });
+    const { gaveUp } = await markRetry(
+      deps.pool,
+      sent.ids,
+      this.claimToken,
+      { status: sent.status, reason: outcome.reason, delayMs, retryWindowMs: options.retryWindowMs },
+      sent.out.table,
+    );
     // Read with the next lease: the first message this target takes again makes these due at once.
     await deps.redis.set(this.keys.retrying, '1', 'PX', options.retryWindowMs + RETRYING_FLAG_MARGIN_MS);
     deps.metrics.retried.inc(live.config.kind, sent.ids.length - gaveUp);
@@ -336,7 +368,7 @@ export class DrainRun {
   /** This message can never be delivered ('retry-plain' was already handled inside deliver()). */
   private async onPermanent(live: LiveChannel, sent: Sent, reason: string, disable: boolean): Promise<MessageStep> {
     const { deps, channelId } = this;
-    await markFailed(deps.pool, sent.ids, this.claimToken, sent.status, reason);
+    await markFailed(deps.pool, sent.ids, this.claimToken, sent.status, reason, sent.out.table);
     deps.metrics.failed.inc(live.config.kind, sent.ids.length);
     if (!disable) {
       this.log.warn('delivery failed', { ...sent.fields, reason });

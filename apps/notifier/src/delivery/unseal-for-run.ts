@@ -1,7 +1,7 @@
 import { ChannelConfigError, resolveFormat, unsealChannel, UnreadableSecretError, type ChannelConfig, type ChannelKind } from '@hashwatch/channels';
 import type { Logger } from '@hashwatch/logger';
 import { disableChannel, type ChannelRow } from './channel-store';
-import { markFailed, markRetry, type ClaimedDelivery } from './delivery-store';
+import { markFailed, markRetry, type SendTable } from './delivery-store';
 import type { DrainDeps } from './drain-channel.job';
 import { retryDelayMs } from './retry-delay';
 
@@ -27,7 +27,7 @@ const UNREADABLE_REASON =
 export async function unsealForRun(
   deps: DrainDeps,
   channel: ChannelRow,
-  batch: ClaimedDelivery[],
+  batch: Record<SendTable, { id: string; attempts: number }[]>,
   claimToken: string,
   log: Logger,
 ): Promise<{ config: ChannelConfig } | { stop: Stop }> {
@@ -35,11 +35,13 @@ export async function unsealForRun(
     return { config: unsealChannel(channel, { cipher: deps.cipher, telegramBaseUrl: deps.telegramBaseUrl }) };
   } catch (error) {
     if (!(error instanceof UnreadableSecretError) && !(error instanceof ChannelConfigError)) throw error;
-    const ids = batch.map((delivery) => delivery.id);
+    const tables = (['deliveries', 'notice_deliveries'] as const).filter((table) => batch[table].length > 0);
+    const idsOf = (table: SendTable) => batch[table].map((delivery) => delivery.id);
+    const ids = tables.flatMap(idsOf);
     if (ids.length === 0) return { stop: { kind: 'stopped' } };
     if (error instanceof ChannelConfigError) {
       const reason = `the channel cannot be used: ${error.message}`;
-      await markFailed(deps.pool, ids, claimToken, null, reason);
+      for (const table of tables) await markFailed(deps.pool, idsOf(table), claimToken, null, reason, table);
       const failed = await disableChannel(deps.pool, channel.id, reason);
       const kind = kindOf(channel);
       deps.metrics.failed.inc(kind, ids.length + failed);
@@ -47,14 +49,13 @@ export async function unsealForRun(
       return { stop: { kind: 'stopped' } };
     }
     const { options } = deps;
-    const attempts = Math.max(...batch.map((delivery) => delivery.attempts));
+    const attempts = Math.max(...tables.flatMap((table) => batch[table].map((delivery) => delivery.attempts)));
     const delayMs = retryDelayMs(attempts, { baseMs: options.backoffBaseMs, maxMs: options.maxBackoffMs }, deps.random);
-    const { gaveUp } = await markRetry(deps.pool, ids, claimToken, {
-      status: null,
-      reason: UNREADABLE_REASON,
-      delayMs,
-      retryWindowMs: options.retryWindowMs,
-    });
+    let gaveUp = 0;
+    for (const table of tables) {
+      const retried = await markRetry(deps.pool, idsOf(table), claimToken, { status: null, reason: UNREADABLE_REASON, delayMs, retryWindowMs: options.retryWindowMs }, table);
+      gaveUp += retried.gaveUp;
+    }
     log.error('channel secret cannot be opened', { channelId: channel.id, deliveries: ids.length, delayMs, gaveUp });
     return { stop: { kind: 'paced', waitMs: delayMs } };
   }

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { resolveFormat, type WebhookFormat } from '@hashwatch/channels';
+import { noticesByDefault, type WebhookFormat } from '@hashwatch/channels';
 import { newIds } from '@hashwatch/db';
 import { findNotice, type NoticeState } from '@hashwatch/notices';
 
@@ -16,9 +16,7 @@ interface ChannelRow {
  * Slack and the Telegram bot, off for json, so no receiver meets a message shape it does not expect.
  */
 export function takesNotices(channel: Pick<ChannelRow, 'kind' | 'url' | 'format' | 'notices'>): boolean {
-  if (channel.notices !== null) return channel.notices;
-  if (channel.kind === 'bot') return true;
-  return resolveFormat(channel.format, channel.url ?? '') !== 'json';
+  return channel.notices ?? noticesByDefault(channel);
 }
 
 /**

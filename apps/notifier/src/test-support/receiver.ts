@@ -1,6 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { verifyWebhookSignature } from '@hashwatch/channels';
+import { parseTelegramHtml } from '@hashwatch/channels/testing';
 
 export interface Received {
   path: string;
@@ -145,8 +146,36 @@ export function discordRateLimit(retryAfterSeconds: number): Reply {
 export async function startTelegramReceiver(token: string): Promise<Receiver> {
   return startReceiver((request) => {
     if (request.path !== `/bot${token}/sendMessage`) return json(401, { ok: false, error_code: 401, description: 'Unauthorized' });
-    return json(200, { ok: true, result: { message_id: 1, text: request.json?.text } });
+    const text = request.json?.text;
+    if (typeof text !== 'string' || text === '') return json(400, { ok: false, error_code: 400, description: 'Bad Request: message text is empty' });
+    // HTML mode is parsed as the Bot API does: a message it cannot parse is refused, never shown half-formatted.
+    if (request.json?.parse_mode === 'HTML') {
+      const parsed = parseTelegramHtml(text);
+      if (!parsed.ok) return json(400, { ok: false, error_code: 400, description: parsed.error });
+      return json(200, { ok: true, result: { message_id: 1, text: parsed.text } });
+    }
+    return json(200, { ok: true, result: { message_id: 1, text } });
   });
+}
+
+/**
+ * A Slack incoming webhook: `ok` as text/html on success, plain-text error codes otherwise (no_text,
+ * invalid_blocks), as Slack documents them.
+ */
+export async function startSlackReceiver(): Promise<Receiver & { webhookUrl: string }> {
+  const live = '/services/T000/B000/live';
+  const error = (status: number, code: string): Reply => ({ status, headers: { 'content-type': 'text/plain' }, body: code });
+  const receiver = await startReceiver((request) => {
+    if (request.path !== live) return error(404, 'no_service');
+    const body = request.json as { text?: string; blocks?: { type: string; text?: { text: string } }[] } | undefined;
+    if (!body) return error(400, 'invalid_payload');
+    if (!body.text && !body.blocks?.length) return error(400, 'no_text');
+    if ((body.blocks?.length ?? 0) > 50 || body.blocks?.some((block) => block.type === 'section' && (block.text?.text.length ?? 0) > 3000)) {
+      return error(400, 'invalid_blocks');
+    }
+    return { status: 200, headers: { 'content-type': 'text/html' }, body: 'ok' };
+  });
+  return Object.assign(receiver, { webhookUrl: `${receiver.origin}${live}` });
 }
 
 export function telegramFlood(retryAfterSeconds: number): Reply {

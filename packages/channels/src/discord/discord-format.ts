@@ -1,5 +1,6 @@
-import type { AlertDigest, AlertPost } from '../alert';
+import type { AlertDigest, AlertPost, SystemNotice } from '../alert';
 import { cardContent, digestContent, joinSections, LINK_LABEL, moreLine, quoteLines } from '../card-content';
+import { noticeContent } from '../notice-content';
 import { effectiveTemplate, renderTemplate } from '../template';
 import { fitList, fitRendered, fitText } from '../text-fit';
 
@@ -14,6 +15,8 @@ export const DISCORD_DESCRIPTION_LIMIT = 4096;
 export const DISCORD_USERNAME_LIMIT = 80;
 
 const COLORS = { hashtag: 0x1d9bf0, account: 0x7856ff, engagement: 0xf91880, test: 0x00ba7c, digest: 0x1d9bf0 };
+// Notices stand apart from every alert colour: amber while a condition holds, green once it resolved.
+export const NOTICE_COLORS = { open: 0xffad1f, resolved: 0x17bf63 } as const;
 
 export interface DiscordEmbed {
   title: string;
@@ -83,6 +86,20 @@ export function discordDigestPayload(digest: AlertDigest, botName: string): Disc
     title: content.header,
     description: fitText(description, DISCORD_DESCRIPTION_LIMIT),
     color: COLORS.digest,
+  };
+  return payload(botName, { embeds: [embed] });
+}
+
+/** A system notice: its own card (title, colour), never a custom template, which is written for alerts. */
+export function discordNoticePayload(message: SystemNotice, botName: string): DiscordPayload {
+  const content = noticeContent(message.notice);
+  const subject = content.subject ? `**${content.subject}**` : '';
+  const description = fitRendered(content.body, DISCORD_DESCRIPTION_LIMIT, (body) => joinSections([[subject], [body], [`*${content.footer}*`]]));
+  const embed: DiscordEmbed = {
+    title: fitText(content.header, DISCORD_TITLE_LIMIT),
+    description,
+    color: NOTICE_COLORS[message.notice.state],
+    timestamp: content.timestamp,
   };
   return payload(botName, { embeds: [embed] });
 }

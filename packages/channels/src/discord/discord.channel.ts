@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { isDigest } from '../alert';
+import { isDigest, isNotice } from '../alert';
 import { ChannelConfigError, type ChannelAdapter, type DeliveryOutcome, type HttpResponse } from '../channel-adapter';
 import { describeBody, parseJsonBody, permanent, retry, retryAfterMs, secondsToMs, withTransportRules } from '../response-rules';
-import { discordAlertPayload, discordDigestPayload } from './discord-format';
+import { discordAlertPayload, discordDigestPayload, discordNoticePayload } from './discord-format';
 
 // Discord's 429 body (its rate-limit documentation): retry_after is float seconds; error bodies carry message and code.
 const discordAnswer = z.object({
@@ -64,7 +64,9 @@ export const discordChannel: ChannelAdapter<'discord'> = {
     const url = executeUrl(channel.url);
     const body = isDigest(message)
       ? discordDigestPayload(message, channel.botName)
-      : discordAlertPayload(message, channel.botName, channel.template);
+      : isNotice(message)
+        ? discordNoticePayload(message, channel.botName)
+        : discordAlertPayload(message, channel.botName, channel.template);
     return { method: 'POST', url, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) };
   },
   interpret: withTransportRules(interpretDiscord),

@@ -1,4 +1,5 @@
-import type { AlertPost } from '../alert';
+import type { AlertPost, NoticeBody, SystemNotice } from '../alert';
+import { noticeContent, plainNotice } from '../notice-content';
 import { cardContent, plainCard } from '../card-content';
 import { renderTemplate } from '../template';
 
@@ -58,4 +59,16 @@ export function jsonAlertPayload(alert: AlertPost, template: string): JsonPayloa
   const type = alert.test ? 'test' : alert.type === 'engagement' ? 'engagement' : 'post';
   const text = template !== '' ? renderTemplate(template, alert) : plainCard(cardContent(alert));
   return { type, post: jsonPost(alert), text };
+}
+
+/** A system notice on a json channel (CONTRACT 8): only to channels whose `notices` switch is on. */
+export interface JsonNoticePayload {
+  type: 'notice';
+  notice: NoticeBody;
+  /** What a chat platform would show, as plain text. */
+  text: string;
+}
+
+export function jsonNoticePayload(message: SystemNotice): JsonNoticePayload {
+  return { type: 'notice', notice: message.notice, text: plainNotice(noticeContent(message.notice)) };
 }

@@ -1,7 +1,7 @@
-import { isDigest } from '../alert';
+import { isDigest, isNotice } from '../alert';
 import { ChannelConfigError, UnsupportedMessageError, type ChannelAdapter, type DeliveryOutcome, type HttpResponse } from '../channel-adapter';
 import { describeBody, permanent, retry, retryAfterMs, withTransportRules } from '../response-rules';
-import { jsonAlertPayload } from './json-payload';
+import { jsonAlertPayload, jsonNoticePayload } from './json-payload';
 import { signWebhook, SigningSecretError } from './webhook-signature';
 
 /** Standard Webhooks delivery guidance (standardwebhooks.com): 2xx success, 410 disable, 429/502/504 throttle. */
@@ -34,7 +34,7 @@ export const jsonChannel: ChannelAdapter<'json'> = {
     // One message per feed item, its webhook-id the item's stable id (docs/DECISIONS.md: json channels never get
     // digests): a digest would hide items from a receiver that processes and dedupes per item.
     if (isDigest(message)) throw new UnsupportedMessageError('a json channel takes one alert per message, never a digest');
-    const body = JSON.stringify(jsonAlertPayload(message, channel.template));
+    const body = JSON.stringify(isNotice(message) ? jsonNoticePayload(message) : jsonAlertPayload(message, channel.template));
     const timestamp = Math.floor(meta.timestamp.getTime() / 1000);
     return {
       method: 'POST',

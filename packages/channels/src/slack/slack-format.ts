@@ -1,5 +1,6 @@
-import type { AlertDigest, AlertPost } from '../alert';
+import type { AlertDigest, AlertPost, SystemNotice } from '../alert';
 import { cardContent, digestContent, joinSections, LINK_LABEL, moreLine, quoteLines } from '../card-content';
+import { noticeContent } from '../notice-content';
 import { effectiveTemplate, renderTemplate } from '../template';
 import { fitList, fitRendered, fitText } from '../text-fit';
 
@@ -85,4 +86,16 @@ export function slackDigestPayload(digest: AlertDigest, botName: string): SlackP
   const blocks = [context(`*${escapeMrkdwn(botName)}*`), section(`*${escapeMrkdwn(content.header)}*`), ...items];
   if (content.more > 0) blocks.push(context(escapeMrkdwn(moreLine(content.more))));
   return { text: escapeMrkdwn(content.header), blocks };
+}
+
+/** A system notice: its own header and footer line, never a custom template, which is written for alerts. */
+export function slackNoticePayload(message: SystemNotice, botName: string): SlackPayload {
+  const content = noticeContent(message.notice);
+  const header = `*${escapeMrkdwn(content.header)}*`;
+  const subject = escapeMrkdwn(content.subject);
+  const text = fitRendered(content.body, SLACK_SECTION_LIMIT, (body) => joinSections([[header, subject], [escapeMrkdwn(body)]]));
+  return {
+    text: escapeMrkdwn(content.subject ? `${content.header} · ${content.subject}` : content.header),
+    blocks: [context(`*${escapeMrkdwn(botName)}*`), section(text), context(escapeMrkdwn(content.footer))],
+  };
 }

@@ -1,7 +1,7 @@
-import { isDigest } from '../alert';
+import { isDigest, isNotice } from '../alert';
 import { ChannelConfigError, type ChannelAdapter, type DeliveryOutcome, type HttpResponse } from '../channel-adapter';
 import { describeBody, permanent, retry, retryAfterMs, withTransportRules } from '../response-rules';
-import { slackAlertPayload, slackDigestPayload } from './slack-format';
+import { slackAlertPayload, slackDigestPayload, slackNoticePayload } from './slack-format';
 
 /**
  * Slack answers incoming-webhook errors as plain-text codes (its incoming-webhook error list). These mean the webhook itself is gone or revoked,
@@ -31,7 +31,9 @@ export const slackChannel: ChannelAdapter<'slack'> = {
     if (!channel.url) throw new ChannelConfigError('a slack channel needs a webhook url');
     const body = isDigest(message)
       ? slackDigestPayload(message, channel.botName)
-      : slackAlertPayload(message, channel.botName, channel.template);
+      : isNotice(message)
+        ? slackNoticePayload(message, channel.botName)
+        : slackAlertPayload(message, channel.botName, channel.template);
     return {
       method: 'POST',
       url: channel.url,

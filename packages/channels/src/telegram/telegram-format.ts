@@ -1,5 +1,6 @@
-import type { AlertDigest, AlertPost } from '../alert';
+import type { AlertDigest, AlertPost, SystemNotice } from '../alert';
 import { cardContent, digestContent, joinSections, LINK_LABEL, moreLine, plainCard } from '../card-content';
+import { noticeContent, plainNotice } from '../notice-content';
 import { effectiveTemplate, renderTemplate } from '../template';
 import { fitList, fitRendered, fitText } from '../text-fit';
 
@@ -83,4 +84,22 @@ export function telegramDigestText(digest: AlertDigest, html: boolean): Telegram
     measure,
   );
   return { text, html };
+}
+
+/** A system notice in HTML (or plain, for the resend after a parse failure); never a custom template. */
+export function telegramNoticeText(message: SystemNotice, html: boolean): TelegramText {
+  const content = noticeContent(message.notice);
+  if (!html) return { text: fitRendered(content.body, TELEGRAM_TEXT_LIMIT, (body) => plainNotice(content, body)), html: false };
+  const text = fitRendered(
+    content.body,
+    TELEGRAM_TEXT_LIMIT,
+    (body) =>
+      joinSections([
+        [`<b>${escapeHtml(content.header)}</b>`, escapeHtml(content.subject)],
+        [escapeHtml(body)],
+        [`<i>${escapeHtml(content.footer)}</i>`],
+      ]),
+    visibleLength,
+  );
+  return { text, html: true };
 }

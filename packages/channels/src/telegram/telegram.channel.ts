@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isDigest, type ChannelMessage } from '../alert';
+import { isDigest, isNotice, type ChannelMessage } from '../alert';
 import {
   ChannelConfigError,
   type ChannelAdapter,
@@ -9,7 +9,7 @@ import {
   type TelegramChannelConfig,
 } from '../channel-adapter';
 import { describeBody, parseJsonBody, permanent, retry, retryAfterMs, safeReason, secondsToMs, withTransportRules } from '../response-rules';
-import { telegramAlertText, telegramDigestText, telegramPlainAlertText, type TelegramText } from './telegram-format';
+import { telegramAlertText, telegramDigestText, telegramNoticeText, telegramPlainAlertText, type TelegramText } from './telegram-format';
 
 export const DEFAULT_TELEGRAM_BASE_URL = 'https://api.telegram.org';
 
@@ -73,17 +73,18 @@ function interpretTelegram(response: HttpResponse): DeliveryOutcome {
 
 function text(message: ChannelMessage, channel: TelegramChannelConfig, plain: boolean): TelegramText {
   if (isDigest(message)) return telegramDigestText(message, !plain);
+  if (isNotice(message)) return telegramNoticeText(message, !plain);
   return plain ? telegramPlainAlertText(message, channel.template) : telegramAlertText(message, channel.template);
 }
 
 /** Telegram alone can reject formatting, so it alone has `buildPlainRequest`. */
 export const telegramChannel: Required<ChannelAdapter<'telegram'>> = {
   buildRequest(message, channel) {
-    // A digest lists up to ten links; a preview of only the first one would single it out.
-    return sendMessageRequest(channel, text(message, channel, false), !isDigest(message));
+    // A digest lists up to ten links; a preview of only the first one would single it out. A notice has none.
+    return sendMessageRequest(channel, text(message, channel, false), !isDigest(message) && !isNotice(message));
   },
   buildPlainRequest(message, channel) {
-    return sendMessageRequest(channel, text(message, channel, true), !isDigest(message));
+    return sendMessageRequest(channel, text(message, channel, true), !isDigest(message) && !isNotice(message));
   },
   interpret: withTransportRules(interpretTelegram),
 };

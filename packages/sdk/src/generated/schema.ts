@@ -5311,7 +5311,7 @@ export interface paths {
         };
         /**
          * Replace the whole notification configuration.
-         * @description Whole replacement, answered with the saved configuration. Omitted fields take their defaults; an omitted `webhooks` means none and an omitted or null `bot` removes the bot channel. A webhook with the `id` of one of this account’s webhooks keeps its identity and signing secret; one without `id` is new and gets a new id and secret; an `id` this account does not have answers 400. Webhooks not listed are deleted, with their delivery log. `bot.token` is write-only and required only when adding the bot: omitted, the saved token is kept. The read-only fields of the GET answer (`signing_secret`, `token_hint`, `disabled_reason`) may be sent back unchanged. Saving `enabled: true` clears `disabled_reason`. More webhooks than the plan’s `webhooks_limit` answers 403 `plan_limit_reached`; a refused PUT saves nothing.
+         * @description Whole replacement, answered with the saved configuration. Omitted fields take their defaults; an omitted `webhooks` means none and an omitted or null `bot` removes the bot channel. A webhook with the `id` of one of this account’s webhooks keeps its identity and signing secret; one without `id` is new and gets a new id and secret; an `id` this account does not have answers 400. Webhooks not listed are deleted, with their delivery log. `bot.token` is write-only and required only when adding the bot: omitted, the saved token is kept; so is a channel’s saved `notices` switch when `notices` is omitted (a new channel then follows its platform’s default). The read-only fields of the GET answer (`signing_secret`, `token_hint`, `disabled_reason`) may be sent back unchanged. Saving `enabled: true` clears `disabled_reason`. More webhooks than the plan’s `webhooks_limit` answers 403 `plan_limit_reached`; a refused PUT saves nothing.
          */
         put: {
             parameters: {
@@ -6258,6 +6258,210 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/notices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the system notices: what Hashwatch noticed about the account’s own monitoring, newest first, with cursor pagination.
+         * @description One notice per episode of a condition (a silent or failing source, a failing or disabled channel, the alert quota at 80 % and 100 %): `open` while it holds, `resolved` once it ended. The same notices reach the channels whose `notices` switch is on (`PUT /notifications`). Pages follow `next_cursor`.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Only notices still open, or only resolved ones. Omitted: both. */
+                    state?: "open" | "resolved";
+                    /** @description Notices per page: 1 to 100, default 20. */
+                    limit?: number;
+                    /** @description Opaque: the `next_cursor` of the previous page, sent with the same `state` (`limit` may change). */
+                    cursor?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description One page of notices. */
+                200: {
+                    headers: {
+                        /** @description Requests allowed in the current window. */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix seconds when the window resets. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["NoticeList"];
+                    };
+                };
+                /** @description Invalid input, or a body sent to an endpoint that takes none: the message names the field (`invalid_request`). */
+                400: {
+                    headers: {
+                        /** @description Requests allowed in the current window. */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix seconds when the window resets. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @example invalid_request
+                                 * @enum {string}
+                                 */
+                                code: "invalid_request";
+                                /** @description What went wrong, for people; the field is named for invalid input. */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Missing, invalid or revoked API key, or no valid session cookie (`unauthorized`). */
+                401: {
+                    headers: {
+                        /** @description Requests allowed in the current window. */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix seconds when the window resets. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @example unauthorized
+                                 * @enum {string}
+                                 */
+                                code: "unauthorized";
+                                /** @description What went wrong, for people; the field is named for invalid input. */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The subscription is inactive or expired (`subscription_inactive`). */
+                402: {
+                    headers: {
+                        /** @description Requests allowed in the current window. */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix seconds when the window resets. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @example subscription_inactive
+                                 * @enum {string}
+                                 */
+                                code: "subscription_inactive";
+                                /** @description What went wrong, for people; the field is named for invalid input. */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is over 64 KiB (`payload_too_large`). */
+                413: {
+                    headers: {
+                        /** @description Requests allowed in the current window. */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix seconds when the window resets. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @example payload_too_large
+                                 * @enum {string}
+                                 */
+                                code: "payload_too_large";
+                                /** @description What went wrong, for people; the field is named for invalid input. */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Over the per-minute cap or a tighter endpoint limit (`rate_limited`); see `Retry-After`. */
+                429: {
+                    headers: {
+                        /** @description Requests allowed in the current window. */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix seconds when the window resets. */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @example rate_limited
+                                 * @enum {string}
+                                 */
+                                code: "rate_limited";
+                                /** @description What went wrong, for people; the field is named for invalid input. */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Unexpected failure (`internal_error`); no detail leaves the server. */
+                500: {
+                    headers: {
+                        /** @description Requests allowed in the current window. */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix seconds when the window resets. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @example internal_error
+                                 * @enum {string}
+                                 */
+                                code: "internal_error";
+                                /** @description What went wrong, for people; the field is named for invalid input. */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -7269,6 +7473,8 @@ export interface components {
              * @example null
              */
             disabled_reason: string | null;
+            /** @description Whether system notices are sent to this channel: the saved choice, else the platform’s default (on for Discord, Slack and the bot, off for `json`). */
+            notices: boolean;
             /**
              * @description Standard Webhooks secret of the `json` format (`webhook-signature` header); kept for the life of the webhook. Null when this deployment can no longer open the stored secret (it was sealed with a SECRETS_KEY the server no longer has): the webhook is then not delivered to; save it without its `id` to get a new secret.
              * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
@@ -7305,6 +7511,8 @@ export interface components {
              * @example null
              */
             disabled_reason: string | null;
+            /** @description Whether system notices are sent to this channel: the saved choice, else the platform’s default (on for Discord, Slack and the bot, off for `json`). */
+            notices: boolean;
         } | null;
         NotificationConfigInput: {
             /**
@@ -7362,6 +7570,8 @@ export interface components {
                  * @default true
                  */
                 enabled: boolean;
+                /** @description Whether system notices (`GET /v1/notices`) are sent to this channel. Omitted: the saved choice is kept, and a channel that never had one follows its platform: on for Discord, Slack and the bot, off for `json`. */
+                notices?: boolean;
                 /** @description Read-only: accepted so that a GET answer can be sent back as is, and ignored. */
                 token_hint?: string;
                 /** @description Read-only: accepted so that a GET answer can be sent back as is, and ignored. */
@@ -7422,6 +7632,8 @@ export interface components {
              * @default true
              */
             enabled: boolean;
+            /** @description Whether system notices (`GET /v1/notices`) are sent to this channel. Omitted: the saved choice is kept, and a channel that never had one follows its platform: on for Discord, Slack and the bot, off for `json`. */
+            notices?: boolean;
             /** @description Read-only: may be sent back as GET answered it (null included); any other value answers 400. Hashwatch generates every secret. */
             signing_secret?: string | null;
             /** @description Read-only: accepted so that a GET answer can be sent back as is, and ignored. */
@@ -7490,6 +7702,42 @@ export interface components {
              * @example 2026-11-22T01:24:59.123Z
              */
             next_attempt_at: string | null;
+        };
+        NoticeList: {
+            /** @description Newest first (by `opened_at`, then `id`). */
+            data: components["schemas"]["Notice"][];
+            /** @description Pass as `cursor` for the next (older) page; null when there is none. */
+            next_cursor: string | null;
+        };
+        Notice: {
+            /** @example ntc_Qm2x9XkQzLpTnW8r */
+            id: string;
+            /**
+             * @description `source_silent` (no post for much longer than the source’s own rate predicts), `source_failing` (its scans fail), `channel_failing` (a channel’s platform refuses or fails its messages), `channel_disabled` (a channel failing for 24 h was switched off), `quota_warning` (80 % of the period’s alerts used), `quota_exhausted` (100 %).
+             * @enum {string}
+             */
+            kind: "source_silent" | "source_failing" | "channel_failing" | "channel_disabled" | "quota_warning" | "quota_exhausted";
+            /**
+             * @description `open` while the condition holds, `resolved` once it ended.
+             * @enum {string}
+             */
+            state: "open" | "resolved";
+            /**
+             * @description The source it is about (`#tag`, `$tag` or `@user`), or null.
+             * @example #btc
+             */
+            source: string | null;
+            /**
+             * @description The channel it is about: a webhook’s `wh_` id, `bot`, or null.
+             * @example null
+             */
+            channel_id: string | null;
+            /** @example No post on #btc for 6 h; it usually has one every 20 min. */
+            message: string;
+            /** @example 2026-11-27T01:02:03.123Z */
+            opened_at: string;
+            /** @example 2026-11-27T01:02:03.123Z */
+            resolved_at: string | null;
         };
         BillingPortal: {
             /** @description Where the customer changes plan or cancels (Stripe’s customer portal); null when the operator manages billing (`manual`) or no payment was made yet. */

@@ -35,7 +35,7 @@ export function BotFieldset({ draft, saved, changed, sources, post, problem, onC
           onChange={(event) => set({ chat_id: event.currentTarget.value })} />
       </div>
       {problem && !SHOWN_FIELDS.includes(problem.field ?? '') ? <ErrorNote>{problem.message}</ErrorNote> : null}
-      <ChannelOptions values={draft} sources={sources} post={post} templateError={error('template')} onChange={set} />
+      <ChannelOptions values={draft} sources={sources} post={post} templateError={error('template')} noticesByDefault onChange={set} />
       <div className="channel-actions">
         {saved ? <TestButton target={{ channel: 'bot' }} unsaved={changed} /> : <small>Save to test the bot.</small>}
         <button type="button" className="outline contrast small" onClick={onRemove}>

@@ -1,6 +1,6 @@
 import { HashwatchError } from '@hashwatch/sdk';
 import { describeError } from '../../api/errors';
-import { channelProblem } from './channel-draft';
+import { channelProblem, inputOf, newWebhook, noticesByDefault } from './channel-draft';
 
 const invalid = (message: string, field: string) => new HashwatchError({ status: 400, code: 'invalid_request', message, field });
 
@@ -28,5 +28,26 @@ describe('channelProblem', () => {
       channel: null, field: null, message: 'the plan allows 1 webhook channel; this configuration has 2. Delete one, or change your plan in Billing.',
     });
     expect(channelProblem(new Error('offline'), () => 'described')).toEqual({ channel: null, field: null, message: 'described' });
+  });
+});
+
+describe('noticesByDefault', () => {
+  it('follows the API: on for Discord and Slack (by format or, for auto, by address), off for JSON', () => {
+    expect(noticesByDefault({ format: 'auto', url: 'https://discord.com/api/webhooks/1/a' })).toBe(true);
+    expect(noticesByDefault({ format: 'auto', url: 'https://ptb.discordapp.com/api/webhooks/1/a' })).toBe(true);
+    expect(noticesByDefault({ format: 'auto', url: 'https://hooks.slack.com/services/T/B/x' })).toBe(true);
+    expect(noticesByDefault({ format: 'auto', url: 'https://example.com/hook' })).toBe(false);
+    expect(noticesByDefault({ format: 'auto', url: 'not a url' })).toBe(false);
+    expect(noticesByDefault({ format: 'discord', url: 'https://example.com/hook' })).toBe(true);
+    expect(noticesByDefault({ format: 'json', url: 'https://discord.com/api/webhooks/1/a' })).toBe(false);
+  });
+});
+
+describe('inputOf', () => {
+  it('sends a channel’s notices switch when it has one, and leaves it out of a new channel never switched', () => {
+    const fresh = newWebhook();
+    const body = inputOf({ webhooks: [{ ...fresh, url: 'https://example.com/a' }, { ...newWebhook(), url: 'https://example.com/b', notices: true }], bot: null });
+    expect(body.webhooks?.[0]).not.toHaveProperty('notices');
+    expect(body.webhooks?.[1]).toMatchObject({ notices: true });
   });
 });

@@ -28,6 +28,23 @@ export function newBot(): BotDraft {
   return { token: '', chat_id: '', hashtags: [], accounts: [], source_filter: 'all', engagement_alerts: false, template: '', enabled: true };
 }
 
+/**
+ * Whether a webhook takes system notices while its switch is unset, as the API decides it: the format, or for
+ * `auto` the address (Discord for discord.com / discordapp.com, Slack for hooks.slack.com); JSON receivers do not.
+ */
+export function noticesByDefault(draft: Pick<WebhookDraft, 'format' | 'url'>): boolean {
+  if (draft.format === 'discord' || draft.format === 'slack') return true;
+  if (draft.format === 'json') return false;
+  let host: string;
+  try {
+    host = new URL(draft.url).hostname.toLowerCase().replace(/\.$/, '');
+  } catch {
+    return false;
+  }
+  const registrable = host.split('.').slice(-2).join('.');
+  return registrable === 'discord.com' || registrable === 'discordapp.com' || host === 'hooks.slack.com';
+}
+
 /** The saved configuration as editable drafts. */
 export function draftsOf(config: Schemas['NotificationConfig']): Drafts {
   return {

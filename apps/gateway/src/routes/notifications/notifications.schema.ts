@@ -55,6 +55,15 @@ const scopeFields = {
     .meta({ description: 'Default true. Saving `true` clears `disabled_reason`; saving `false` keeps it.' }),
 };
 
+const noticesInput = z
+  .boolean({ error: 'must be true or false' })
+  .optional()
+  .meta({
+    description:
+      'Whether system notices (`GET /v1/notices`) are sent to this channel. Omitted: the saved choice is kept, and a channel that never ' +
+      'had one follows its platform: on for Discord, Slack and the bot, off for `json`.',
+  });
+
 const readOnlyDisabledReason = z
   .string()
   .nullable()
@@ -107,6 +116,7 @@ export function notificationConfigInputSchema(options: { allowPrivateNetworks: b
         .default(DEFAULT_BOT_NAME)
         .meta({ description: `Name shown on Discord and Slack messages, 1-${MAX_BOT_NAME_LENGTH} characters. Default "${DEFAULT_BOT_NAME}".` }),
       ...scopeFields,
+      notices: noticesInput,
       signing_secret: z
         .string()
         .nullable()
@@ -128,6 +138,7 @@ export function notificationConfigInputSchema(options: { allowPrivateNetworks: b
         .regex(CHAT_ID, 'must be a numeric chat id (as a string) or @channelusername')
         .meta({ example: '-1001234567890', description: 'A numeric chat id as a string (ids exceed 32 bits), or `@channelusername`.' }),
       ...scopeFields,
+      notices: noticesInput,
       token_hint: z.string().optional().meta({ description: 'Read-only: accepted so that a GET answer can be sent back as is, and ignored.' }),
       disabled_reason: readOnlyDisabledReason,
     })
@@ -162,6 +173,9 @@ const scopeOutputFields = {
   template: z.string(),
   enabled: z.boolean(),
   disabled_reason: disabledReason,
+  notices: z.boolean().meta({
+    description: 'Whether system notices are sent to this channel: the saved choice, else the platform’s default (on for Discord, Slack and the bot, off for `json`).',
+  }),
 };
 
 export const webhookChannelSchema = z

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { generateSigningSecret, type NotificationChannelRow } from '@hashwatch/channels';
+import { generateSigningSecret, noticesByDefault, type NotificationChannelRow } from '@hashwatch/channels';
 import { newId, transaction } from '@hashwatch/db';
 import { AppError } from '@hashwatch/errors';
 import { SecretsError, type Cipher } from '@hashwatch/secrets';
@@ -15,10 +15,12 @@ import type {
 /** One notification_channels row as the routes read it, secrets still sealed. */
 export interface ChannelRow extends NotificationChannelRow {
   token_hint: string | null;
+  /** The channel's own notices switch; null: its platform's default. */
+  notices: boolean | null;
 }
 
 export const CHANNEL_COLUMNS = `id, kind, url, format, bot_name, hashtags, accounts, source_filter, engagement_alerts, template,
-  enabled, signing_secret_enc, bot_token_enc, token_hint, chat_id, disabled_reason`;
+  enabled, signing_secret_enc, bot_token_enc, token_hint, chat_id, disabled_reason, notices`;
 
 function scopeOf(row: ChannelRow) {
   return {
@@ -29,6 +31,8 @@ function scopeOf(row: ChannelRow) {
     template: row.template,
     enabled: row.enabled,
     disabled_reason: row.disabled_reason,
+    // What the notifier goes by: the saved switch, else the platform's default for the resolved format.
+    notices: row.notices ?? noticesByDefault(row),
   };
 }
 
@@ -118,18 +122,19 @@ async function saveWebhook(client: pg.PoolClient, cipher: Cipher, userId: string
       `UPDATE notification_channels
           SET position = $3, url = $4, format = $5, bot_name = $6, hashtags = $7, accounts = $8, source_filter = $9,
               engagement_alerts = $10, template = $11, enabled = $12,
-              disabled_reason = CASE WHEN $12 THEN NULL ELSE disabled_reason END, updated_at = $13
+              disabled_reason = CASE WHEN $12 THEN NULL ELSE disabled_reason END, updated_at = $13,
+              notices = COALESCE($14, notices)
         WHERE id = $1 AND user_id = $2`,
-      [webhook.id, userId, position, webhook.url, webhook.format, webhook.bot_name, ...scopeValues(webhook), now],
+      [webhook.id, userId, position, webhook.url, webhook.format, webhook.bot_name, ...scopeValues(webhook), now, webhook.notices ?? null],
     );
     return;
   }
   const id = newId('wh');
   await client.query(
     `INSERT INTO notification_channels (id, user_id, kind, position, url, format, bot_name, hashtags, accounts, source_filter,
-                                        engagement_alerts, template, enabled, signing_secret_enc, created_at, updated_at)
-     VALUES ($1, $2, 'webhook', $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $14)`,
-    [id, userId, position, webhook.url, webhook.format, webhook.bot_name, ...scopeValues(webhook), cipher.encrypt(generateSigningSecret()), now],
+                                        engagement_alerts, template, enabled, signing_secret_enc, created_at, updated_at, notices)
+     VALUES ($1, $2, 'webhook', $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $14, $15)`,
+    [id, userId, position, webhook.url, webhook.format, webhook.bot_name, ...scopeValues(webhook), cipher.encrypt(generateSigningSecret()), now, webhook.notices ?? null],
   );
 }
 
@@ -145,18 +150,19 @@ async function saveBot(client: pg.PoolClient, cipher: Cipher, userId: string, bo
       `UPDATE notification_channels
           SET chat_id = $2, hashtags = $3, accounts = $4, source_filter = $5, engagement_alerts = $6, template = $7, enabled = $8,
               disabled_reason = CASE WHEN $8 THEN NULL ELSE disabled_reason END,
-              bot_token_enc = COALESCE($9, bot_token_enc), token_hint = COALESCE($10, token_hint), updated_at = $11
+              bot_token_enc = COALESCE($9, bot_token_enc), token_hint = COALESCE($10, token_hint), updated_at = $11,
+              notices = COALESCE($12, notices)
         WHERE id = $1`,
-      [existing.id, bot.chat_id, ...scopeValues(bot), sealedToken, hint, now],
+      [existing.id, bot.chat_id, ...scopeValues(bot), sealedToken, hint, now, bot.notices ?? null],
     );
     return;
   }
   if (sealedToken === null) throw new AppError('invalid_request', 'bot.token: required when adding the bot channel');
   await client.query(
     `INSERT INTO notification_channels (id, user_id, kind, position, chat_id, hashtags, accounts, source_filter, engagement_alerts,
-                                        template, enabled, bot_token_enc, token_hint, created_at, updated_at)
-     VALUES ($1, $2, 'bot', 0, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12)`,
-    [newId('bot'), userId, bot.chat_id, ...scopeValues(bot), sealedToken, hint, now],
+                                        template, enabled, bot_token_enc, token_hint, created_at, updated_at, notices)
+     VALUES ($1, $2, 'bot', 0, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12, $13)`,
+    [newId('bot'), userId, bot.chat_id, ...scopeValues(bot), sealedToken, hint, now, bot.notices ?? null],
   );
 }
 

@@ -47,6 +47,8 @@ describe('GET and PUT /notifications', () => {
           enabled: true,
           signing_secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/=]+$/),
           disabled_reason: null,
+          // A json receiver (auto, not Discord or Slack) takes no notices unless asked.
+          notices: false,
         },
       ],
       bot: {
@@ -59,6 +61,7 @@ describe('GET and PUT /notifications', () => {
         template: '',
         enabled: true,
         disabled_reason: null,
+        notices: true,
       },
     });
     expect(await get(auth)).toEqual(res.body);
@@ -82,7 +85,7 @@ describe('GET and PUT /notifications', () => {
     expect(res.status).toBe(200);
     expect(res.body.webhooks[0]).toMatchObject({ ...webhook, hashtags: ['btc', 'eth', 'café'], accounts: ['alice', 'bob_1'] });
     const { token: _token, ...botFields } = bot;
-    expect(res.body.bot).toEqual({ ...botFields, hashtags: ['sol'], token_hint: '...wxyz', disabled_reason: null });
+    expect(res.body.bot).toEqual({ ...botFields, hashtags: ['sol'], token_hint: '...wxyz', disabled_reason: null, notices: true });
   });
 
   it('keeps ids and signing secrets of listed webhooks, creates unlisted-id ones, deletes absent ones, in body order', async () => {
@@ -294,6 +297,9 @@ describe('GET and PUT /notifications', () => {
     expect(doc.paths['/v1/notifications/deliveries/{id}/retry'].post.responses).toHaveProperty('404');
     expect(doc.components.schemas.NotificationConfig.properties).toHaveProperty('webhooks');
     expect(doc.components.schemas.WebhookChannel.required).toContain('disabled_reason');
+    expect(doc.components.schemas.WebhookChannel.required).toContain('notices');
+    expect(doc.components.schemas.BotChannel.required).toContain('notices');
+    expect(doc.components.schemas.WebhookChannelInput.properties.notices.type).toBe('boolean');
   });
 });
 
