@@ -117,6 +117,8 @@ RETURNING job_id`,
 export interface AlongsideStatement {
   text: string;
   values: readonly unknown[];
+  /** Common table expressions (`name AS (...)`, comma-separated) the statement reads, put first in the same WITH. */
+  ctes?: string;
 }
 
 /**
@@ -136,7 +138,8 @@ export async function writeOutboxBatch(client: pg.PoolClient, entries: readonly 
   const insert = `INSERT INTO outbox_jobs (queue, name, job_id, payload)
 SELECT * FROM unnest($${first}::text[], $${first + 1}::text[], $${first + 2}::text[], $${first + 3}::jsonb[])
 RETURNING id::text AS id, weight`;
-  const { rows } = await client.query<{ id: string; weight: number }>(alongside ? `WITH alongside AS (${alongside.text})\n${insert}` : insert, [
+  const ctes = alongside?.ctes ? `${alongside.ctes},\n` : '';
+  const { rows } = await client.query<{ id: string; weight: number }>(alongside ? `WITH ${ctes}alongside AS (${alongside.text})\n${insert}` : insert, [
     ...(alongside?.values ?? []),
     ...batchValues(entries),
   ]);
