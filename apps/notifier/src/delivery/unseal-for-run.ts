@@ -1,6 +1,7 @@
 import { ChannelConfigError, resolveFormat, unsealChannel, UnreadableSecretError, type ChannelConfig, type ChannelKind } from '@hashwatch/channels';
 import type { Logger } from '@hashwatch/logger';
-import { disableChannel, type ChannelRow } from './channel-store';
+import { refuseChannel } from '../health/channel-health';
+import type { ChannelRow } from './channel-store';
 import { markFailed, markRetry, type ClaimedDelivery } from './delivery-store';
 import type { DrainDeps } from './drain-channel.job';
 import { retryDelayMs } from './retry-delay';
@@ -40,8 +41,8 @@ export async function unsealForRun(
     if (error instanceof ChannelConfigError) {
       const reason = `the channel cannot be used: ${error.message}`;
       await markFailed(deps.pool, ids, claimToken, null, reason);
-      const failed = await disableChannel(deps.pool, channel.id, reason);
       const kind = kindOf(channel);
+      const { failed } = await refuseChannel(deps.pool, channel.id, { platform: kind, status: null, reason });
       deps.metrics.failed.inc(kind, ids.length + failed);
       log.warn('channel disabled', { channelId: channel.id, kind, deliveries: ids.length, reason, pendingFailed: failed });
       return { stop: { kind: 'stopped' } };
