@@ -53,7 +53,10 @@ function utc(at: Date): string {
 export function refusalMessage(failure: SendFailureFacts): string {
   const { platform, status, reason } = failure;
   const stopped = 'Hashwatch stopped sending to it so it is not retried for ever';
-  if (status === null) return `${NAMES[platform]} channel cannot be used: ${reason}. ${stopped}: fix its settings, ${TURN_ON}.`;
+  if (status === null) {
+    const why = reason.replace(/^the channel cannot be used: /, '');
+    return `${NAMES[platform]} channel cannot be used: ${why}. ${stopped}: fix its settings, ${TURN_ON}.`;
+  }
   if (platform === 'telegram') {
     if (status === 403) {
       return `Telegram refused the bot (403): ${reason}. The bot was removed from the chat or blocked. ${stopped}: re-add the bot to the chat (or unblock it), ${TURN_ON}.`;
