@@ -3,7 +3,7 @@ import type { Logger } from '@hashwatch/logger';
 import { leaseStallMs } from '../notifier-options';
 import { matchingSource } from '../routing/channel-routing';
 import { alertFor } from './alert-message';
-import { recordChannelFailure, recordChannelSuccess, refuseChannel } from '../health/channel-health';
+import { noticeRefusedSend, recordChannelFailure, recordChannelSuccess, refuseChannel, REFUSED_STATUSES } from '../health/channel-health';
 import { migrateChat, routingChannel, type ChannelRow } from './channel-store';
 import { claimNext, digestIdFor, failPending, markDelivered, markFailed, markRetry, releaseClaim, reviveRetries, type ClaimedDelivery, type DeliveredMark } from './delivery-store';
 import { destinationOf, type Destination } from './destination-pace';
@@ -354,7 +354,14 @@ export class DrainRun {
     await markFailed(deps.pool, sent.ids, this.claimToken, sent.status, reason);
     deps.metrics.failed.inc(live.config.kind, sent.ids.length);
     if (!disable) {
-      await this.recordFailure(sent, reason);
+      if (sent.status !== null && REFUSED_STATUSES.has(sent.status)) {
+        // CONTRACT 8: a 401, 403 or 404 is told at once, even where the channel stays on (json receivers).
+        this.failedInRun = true;
+        const notice = await noticeRefusedSend(deps.pool, channelId, { platform: live.config.kind, status: sent.status, reason });
+        if (notice) this.log.info('channel refused a send: notice raised', { channelId, notice: notice.id });
+      } else {
+        await this.recordFailure(sent, reason);
+      }
       this.log.warn('delivery failed', { ...sent.fields, reason });
       return { kind: 'next' };
     }

@@ -131,6 +131,37 @@ export async function recordChannelSuccess(pool: pg.Pool, channelId: string): Pr
   });
 }
 
+/** The statuses CONTRACT 8 names as a platform refusing a channel for good: told at the first such send. */
+export const REFUSED_STATUSES: ReadonlySet<number> = new Set([401, 403, 404]);
+
+/** The text of a `channel_failing` notice for a 401/403/404 the adapter does not treat as the channel's end (json). */
+export function refusedSendMessage(failure: SendFailureFacts): string {
+  const what = failure.status === 404 ? 'the address no longer exists there (moved or removed)' : 'it does not accept our requests (its credentials or signature check)';
+  return `${NAMES[failure.platform]} refused an alert (${failure.status}): ${failure.reason}. It says ${what}. Later alerts are still sent and the first one it takes ends this notice: fix the receiver, or save the channel's new URL.`;
+}
+
+/**
+ * A send answered 401, 403 or 404 by a target the adapter keeps (a json receiver: such an answer may be a deploy
+ * in progress, so the channel is not switched off for it): the channel is failing, and `channel_failing` opens
+ * at once (CONTRACT 8), in one transaction; the next successful send resolves it. Answers the notice, if opened.
+ */
+export async function noticeRefusedSend(pool: pg.Pool, channelId: string, failure: SendFailureFacts): Promise<Notice | null> {
+  return transaction(pool, async (client) => {
+    const { rows } = await client.query<{ user_id: string }>(
+      `UPDATE notification_channels
+          SET failing_since = COALESCE(failing_since, now()), last_failure = $2, last_failure_status = $3
+        WHERE id = $1
+        RETURNING user_id`,
+      [channelId, failure.reason, failure.status],
+    );
+    const row = rows[0];
+    if (!row) return null;
+    const notice = await raiseNotice(client, { userId: row.user_id, kind: 'channel_failing', channelId }, { message: refusedSendMessage(failure) });
+    if (notice) await client.query('UPDATE notification_channels SET failure_noticed = true WHERE id = $1', [channelId]);
+    return notice;
+  });
+}
+
 /**
  * The platform refused the channel for good (or its settings can never work): it is switched off at once with the
  * reason (GET /notifications shows it until a PUT with `enabled: true`), its pending deliveries fail, and the

@@ -202,6 +202,30 @@ describe('channel notices', () => {
     expect(await channelRow(channelId)).toMatchObject({ enabled: true, failing_since: null, failure_noticed: false });
   });
 
+  it('tells a json receiver answering 404 at once, keeps sending to it, and resolves once it takes an alert', async () => {
+    const state = { gone: true };
+    const receiver = await startReceiver(() => (state.gone ? jsonReply(404, { error: 'no route /hook' }) : { status: 204 }));
+    receivers.push(receiver);
+    const user = await newAccount(env.database);
+    const { id: channelId } = await addWebhook(pool(), user, { url: `${receiver.origin}/hook`, format: 'json' });
+    await storeFeedItems(pool(), [post(user), post(user)]);
+    await waitFor(async () => (await noticesOf(channelId)).length > 0, 10_000, 'channel_failing');
+    await receiver.waitForReceived(2, 10_000);
+    await checkOnBoth();
+    const [notice, ...none] = await noticesOf(channelId);
+    expect(none).toEqual([]);
+    expect(notice).toMatchObject({ kind: 'channel_failing', resolved_at: null });
+    expect(notice?.message).toMatch(/^The webhook refused an alert \(404\): the receiver answered 404: .*no route \/hook.*It says the address no longer exists there/);
+    // Not switched off for it: the next alert is sent, and taken once the receiver is back.
+    expect(await channelRow(channelId)).toMatchObject({ enabled: true, disabled_reason: null, failure_noticed: true });
+    state.gone = false;
+    await storeFeedItems(pool(), [post(user)]);
+    await receiver.waitForAccepted(1, 10_000);
+    await waitFor(async () => (await noticesOf(channelId))[0]?.resolved_at !== null, 10_000, 'the resolution');
+    await checkOnBoth();
+    expect(await noticesOf(channelId)).toHaveLength(1);
+  });
+
   it('clears a failure that a success follows within the failing span: no notice', async () => {
     const { receiver, user, channelId } = await jsonChannel(env.database, receivers);
     receiver.script(jsonReply(503, { error: 'busy' }));
