@@ -23,7 +23,7 @@ SELECT u.id, u.current_period_start, u.current_period_end FROM users u WHERE u.i
 ON CONFLICT (user_id, period_start) DO NOTHING`;
 
 /**
- * The subject of a quota notice: the period's start, in one spelling whatever the session's time zone (the
+ * The subject of a quota notice: the period's start, in one spelling whatever the connection's TimeZone setting (the
  * notifier compares it with the account's current period to resolve the notice when the period resets).
  */
 export const periodSubjectSql = (column: string): string => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
