@@ -15,6 +15,10 @@ const notifierConfig = configSchema.extend({
   SECRETS_KEY: requiredSecretsKey,
   NOTIFIER_SEND_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
   NOTIFIER_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(50),
+  // CONTRACT 8: a channel failing with transient errors for 1 h raises channel_failing; a webhook failing for 24 h is
+  // switched off with channel_disabled. Shorter spans are for tests and staging.
+  NOTIFIER_CHANNEL_FAILING_AFTER_SECONDS: z.coerce.number().int().min(1).max(7 * 86_400).default(3_600),
+  NOTIFIER_CHANNEL_DISABLE_AFTER_SECONDS: z.coerce.number().int().min(1).max(30 * 86_400).default(86_400),
 });
 
 /** Composition root of the notifier: configuration, clients, workers, health server and ordered shutdown. */
@@ -49,6 +53,8 @@ async function main(): Promise<void> {
       sendTimeoutMs: config.NOTIFIER_SEND_TIMEOUT_MS,
       concurrency: config.NOTIFIER_CONCURRENCY,
       localDrains: config.NOTIFIER_CONCURRENCY,
+      channelFailingAfterMs: config.NOTIFIER_CHANNEL_FAILING_AFTER_SECONDS * 1000,
+      channelDisableAfterMs: config.NOTIFIER_CHANNEL_DISABLE_AFTER_SECONDS * 1000,
     },
   });
   // Stopped before the connections: running sends finish and record their outcome.

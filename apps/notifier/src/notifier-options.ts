@@ -72,6 +72,13 @@ export interface NotifierOptions {
    * costs its channels. A live run renews it in the background (see {@link leaseStallMs}).
    */
   leaseMs: number;
+  /**
+   * A channel whose sends have all failed this long (transient errors: 5xx, time-outs, refused connections) raises
+   * `channel_failing` (CONTRACT 8: 1 h). A platform refusing it for good raises it at once.
+   */
+  channelFailingAfterMs: number;
+  /** A webhook channel whose sends have all failed this long is switched off with `channel_disabled` (CONTRACT 8: 24 h). */
+  channelDisableAfterMs: number;
   pace: PaceRules;
 }
 
@@ -92,6 +99,8 @@ export function resolveNotifierOptions(overrides: Partial<NotifierOptions> = {})
     sweepIntervalMs: 1_000,
     relayIntervalMs: 1_000,
     leaseMs: 5_000,
+    channelFailingAfterMs: 60 * 60_000,
+    channelDisableAfterMs: 24 * 60 * 60_000,
     ...overrides,
     pace: { ...DEFAULT_PACE, ...overrides.pace },
   };

@@ -9,6 +9,7 @@ import { createDeliveredWriter } from './delivery/delivery-store';
 import { createDestinationPace } from './delivery/destination-pace';
 import { drainChannel, drainWithLease, type DrainDeps } from './delivery/drain-channel.job';
 import { createDrainScheduler, type DrainScheduler } from './delivery/drain-scheduler';
+import type { NoticeCheckResult } from './health/notice-checks';
 import { fanOutNotice } from './notices/fan-out-notice';
 import { createNotifierMetrics, type NotifierMetrics } from './notifier-metrics';
 import { leaseStallMs, resolveNotifierOptions, type NotifierOptions } from './notifier-options';
@@ -35,6 +36,8 @@ export interface RunningNotifier {
   drains: DrainScheduler;
   metrics: NotifierMetrics;
   options: NotifierOptions;
+  /** The notices' time-based checks, now (the sweeper runs them every tick on one replica). */
+  checkNotices(): Promise<NoticeCheckResult>;
   /** Stops the sweeper, then the workers (waiting for running jobs). Connections stay open for their owner. */
   close(): Promise<void>;
 }
@@ -59,12 +62,21 @@ export async function startNotifier(deps: NotifierDeps): Promise<RunningNotifier
     schedulerId: cadenceSchedulerId('relay-outbox', Math.max(1, Math.round(options.relayIntervalMs / 1000))),
     everyMs: options.relayIntervalMs,
   });
-  const sweeper = startDeliverySweeper({ pool, redis, drains, prefix: queues.prefix, intervalMs: options.sweepIntervalMs, logger });
+  const sweeper = startDeliverySweeper({
+    pool,
+    redis,
+    drains,
+    prefix: queues.prefix,
+    intervalMs: options.sweepIntervalMs,
+    notices: { failingAfterMs: options.channelFailingAfterMs, disableAfterMs: options.channelDisableAfterMs },
+    logger,
+  });
 
   return {
     drains,
     metrics,
     options,
+    checkNotices: () => sweeper.checkNotices(),
     async close() {
       await sweeper.stop();
       await Promise.all(workers.map((worker) => worker.close()));

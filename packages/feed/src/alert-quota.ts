@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { newIds } from '@hashwatch/db';
 
 /**
  * The alert quota, as every feed writer (scanner, engagement poller) takes it: the current period's
@@ -21,21 +22,74 @@ INSERT INTO usage_periods (user_id, period_start, period_end)
 SELECT u.id, u.current_period_start, u.current_period_end FROM users u WHERE u.id = ANY($1::text[]) ORDER BY u.id
 ON CONFLICT (user_id, period_start) DO NOTHING`;
 
-/** Adds alerts stored and upstream posts read to locked usage rows. */
-const ADD_USAGE = `
-UPDATE usage_periods p
-   SET alerts_used = p.alerts_used + v.alerts, upstream_posts_read = p.upstream_posts_read + v.reads, updated_at = now()
-  FROM unnest($1::text[], $2::timestamptz[], $3::int[], $4::numeric[]) AS v(user_id, period_start, alerts, reads)
- WHERE p.user_id = v.user_id AND p.period_start = v.period_start`;
+/**
+ * The subject of a quota notice: the period's start, in one spelling whatever the connection's TimeZone setting (the
+ * notifier compares it with the account's current period to resolve the notice when the period resets).
+ */
+export const periodSubjectSql = (column: string): string => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+
+/** The share of the period's alerts at which `quota_warning` opens (CONTRACT 8: 80 %); `quota_exhausted` opens at 100 %. */
+export const QUOTA_WARNING_SHARE = 0.8;
+
+// The same cooldown as @hashwatch/notices' raiseNotice (DEFAULT_NOTICE_COOLDOWN_SECONDS).
+const NOTICE_COOLDOWN_SECONDS = 3_600;
 
 /**
- * Adds each account's per-source share of upstream reads and requests ($5..$9), for usage rows locked by the same
+ * Adds alerts stored and upstream posts read to locked usage rows, and opens the quota notices (CONTRACT 8) of
+ * the accounts whose usage this update carries across 80 % or 100 % of their limit: set-based, from the update's
+ * own RETURNING (old and new alerts_used), so a write that crosses nothing costs no extra statement and one that
+ * crosses writes its notice (one per account, kind and period: the partial unique index on open notices) and the
+ * notice's `deliver-notice` outbox job in the same statement, exactly as @hashwatch/notices' raiseNotice does.
+ * Parameters: user ids, period starts, alerts, reads, then the ids the notices take if they open (two per row).
+ * Common table expressions (`ctes`) for the writer to put first in its WITH; `text` is the outbox insert.
+ */
+const ADD_USAGE_CTES = `
+usage_added AS (
+  UPDATE usage_periods p
+     SET alerts_used = p.alerts_used + v.alerts, upstream_posts_read = p.upstream_posts_read + v.reads, updated_at = now()
+    FROM unnest($1::text[], $2::timestamptz[], $3::int[], $4::numeric[], $5::text[], $6::text[])
+         AS v(user_id, period_start, alerts, reads, warning_id, exhausted_id)
+   WHERE p.user_id = v.user_id AND p.period_start = v.period_start
+RETURNING p.user_id, p.period_start, p.period_end, p.alerts_used - v.alerts AS used_before, p.alerts_used AS used_after,
+          v.warning_id, v.exhausted_id),
+quota_crossed AS (
+  SELECT a.user_id, t.kind, t.id, ${periodSubjectSql('a.period_start')} AS subject,
+         CASE t.kind
+           WHEN 'quota_warning' THEN
+             format('%s %% of this period''s alert quota is used: %s of %s alerts. At %s, new posts are no longer stored or alerted until the period resets on %s; a larger plan raises the quota at once.',
+                    ${Math.round(QUOTA_WARNING_SHARE * 100)}, a.used_after, u.alerts_limit, u.alerts_limit, to_char(a.period_end AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI "UTC"'))
+           ELSE
+             format('The alert quota of this period is used up: %s of %s alerts. New posts are not stored or alerted until the period resets on %s; a larger plan raises the quota at once.',
+                    a.used_after, u.alerts_limit, to_char(a.period_end AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI "UTC"'))
+         END AS message
+    FROM usage_added a
+    JOIN users u ON u.id = a.user_id
+   CROSS JOIN LATERAL (VALUES ('quota_warning', ceil(u.alerts_limit * ${QUOTA_WARNING_SHARE})::int, a.warning_id),
+                              ('quota_exhausted', u.alerts_limit, a.exhausted_id)) AS t(kind, threshold, id)
+   WHERE u.alerts_limit > 0 AND a.used_before < t.threshold AND a.used_after >= t.threshold),
+quota_opened AS (
+  INSERT INTO notices (id, user_id, kind, subject, message, opened_at)
+  SELECT c.id, c.user_id, c.kind, c.subject, c.message, now() FROM quota_crossed c
+   WHERE NOT EXISTS (SELECT 1 FROM notices n
+                      WHERE n.user_id = c.user_id AND n.kind = c.kind AND n.subject = c.subject
+                        AND n.resolved_at > now() - make_interval(secs => ${NOTICE_COOLDOWN_SECONDS}))
+  ON CONFLICT (user_id, kind, subject) WHERE resolved_at IS NULL DO NOTHING
+  RETURNING id)`;
+
+// The job @hashwatch/notices writes with a notice's opening: job id notice-<id>-open (jobId('notice', id, 'open');
+// ntc_ ids are base64url, so nothing in them needs encoding).
+const ADD_USAGE_TEXT = `INSERT INTO outbox_jobs (queue, name, job_id, payload)
+SELECT 'alert-deliveries', 'deliver-notice', 'notice-' || o.id || '-open', jsonb_build_object('noticeId', o.id, 'state', 'open')
+  FROM quota_opened o`;
+
+/**
+ * Adds each account's per-source share of upstream reads and requests ($7..$11), for usage rows locked by the same
  * transaction: concurrent writers of one account wait on its usage row first, so the upsert never races.
  */
 const ADD_BY_SOURCE = `
 INSERT INTO upstream_usage_by_source AS s (user_id, period_start, source, reads, requests)
 SELECT v.user_id, v.period_start, v.source, v.reads, v.requests
-  FROM unnest($5::text[], $6::timestamptz[], $7::text[], $8::numeric[], $9::numeric[]) AS v(user_id, period_start, source, reads, requests)
+  FROM unnest($7::text[], $8::timestamptz[], $9::text[], $10::numeric[], $11::numeric[]) AS v(user_id, period_start, source, reads, requests)
  ORDER BY 1, 3
 ON CONFLICT (user_id, period_start, source)
 DO UPDATE SET reads = s.reads + EXCLUDED.reads, requests = s.requests + EXCLUDED.requests, updated_at = now()`;
@@ -60,10 +114,12 @@ export interface AlongsideLock {
 }
 
 /**
- * One statement for the caller to send: `text` over `values`, and `also`, more data-modifying statements over the
- * same values that must run with it (as CTEs of one statement: see {@link AlertQuota.record}).
+ * One statement for the caller to send: `text` after `WITH ctes` (the usage update and the quota notices it opens)
+ * and `also`, more data-modifying statements over the same values that run as CTEs of the same statement, as pg's
+ * query config takes it once joined ({@link usageQuery}), or as the outbox writer's alongside statement.
  */
 export interface UsageStatement {
+  ctes: string;
   text: string;
   values: unknown[];
   also?: string[];
@@ -82,6 +138,12 @@ export interface SourceShare {
 export interface UpstreamShares {
   readsByAccount: ReadonlyMap<string, string>;
   bySource: readonly SourceShare[];
+}
+
+/** A {@link UsageStatement} as one query. */
+export function usageQuery(statement: UsageStatement): { text: string; values: unknown[] } {
+  const also = (statement.also ?? []).map((part, n) => `,\nalso_${n} AS (${part})`).join('');
+  return { text: `WITH ${statement.ctes}${also}\n${statement.text}`, values: statement.values };
 }
 
 /** The alert quota of some accounts, locked until the writer's transaction ends. */
@@ -148,14 +210,18 @@ function alertQuota(usage: ReadonlyMap<string, UsageRow>): AlertQuota {
     };
     const rows = [...usage.values()].filter((row) => readsOf(row.user_id) !== null || (stored.get(row.user_id) ?? 0) > 0);
     if (rows.length === 0) return undefined;
+    // Ids for the notices that may open: drawn at once, used only by an account whose usage crosses a threshold.
+    const noticeIds = newIds('ntc', rows.length * 2);
     const values: unknown[] = [
       rows.map((row) => row.user_id),
       rows.map((row) => row.period_start),
       rows.map((row) => stored.get(row.user_id) ?? 0),
       rows.map((row) => readsOf(row.user_id) ?? '0'),
+      rows.map((_, index) => noticeIds[index * 2]),
+      rows.map((_, index) => noticeIds[index * 2 + 1]),
     ];
     const shares = typeof upstream === 'number' ? [] : upstream.bySource.filter((share) => usage.has(share.userId));
-    if (shares.length === 0) return { text: ADD_USAGE, values };
+    if (shares.length === 0) return { ctes: ADD_USAGE_CTES, text: ADD_USAGE_TEXT, values };
     values.push(
       shares.map((share) => share.userId),
       shares.map((share) => usage.get(share.userId)?.period_start),
@@ -163,7 +229,7 @@ function alertQuota(usage: ReadonlyMap<string, UsageRow>): AlertQuota {
       shares.map((share) => share.reads),
       shares.map((share) => share.requests),
     );
-    return { text: ADD_USAGE, values, also: [ADD_BY_SOURCE] };
+    return { ctes: ADD_USAGE_CTES, text: ADD_USAGE_TEXT, values, also: [ADD_BY_SOURCE] };
   };
   return {
     accounts: [...usage.keys()],
@@ -176,10 +242,7 @@ function alertQuota(usage: ReadonlyMap<string, UsageRow>): AlertQuota {
     recordStatement,
     async record(client, stored, upstream) {
       const statement = recordStatement(stored, upstream);
-      if (!statement) return;
-      const { text, values, also = [] } = statement;
-      const ctes = [text, ...also].map((part, n) => `s${n} AS (${part})`).join(',\n');
-      await client.query(also.length === 0 ? text : `WITH ${ctes}\nSELECT 1`, values);
+      if (statement) await client.query(usageQuery(statement));
     },
   };
 }

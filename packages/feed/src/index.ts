@@ -1,4 +1,4 @@
 export { insertFeedItems } from './insert-feed-items';
 export type { NewFeedItem, FeedItemRow } from './insert-feed-items';
-export { lockAlertQuota } from './alert-quota';
+export { lockAlertQuota, periodSubjectSql, QUOTA_WARNING_SHARE, usageQuery } from './alert-quota';
 export type { AlertQuota, AlongsideLock, SourceShare, UpstreamShares, UsageStatement } from './alert-quota';

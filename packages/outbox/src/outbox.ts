@@ -121,11 +121,14 @@ export interface AlongsideStatement {
   text: string;
   values: readonly unknown[];
   also?: readonly string[] | undefined;
+  /** Common table expressions (`name AS (...)`, comma-separated) the statement reads, put first in the same WITH. */
+  ctes?: string;
 }
 
-/** The CTEs running `alongside` and its `also` statements, for a statement that starts with them. */
+/** The CTEs running `alongside` (after the `ctes` it reads) and its `also` statements, for a statement that starts with them. */
 function alongsideCtes(alongside: AlongsideStatement): string {
-  return [alongside.text, ...(alongside.also ?? [])].map((text, n) => `alongside${n === 0 ? '' : `_${n}`} AS (${text})`).join(',\n');
+  const statements = [alongside.text, ...(alongside.also ?? [])].map((text, n) => `alongside${n === 0 ? '' : `_${n}`} AS (${text})`);
+  return [...(alongside.ctes ? [alongside.ctes] : []), ...statements].join(',\n');
 }
 
 /**

@@ -1,7 +1,6 @@
 import type pg from 'pg';
 import type { NotificationChannelRow } from '@hashwatch/channels';
 import type { RoutingChannel } from '../routing/channel-routing';
-import { failPending } from './delivery-store';
 
 /** One notification_channels row as the drain reads it; secrets still sealed (unsealChannel opens them per run). */
 export interface ChannelRow extends NotificationChannelRow {
@@ -11,6 +10,10 @@ export interface ChannelRow extends NotificationChannelRow {
    * one and unseals the config again only when they differ.
    */
   updated_at?: string | Date;
+  /** Channel health (see health/channel-health.ts): set while the channel fails; a success then clears it. */
+  failing_since?: string | Date | null;
+  /** A channel notice is open: the next successful send resolves it. */
+  failure_noticed?: boolean;
 }
 
 export function routingChannel(row: Pick<ChannelRow, 'id' | 'hashtags' | 'accounts' | 'source_filter' | 'engagement_alerts'>): RoutingChannel {
@@ -21,19 +24,6 @@ export function routingChannel(row: Pick<ChannelRow, 'id' | 'hashtags' | 'accoun
     sourceFilter: row.source_filter,
     engagementAlerts: row.engagement_alerts,
   };
-}
-
-/**
- * The platform told us to stop (Discord 404, Telegram blocked, Slack archived...), or the channel's config can
- * never work: the channel is switched off with the reason, which GET /notifications shows until a PUT with
- * `enabled: true` clears it, and its pending deliveries fail. Answers how many failed.
- */
-export async function disableChannel(pool: pg.Pool, channelId: string, reason: string): Promise<number> {
-  await pool.query(
-    `UPDATE notification_channels SET enabled = false, disabled_reason = $2, updated_at = now() WHERE id = $1`,
-    [channelId, reason],
-  );
-  return failPending(pool, channelId, `not sent: the channel was disabled (${reason})`);
 }
 
 /** Telegram: the group became a supergroup with a new chat id (the Bot API's migrate_to_chat_id); later alerts go there. */

@@ -4,7 +4,7 @@ import { raiseNotice } from '@hashwatch/notices';
 import { fanOutNotice } from '../notices/fan-out-notice';
 import { resolveNotifierOptions } from '../notifier-options';
 import { addWebhook, deliveriesOf, newAccount, post, sleep, storeFeedItems } from '../test-support/notifier-fixture';
-import { disableChannel } from './channel-store';
+import { refuseChannel } from '../health/channel-health';
 import { channelsWithDueDeliveries, claimNext, createDeliveredWriter, failPending, markDelivered, markFailed, markRetry, messageIdFor, releaseClaim } from './delivery-store';
 
 describe('delivery store', () => {
@@ -179,7 +179,7 @@ describe('delivery store', () => {
     expect(await channelsWithDueDeliveries(pool())).toContain(channelId);
 
     // A channel switched off fails its pending notice sends with its alerts.
-    await disableChannel(pool(), channelId, 'Discord webhook not found (deleted)');
+    await refuseChannel(pool(), channelId, { platform: 'discord', status: 404, reason: 'Discord webhook not found (deleted)' });
     const { rows: failed } = await pool().query<{ status: string; last_error: string }>('SELECT status::text AS status, last_error FROM notice_deliveries WHERE notice_id = $1', [notice!.id]);
     expect(failed).toEqual([{ status: 'failed', last_error: 'not sent: the channel was disabled (Discord webhook not found (deleted))' }]);
     expect(await channelsWithDueDeliveries(pool())).not.toContain(channelId);

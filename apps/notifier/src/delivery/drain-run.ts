@@ -3,21 +3,10 @@ import type { Logger } from '@hashwatch/logger';
 import { leaseStallMs } from '../notifier-options';
 import { matchingSource } from '../routing/channel-routing';
 import { alertFor } from './alert-message';
-import { disableChannel, migrateChat, routingChannel, type ChannelRow } from './channel-store';
-import {
-  claimNext,
-  digestIdFor,
-  failPending,
-  markDelivered,
-  markFailed,
-  markNoticeDelivered,
-  markRetry,
-  releaseClaim,
-  reviveRetries,
-  type ClaimedDelivery,
-  type ClaimedNotice,
-  type DeliveredMark,
-} from './delivery-store';
+import { noticeRefusedSend, recordChannelFailure, recordChannelSuccess, refuseChannel, REFUSED_STATUSES } from '../health/channel-health';
+import { migrateChat, routingChannel, type ChannelRow } from './channel-store';
+import { claimNext, digestIdFor, failPending, markDelivered, markFailed, markNoticeDelivered, markRetry, releaseClaim, reviveRetries } from './delivery-store';
+import type { ClaimedDelivery, ClaimedNotice, DeliveredMark } from './delivery-store';
 import { destinationOf, type Destination } from './destination-pace';
 import { noticeMessages, type ClaimedIds, type Outgoing } from './outgoing';
 import type { DrainDeps, RunResult } from './drain-channel.job';
@@ -112,6 +101,10 @@ export class DrainRun {
   // The delivery ids of the current claim, per message; those from `unsent` on were not sent yet.
   private claim: ClaimedIds[] = [];
   private unsent = 0;
+  // Channel health: a send of this run failed (recorded), so the next one that succeeds records the recovery even
+  // though the row read at the claim said the channel was healthy; and whether a recovery was recorded already.
+  private failedInRun = false;
+  private recovered = false;
 
   constructor(
     private readonly deps: DrainDeps,
@@ -321,6 +314,14 @@ export class DrainRun {
     const { deps, channelId } = this;
     deps.metrics.delivered.inc(live.config.kind, sent.ids.length);
     if (this.debug) this.log.debug('delivered', sent.fields);
+    // The channel was failing (or told the account so): it is healthy again and its channel notices resolve.
+    // Read from the row the claim answered, so a healthy channel costs nothing here.
+    if (this.failedInRun || (!this.recovered && (live.row.failing_since || live.row.failure_noticed))) {
+      this.failedInRun = false;
+      this.recovered = true;
+      const resolved = await recordChannelSuccess(deps.pool, channelId);
+      if (resolved.length > 0) this.log.info('channel healthy again: notices resolved', { channelId, notices: resolved.map((notice) => notice.id) });
+    }
     // The target takes messages again: the channel's deliveries waiting for a retry are due now. Known from
     // the flag a failure raised (read with the lease), or from this message being a retry itself.
     if (!this.revived && (this.lease.retriesWaiting || sent.out.deliveries.some((delivery) => delivery.attempts > 1))) {
@@ -346,13 +347,10 @@ export class DrainRun {
     const backoff = retryDelayMs(attempts, { baseMs: options.backoffBaseMs, maxMs: options.maxBackoffMs }, deps.random);
     // A 429 that says when is never retried sooner. Otherwise backoff, and a Retry-After on a 5xx extends it.
     const delayMs = rateLimited && outcome.afterMs !== undefined ? outcome.afterMs : Math.max(backoff, outcome.afterMs ?? 0);
-    const { gaveUp } = await markRetry(
-      deps.pool,
-      sent.ids,
-      this.claimToken,
-      { status: sent.status, reason: outcome.reason, delayMs, retryWindowMs: options.retryWindowMs },
-      sent.out.table,
-    );
+    const retry = { status: sent.status, reason: outcome.reason, delayMs, retryWindowMs: options.retryWindowMs };
+    const { gaveUp } = await markRetry(deps.pool, sent.ids, this.claimToken, retry, sent.out.table);
+    // A 429 is a live target telling us when to come back: not a failing channel.
+    if (!rateLimited) await this.recordFailure(sent, outcome.reason);
     // Read with the next lease: the first message this target takes again makes these due at once.
     await deps.redis.set(this.keys.retrying, '1', 'PX', options.retryWindowMs + RETRYING_FLAG_MARGIN_MS);
     deps.metrics.retried.inc(live.config.kind, sent.ids.length - gaveUp);
@@ -371,13 +369,27 @@ export class DrainRun {
     await markFailed(deps.pool, sent.ids, this.claimToken, sent.status, reason, sent.out.table);
     deps.metrics.failed.inc(live.config.kind, sent.ids.length);
     if (!disable) {
+      if (sent.status !== null && REFUSED_STATUSES.has(sent.status)) {
+        // CONTRACT 8: a 401, 403 or 404 is told at once, even where the channel stays on (json receivers).
+        this.failedInRun = true;
+        const notice = await noticeRefusedSend(deps.pool, channelId, { platform: live.config.kind, status: sent.status, reason });
+        if (notice) this.log.info('channel refused a send: notice raised', { channelId, notice: notice.id });
+      } else {
+        await this.recordFailure(sent, reason);
+      }
       this.log.warn('delivery failed', { ...sent.fields, reason });
       return { kind: 'next' };
     }
     await this.flush();
-    const failed = await disableChannel(deps.pool, channelId, reason);
+    // Refused for good: switched off at once (never retried for ever) and the account told, in one transaction.
+    const { failed, notice } = await refuseChannel(deps.pool, channelId, { platform: live.config.kind, status: sent.status, reason });
     deps.metrics.failed.inc(live.config.kind, failed);
-    this.log.warn('channel disabled', { ...sent.fields, reason, pendingFailed: failed });
+    this.log.warn('channel disabled', { ...sent.fields, reason, pendingFailed: failed, notice: notice?.id ?? null });
     return { kind: 'end', result: { kind: 'stopped' } };
+  }
+
+  private async recordFailure(sent: Sent, reason: string): Promise<void> {
+    this.failedInRun = true;
+    await recordChannelFailure(this.deps.pool, this.channelId, { status: sent.status, reason });
   }
 }

@@ -1,6 +1,7 @@
 import { ChannelConfigError, resolveFormat, unsealChannel, UnreadableSecretError, type ChannelConfig, type ChannelKind } from '@hashwatch/channels';
 import type { Logger } from '@hashwatch/logger';
-import { disableChannel, type ChannelRow } from './channel-store';
+import { refuseChannel } from '../health/channel-health';
+import type { ChannelRow } from './channel-store';
 import { markFailed, markRetry, type SendTable } from './delivery-store';
 import type { DrainDeps } from './drain-channel.job';
 import { retryDelayMs } from './retry-delay';
@@ -42,8 +43,8 @@ export async function unsealForRun(
     if (error instanceof ChannelConfigError) {
       const reason = `the channel cannot be used: ${error.message}`;
       for (const table of tables) await markFailed(deps.pool, idsOf(table), claimToken, null, reason, table);
-      const failed = await disableChannel(deps.pool, channel.id, reason);
       const kind = kindOf(channel);
+      const { failed } = await refuseChannel(deps.pool, channel.id, { platform: kind, status: null, reason });
       deps.metrics.failed.inc(kind, ids.length + failed);
       log.warn('channel disabled', { channelId: channel.id, kind, deliveries: ids.length, reason, pendingFailed: failed });
       return { stop: { kind: 'stopped' } };

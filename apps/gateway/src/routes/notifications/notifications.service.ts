@@ -117,12 +117,14 @@ function scopeValues(channel: WebhookInput | BotInput): unknown[] {
 
 async function saveWebhook(client: pg.PoolClient, cipher: Cipher, userId: string, webhook: WebhookInput, position: number, now: Date): Promise<void> {
   if (webhook.id !== undefined) {
-    // Saving enabled=true is how a client re-enables a channel the platform made us stop: the reason goes.
+    // Saving enabled=true is how a client re-enables a channel the platform made us stop: the reason goes. A channel
+    // turned back on, or given a new URL, starts its failure clock again (failing_since: the notifier's health).
     await client.query(
       `UPDATE notification_channels
           SET position = $3, url = $4, format = $5, bot_name = $6, hashtags = $7, accounts = $8, source_filter = $9,
               engagement_alerts = $10, template = $11, enabled = $12,
               disabled_reason = CASE WHEN $12 THEN NULL ELSE disabled_reason END, updated_at = $13,
+              failing_since = CASE WHEN ($12 AND NOT enabled) OR url IS DISTINCT FROM $4 THEN NULL ELSE failing_since END,
               notices = COALESCE($14, notices)
         WHERE id = $1 AND user_id = $2`,
       [webhook.id, userId, position, webhook.url, webhook.format, webhook.bot_name, ...scopeValues(webhook), now, webhook.notices ?? null],
@@ -150,6 +152,7 @@ async function saveBot(client: pg.PoolClient, cipher: Cipher, userId: string, bo
       `UPDATE notification_channels
           SET chat_id = $2, hashtags = $3, accounts = $4, source_filter = $5, engagement_alerts = $6, template = $7, enabled = $8,
               disabled_reason = CASE WHEN $8 THEN NULL ELSE disabled_reason END,
+              failing_since = CASE WHEN ($8 AND NOT enabled) OR chat_id IS DISTINCT FROM $2 OR $9::text IS NOT NULL THEN NULL ELSE failing_since END,
               bot_token_enc = COALESCE($9, bot_token_enc), token_hint = COALESCE($10, token_hint), updated_at = $11,
               notices = COALESCE($12, notices)
         WHERE id = $1`,

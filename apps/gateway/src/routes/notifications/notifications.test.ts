@@ -287,6 +287,37 @@ describe('GET and PUT /notifications', () => {
     expect(on.body.bot).toMatchObject({ enabled: true, disabled_reason: null });
   });
 
+  it('starts a channel turned back on (or pointed elsewhere) on a fresh failure clock, and leaves a healthy save alone', async () => {
+    const { accountId, auth } = await gw.account();
+    await gw.env.database.db.pool.query('UPDATE users SET webhooks_limit = 5 WHERE id = $1', [accountId]);
+    const saved = (await put(auth, { webhooks: [{ url: 'https://hooks.example/a' }, { url: 'https://hooks.example/b' }], bot: { token: TOKEN, chat_id: '42' } }).expect(200)).body;
+    const [a, b] = saved.webhooks.map((webhook: { id: string }) => webhook.id);
+    const failing = async () =>
+      (await gw.env.database.db.pool.query<{ id: string; failing: boolean; noticed: boolean }>(
+        'SELECT id, failing_since IS NOT NULL AS failing, failure_noticed AS noticed FROM notification_channels WHERE user_id = $1 ORDER BY kind, id',
+        [accountId],
+      )).rows;
+    // The notifier switched the bot and webhook a off after failing for 24 h; webhook b is failing, still on.
+    await gw.env.database.db.pool.query(
+      `UPDATE notification_channels SET failing_since = now() - interval '25 hours', failure_noticed = true,
+              enabled = (id = $2), disabled_reason = CASE WHEN id = $2 THEN NULL ELSE 'failed every send for 24 h' END
+        WHERE user_id = $1`,
+      [accountId, b],
+    );
+    await put(auth, {
+      webhooks: [{ id: a, url: 'https://hooks.example/a', enabled: true }, { id: b, url: 'https://hooks.example/b' }],
+      bot: { chat_id: '42', enabled: true },
+    }).expect(200);
+    const after = new Map((await failing()).map((row) => [row.id, row]));
+    // Turned back on: a fresh clock; the open notices stay noticed until a send succeeds.
+    expect(after.get(a)).toMatchObject({ failing: false, noticed: true });
+    expect([...after.values()].find((row) => row.id.startsWith('bot_'))).toMatchObject({ failing: false, noticed: true });
+    // Saved unchanged while on: still failing since the same time.
+    expect(after.get(b)).toMatchObject({ failing: true, noticed: true });
+    await put(auth, { webhooks: [{ id: a, url: 'https://hooks.example/a' }, { id: b, url: 'https://hooks.example/b2' }], bot: { chat_id: '42' } }).expect(200);
+    expect((await failing()).find((row) => row.id === b)).toMatchObject({ failing: false });
+  });
+
   it('documents the four endpoints and the configuration schemas in the OpenAPI document', async () => {
     const doc = (await request(gw.app).get('/v1/openapi.json').expect(200)).body;
     expect(Object.keys(doc.paths['/v1/notifications']).sort()).toEqual(['get', 'put']);
