@@ -142,6 +142,8 @@ const SAVE_ACTIVITY = `
 INSERT INTO source_activity AS s (source_key, last_post_at, gap_histogram, samples, long_gaps, silent_since, updated_at)
 SELECT v.key, v.last_post_at, ARRAY(SELECT jsonb_array_elements_text(v.histogram::jsonb)::float8), v.samples, v.long_gaps, v.silent_since, now()
   FROM unnest($1::text[], $2::timestamptz[], $3::text[], $4::int[], $5::int[], $6::timestamptz[]) AS v(key, last_post_at, histogram, samples, long_gaps, silent_since)
+  -- A source erased while its query ran (its last track deleted) has no cursor any more, and keeps no activity.
+  JOIN source_cursors c ON c.source_key = v.key
  ORDER BY v.key
 ON CONFLICT (source_key) DO UPDATE
    SET last_post_at = EXCLUDED.last_post_at, gap_histogram = EXCLUDED.gap_histogram, samples = EXCLUDED.samples,
