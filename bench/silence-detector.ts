@@ -3,15 +3,16 @@
 //
 //   npx tsx --tsconfig bench/silence-tsconfig.json bench/silence-detector.ts [--sources 300] [--seed 1] [--scan 60]
 //
-// Each source posts as a Poisson process whose rate follows a day (rate x (1 + a sin), a up to 0.9) with bursts
-// (5 to 60 posts a few seconds apart, about twice a day), its mean gap from 2 minutes to 8 hours. Week 1 is its
-// history; week 2 is scored and holds 1 to 3 outages (every post inside removed, the scans still succeeding),
-// each longer than 4x the source's typical gap and than the detector's floor. A source's typical gap is the
-// time-weighted median of its gaps over the fortnight without outages (the silence a watcher finds it in at a
-// random moment). A notice opens when a scan finds the source silent and resolves at the first scan finding it
-// not silent; it detects the outages it overlaps, and is false when it overlaps none. The baseline is a fixed timer (no post for 2 h) run on
-// the same posts and scans.
-import { DEFAULT_SILENCE_PARAMS, emptySilenceState, observePosts, silenceVerdict, type SilenceParams, type SilenceState } from '../apps/scanner/src/silence/silence-detector';
+// Each source posts as a Poisson process whose rate follows a day (rate x (1 + a sin), a from 0.3 to 0.9, or flat)
+// with bursts (5 to 60 posts a few seconds apart, about twice a day), its mean gap from 1 minute to 4 hours.
+// Week 1 is its history; week 2 is scored and holds 1 to 3 outages (every post inside removed, the scans still
+// succeeding), each longer than 4x the source's typical gap and than the detector's floor. A source's typical
+// gap is the time-weighted 90th percentile of its gaps over the fortnight without outages (the silence under
+// which it spends 90 % of its time). A notice opens when a scan finds the source silent and resolves at the
+// first scan finding it not silent; it detects the outages it overlaps, and is false when it overlaps none.
+// The baseline is a fixed timer (no post for 2 h) run on the same posts and scans. SILENCE_BENCH_MISSES=1 lists
+// the outages the detector missed on stderr.
+import { DEFAULT_SILENCE_PARAMS, emptySilenceState, observePosts, silenceVerdict, type SilenceParams, type SilenceState } from '@hashwatch/scanner';
 
 const DAY = 86_400_000;
 const WEEK = 7 * DAY;
