@@ -82,6 +82,28 @@ describe('source notices', () => {
     expect(await notices(fx, 'source_silent')).toEqual([]);
   });
 
+  it('raises source_failing for a handle X does not know (renamed, suspended, deleted) after 3 look-ups, resolved once X knows it', async () => {
+    const ann = await fx.account();
+    await fx.accountTrack(ann, 'ghost_writer');
+    const lookUpAgain = () => fx.pool().query(`UPDATE source_cursors SET updated_at = now() - interval '11 minutes' WHERE source_key = 'user:ghost_writer'`);
+    await tick();
+    await lookUpAgain();
+    await tick();
+    expect((await notices(fx)).filter((n) => n.user_id === ann)).toEqual([]);
+    await lookUpAgain();
+    await tick();
+    const raised = (await notices(fx)).filter((n) => n.user_id === ann);
+    expect(raised.map((n) => [n.kind, n.source, n.resolved_at])).toEqual([['source_failing', '@ghost_writer', null]]);
+    expect(raised[0]?.message).toContain('X does not know @ghost_writer: the account may have been renamed, suspended or deleted.');
+
+    fx.sim.state.createUser({ username: 'ghost_writer' });
+    await lookUpAgain();
+    await tick();
+    const after = (await notices(fx)).filter((n) => n.user_id === ann);
+    expect(after.map((n) => [n.id, n.kind])).toEqual([[raised[0]?.id, 'source_failing']]);
+    expect(after[0]?.resolved_at).toBeInstanceOf(Date);
+  });
+
   it('raises one notice per account with two scanner replicas, and when two failures of a source are recorded at once', async () => {
     const [ann, ben] = [await fx.account(), await fx.account()];
     await fx.track(ann, 'argentum');
