@@ -16,3 +16,6 @@ export { storePack } from './storing/store-pack';
 export { sweepRetention, DEFAULT_SWEEP_LIMITS } from './maintenance/retention-sweep';
 export type { SweepLimits, SweepSummary, SweepOptions } from './maintenance/retention-sweep';
 export { startMaintenanceWorker, ensureSweepScheduler, SWEEP_SCHEDULER_ID } from './maintenance/maintenance-worker';
+// Source notices: the silence detector (bench/silence-detector.ts runs this very module).
+export { DEFAULT_SILENCE_PARAMS, emptySilenceState, observePosts, silenceVerdict, typicalGapSeconds } from './silence/silence-detector';
+export type { SilenceParams, SilenceState, SilenceVerdict } from './silence/silence-detector';

@@ -7,6 +7,7 @@ import { connectWorkerQueues } from '@hashwatch/queues';
 import { createXClient } from '@hashwatch/x-api';
 import { ensureSweepScheduler, startMaintenanceWorker, SWEEP_EVERY_MS } from './maintenance/maintenance-worker';
 import { ensureRelayScheduler, reconcileScanSchedulers } from './scan-schedulers';
+import { DEFAULT_SOURCE_FAILING_CYCLES } from './notices/source-notices';
 import { createScanner } from './scanner';
 import { createScannerMetrics } from './scanner-metrics';
 import { startScannerWorkers } from './scanner-workers';
@@ -16,6 +17,7 @@ const DEFAULT_HEALTH_PORT = 4001;
 const scannerConfig = configSchema.extend({
   X_BEARER_TOKEN: z.string({ error: 'is required: the app-only bearer token for X API v2' }).min(1),
   RETENTION_SWEEP_SECONDS: z.coerce.number().int().min(1).max(86_400).default(SWEEP_EVERY_MS / 1000),
+  SOURCE_FAILING_CYCLES: z.coerce.number().int().min(1).max(1_000).default(DEFAULT_SOURCE_FAILING_CYCLES),
 });
 
 /** Composition root of the scanner: configuration, clients, the workers, health, and an ordered shutdown. */
@@ -38,7 +40,10 @@ async function main(): Promise<void> {
     logger,
     observer: metrics.x.observer,
   });
-  const scanner = createScanner({ pool: db.pool, x, queues, logger, maxQueryLength: config.X_QUERY_MAX_LENGTH, metrics });
+  const scanner = createScanner({ pool: db.pool, x, queues, logger, maxQueryLength: config.X_QUERY_MAX_LENGTH,
+    metrics,
+    sourceNotices: { failingCycles: config.SOURCE_FAILING_CYCLES },
+  });
 
   // Registered first so it closes last: probes see 503 while everything else stops.
   const health = await startHealthServer({

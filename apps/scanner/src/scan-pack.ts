@@ -7,6 +7,7 @@ import type { XClient, XPost } from '@hashwatch/x-api';
 import { fetchPage, packSinceId, type FetchedPage, type FetchOptions } from './fetching/fetch-pack';
 import type { Pack } from './packing/pack-sources';
 import type { ScannerMetrics } from './scanner-metrics';
+import type { SourceNoticeSettings } from './notices/source-notices';
 import type { ClaimedSource, SourceClaim } from './sources/claim-sources';
 import { loadSubscriptions, storePack, type StorePackResult } from './storing/store-pack';
 
@@ -21,6 +22,8 @@ export interface ScanContext {
   fetchOptions: FetchOptions;
   streamQuotaMargin: number;
   maxPagesPerBatch: number;
+  /** Source notices: failing cycles, silence detector. */
+  notices: SourceNoticeSettings;
   onBatchStored?: ((event: StoredBatch) => void) | undefined;
 }
 
@@ -130,6 +133,8 @@ interface PackState {
   deferred: Map<string, XPost>;
   receivedAt: Map<string, number>;
   lastPostAt: Map<string, Date>;
+  /** Per source key, when the new posts of earlier batches were published (ms). */
+  sourcePosts: Map<string, number[]>;
   /** The newest post id of the query (its first page's), which the last batch stores as the cursor. */
   newestId: string | null | undefined;
 }
@@ -158,7 +163,10 @@ async function storeBatch(ctx: ScanContext, run: { pack: Pack<ClaimedSource>; cl
     // Requests X answered: one per page. Calls that failed (retried or not) were not served, nor billed.
     requests: pages.length,
     subscriptions: await run.subscriptions,
-    ...(complete ? { complete: { newestId: state.newestId, lastPostAt: state.lastPostAt } } : { deferBelowQuota: ctx.streamQuotaMargin }),
+    notices: ctx.notices,
+    ...(complete
+      ? { complete: { newestId: state.newestId, lastPostAt: state.lastPostAt, sourcePosts: state.sourcePosts, now: new Date(ctx.now()) } }
+      : { deferBelowQuota: ctx.streamQuotaMargin }),
   });
   const committedAt = ctx.now();
   // The relay of this batch overlaps the store of the next; the pack ends once every relay is done.
@@ -167,6 +175,7 @@ async function storeBatch(ctx: ScanContext, run: { pack: Pack<ClaimedSource>; cl
     const current = state.lastPostAt.get(id);
     if (!current || current.getTime() < at.getTime()) state.lastPostAt.set(id, at);
   }
+  for (const [key, times] of stored.sourcePosts) state.sourcePosts.set(key, [...(state.sourcePosts.get(key) ?? []), ...times]);
   const byId = new Map(fresh.map((post) => [post.id, post]));
   for (const id of stored.deferredPostIds) {
     const post = byId.get(id);
@@ -185,7 +194,7 @@ async function storeBatch(ctx: ScanContext, run: { pack: Pack<ClaimedSource>; cl
  * page also advances the cursors, with whatever earlier batches deferred for accounts close to their quota.
  */
 export async function scanPack(ctx: ScanContext, pack: Pack<ClaimedSource>, claim: SourceClaim, summary: TickSummary): Promise<void> {
-  const state: PackState = { deferred: new Map(), receivedAt: new Map(), lastPostAt: new Map(), newestId: undefined };
+  const state: PackState = { deferred: new Map(), receivedAt: new Map(), lastPostAt: new Map(), sourcePosts: new Map(), newestId: undefined };
   // Each batch's jobs go to BullMQ as soon as it commits, without waiting for an earlier batch's relay.
   const relays: Promise<unknown>[] = [];
   // Once per query, while page 1 is on its way: a track deleted during the query may still get its posts.

@@ -4,6 +4,7 @@ import type { Logger } from '@hashwatch/logger';
 import type { Queues } from '@hashwatch/queues';
 import { XApiError, XRateLimitedError, type XClient } from '@hashwatch/x-api';
 import { packSources } from './packing/pack-sources';
+import { DEFAULT_SOURCE_NOTICE_SETTINGS, type SourceNoticeSettings } from './notices/source-notices';
 import { scanPack, type ScanContext, type StoredBatch, type TickSummary } from './scan-pack';
 import { createScannerMetrics, type ScannerMetrics } from './scanner-metrics';
 import { claimDueSources, type SourceClaim } from './sources/claim-sources';
@@ -35,6 +36,8 @@ export interface ScannerOptions {
   streamQuotaMargin?: number;
   /** Most pages one transaction stores when several have arrived meanwhile. Default 3. */
   maxPagesPerBatch?: number;
+  /** Source notices: SOURCE_FAILING_CYCLES and the silence detector's parameters. Default: their defaults. */
+  sourceNotices?: Partial<SourceNoticeSettings>;
   /** Called after each batch commits and is relayed; benchmarks time the path from answer to alert with it. */
   onBatchStored?: (event: StoredBatch) => void;
   now?: () => number;
@@ -82,6 +85,7 @@ export function createScanner(options: ScannerOptions): Scanner {
     fetchOptions: { retryDelaysMs: options.retryDelaysMs ?? [250, 1000], sleep: (ms: number) => sleep(ms), now },
     streamQuotaMargin: options.streamQuotaMargin ?? 1000,
     maxPagesPerBatch: options.maxPagesPerBatch ?? 3,
+    notices: { ...DEFAULT_SOURCE_NOTICE_SETTINGS, ...options.sourceNotices },
     onBatchStored: options.onBatchStored,
   };
   const batchSize = options.claimBatchSize ?? 1000;
@@ -115,17 +119,17 @@ export function createScanner(options: ScannerOptions): Scanner {
 async function scanClaim(ctx: ScanContext, claims: { concurrency: number; maxQueryLength: number }, claim: SourceClaim, summary: TickSummary): Promise<void> {
   const { pool, metrics } = ctx;
   const log = ctx.logger.child({ claim: claim.id });
-  const skip = await resolveUsers(pool, ctx.x, claim.sources, claim.id, log, ctx.now);
+  const skip = await resolveUsers(pool, ctx.x, claim.sources, claim.id, log, ctx.now, ctx.notices);
   const { packs, unpackable } = packSources(claim.sources.filter((source) => !skip.has(source.key)), claims.maxQueryLength);
   if (unpackable.length > 0) {
-    await recordFailure(pool, unpackable, { reason: 'too long for the X query limit', retry: { kind: 'interval' }, counts: true }, claim.id);
+    await recordFailure(pool, unpackable, { reason: 'too long for the X query limit', retry: { kind: 'interval' }, counts: true }, claim.id, ctx.notices);
   }
   let rateLimited: ScanFailure | null = null;
 
   await mapLimit(packs, claims.concurrency, async (pack) => {
     if (rateLimited) {
       // The budget is shared: every further search would be refused before it left.
-      await recordFailure(pool, pack.sources, rateLimited, claim.id);
+      await recordFailure(pool, pack.sources, rateLimited, claim.id, ctx.notices);
       summary.failed += pack.sources.length;
       return;
     }
@@ -142,7 +146,7 @@ async function scanClaim(ctx: ScanContext, claims: { concurrency: number; maxQue
       // Upstream trouble is expected and shown on the tracks; anything else is ours.
       if (error instanceof XApiError) log.warn('pack failed', fields);
       else log.error('pack failed', fields);
-      await recordFailure(pool, pack.sources, failure, claim.id).catch((recordError: unknown) => log.error('failure not recorded', { error: recordError }));
+      await recordFailure(pool, pack.sources, failure, claim.id, ctx.notices).catch((recordError: unknown) => log.error('failure not recorded', { error: recordError }));
     }
   });
 }

@@ -10,7 +10,7 @@ export type SimRequest = z.infer<typeof requestsSchema>['data'][number];
 
 export interface SimFault {
   endpoint: string;
-  kind: 'rate_limited' | 'usage_capped' | 'unavailable' | 'internal_error' | 'slow';
+  kind: 'rate_limited' | 'usage_capped' | 'unavailable' | 'internal_error' | 'slow' | 'unauthorized';
   count?: number;
   delay_ms?: number;
   reset_in_seconds?: number;

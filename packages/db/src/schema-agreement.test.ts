@@ -13,7 +13,7 @@ interface ModelField {
   ignored: boolean;
 }
 
-const SCALARS = new Set(['String', 'Int', 'BigInt', 'Boolean', 'DateTime', 'Decimal', 'Bytes', 'Json']);
+const SCALARS = new Set(['String', 'Int', 'BigInt', 'Float', 'Boolean', 'DateTime', 'Decimal', 'Bytes', 'Json']);
 const schemaText = readFileSync(path.resolve(__dirname, '../../../prisma/schema.prisma'), 'utf8');
 const enumNames = new Set([...schemaText.matchAll(/^enum (\w+) \{/gm)].map((m) => m[1] as string));
 
@@ -107,6 +107,7 @@ describe('schema.prisma and the migrated database', () => {
     const billingEvent = { provider: 'stripe', eventId: 'evt_rt', type: 'invoice.paid', processedAt: at(50) };
     const notice = { id: 'ntc_rt', userId: user.id, kind: 'channel_failing', subject: 'wh_rt', source: '#btc', channelId: channel.id, message: 'failing', openedAt: at(51), resolvedAt: at(52) };
     const noticeSend = { id: 'dlv_nrt', userId: user.id, noticeId: notice.id, state: 'resolved', channelId: channel.id, messageId: 'ntc_rt:resolved', status: 'delivered' as const, attempts: 2, lastError: '503', lastStatus: 503, nextAttemptAt: at(53), deliveredAt: at(54), claimToken: 'tok_2', createdAt: at(55), updatedAt: at(56) };
+    const activity = { sourceKey: cursor.sourceKey, lastPostAt: at(57), gapHistogram: [0, 1.5, 2.25e6], samples: 20, longGaps: 1, silentSince: at(58), updatedAt: at(59) };
     const outbox = { queue: 'alert-routing', name: 'route-alert', jobId: 'route-post_rt', payload: { feedItemId: 'post_rt', nested: [1, 'a', null] }, createdAt: at(36) };
 
     await prisma.plan.create({ data: plan });
@@ -122,6 +123,7 @@ describe('schema.prisma and the migrated database', () => {
     await prisma.xPost.create({ data: xPost });
     await prisma.engagementState.create({ data: engagement });
     await prisma.sourceCursor.create({ data: cursor });
+    await prisma.sourceActivity.create({ data: activity });
     const { id: outboxId } = await prisma.outboxJob.create({ data: outbox });
     await prisma.feedClock.update({ where: { id: 1 }, data: { last: at(37) } });
     await prisma.secretsKeyCheck.create({ data: keyCheck });
@@ -150,6 +152,7 @@ describe('schema.prisma and the migrated database', () => {
     expect(await prisma.xPost.findUnique({ where: { id: xPost.id } })).toEqual(xPost);
     expect(await prisma.engagementState.findUnique({ where: { xPostId: engagement.xPostId } })).toEqual(engagement);
     expect(await prisma.sourceCursor.findUnique({ where: { sourceKey: cursor.sourceKey } })).toEqual(cursor);
+    expect(await prisma.sourceActivity.findUnique({ where: { sourceKey: activity.sourceKey } })).toEqual(activity);
     expect(await prisma.outboxJob.findUnique({ where: { id: outboxId } })).toEqual({ id: outboxId, ...outbox });
     expect(await prisma.feedClock.findUnique({ where: { id: 1 } })).toEqual({ id: 1, last: at(37) });
     expect(await prisma.secretsKeyCheck.findUnique({ where: { id: 1 } })).toEqual(keyCheck);
@@ -168,7 +171,7 @@ describe('schema.prisma and the migrated database', () => {
       NotificationChannel: channel, Delivery: delivery, XPost: xPost, EngagementState: engagement, SourceCursor: cursor,
       OutboxJob: { id: outboxId, ...outbox }, FeedClock: { id: 1, last: at(37) }, SecretsKeyCheck: keyCheck,
       Checkout: checkout, Session: session, LoginChallenge: challenge, PasswordReset: reset, BillingEvent: billingEvent,
-      Notice: notice, NoticeDelivery: noticeSend,
+      Notice: notice, NoticeDelivery: noticeSend, SourceActivity: activity,
     };
     for (const [name, model] of models) {
       if (model.ignored) continue;

@@ -40,6 +40,11 @@ export interface MatchResult {
   candidates: Candidate[];
   /** Per subscription id: publication time of the newest post it matched. */
   lastPostAt: Map<string, Date>;
+  /**
+   * Per source key: when each new post of the source was published (ms, `posted_at`), whatever the tracks'
+   * own rules: the source's pace, which the silence detector learns.
+   */
+  sourcePosts: Map<string, number[]>;
 }
 
 /** The lowest id a post must exceed to be new for a source: its cursor, or its creation as a snowflake. */
@@ -107,6 +112,7 @@ export function matchPosts(posts: readonly XPost[], sources: readonly Source[], 
   const ordered = posts.filter((post) => !seen.has(post.id) && seen.add(post.id)).sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
   const candidates: Candidate[] = [];
   const lastPostAt = new Map<string, Date>();
+  const sourcePosts = new Map<string, number[]>();
 
   for (const post of ordered) {
     const id = BigInt(post.id);
@@ -121,6 +127,9 @@ export function matchPosts(posts: readonly XPost[], sources: readonly Source[], 
     for (const key of hitKeys) {
       const bound = bounds.get(key);
       if (bound === undefined || id <= bound) continue;
+      const times = sourcePosts.get(key);
+      if (times) times.push(postedAt.getTime());
+      else sourcePosts.set(key, [postedAt.getTime()]);
       for (const subscription of bySource.get(key) ?? []) {
         if (!passes(subscription, post, publishedMs)) continue;
         const list = perUser.get(subscription.userId) ?? [];
@@ -134,7 +143,7 @@ export function matchPosts(posts: readonly XPost[], sources: readonly Source[], 
       candidates.push({ userId, post, postedAt, matches: (perUser.get(userId) as Subscription[]).sort(byCreation) });
     }
   }
-  return { candidates, lastPostAt };
+  return { candidates, lastPostAt, sourcePosts };
 }
 
 /** `#btc` / `@alice`: how a subscription appears in a feed item's `sources`. */

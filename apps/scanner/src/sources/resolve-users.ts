@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { Logger } from '@hashwatch/logger';
 import type { XClient } from '@hashwatch/x-api';
+import type { SourceNoticeSettings } from '../notices/source-notices';
 import { recordFailure } from '../storing/record-failure';
 import type { ClaimedSource } from './claim-sources';
 import { SERVED_USER } from './sync-sources';
@@ -23,7 +24,7 @@ UPDATE account_tracks a SET x_user_id = v.id
  * Looks up, once, the handles of account sources no one has resolved yet (GET /2/users/by, 100 a call), and
  * stores their X ids on the account tracks. A handle X does not know gets `scan_error` "user not found" and
  * is left out of queries until it is checked again 10 minutes later: a monitor must never watch a typo
- * silently. Returns the keys to leave out of this cycle. If the lookup fails the sources are scanned anyway.
+ * silently (and its failures in a row raise `source_failing`). Returns the keys to leave out of this cycle. If the lookup fails the sources are scanned anyway.
  */
 export async function resolveUsers(
   pool: pg.Pool,
@@ -32,6 +33,7 @@ export async function resolveUsers(
   claimId: number,
   log: Logger,
   now: () => number,
+  notices?: SourceNoticeSettings,
 ): Promise<Set<string>> {
   const skip = new Set<string>();
   const candidates: ClaimedSource[] = [];
@@ -59,7 +61,9 @@ export async function resolveUsers(
     const missing = batch.filter((source) => !found.has(source.name));
     if (missing.length > 0) {
       log.info('tracked handles unknown to X', { handles: missing.map((source) => source.name) });
-      await recordFailure(pool, missing, { reason: USER_NOT_FOUND, retry: { kind: 'interval' }, counts: false }, claimId);
+      // Counts as a failed scan: a handle renamed, suspended or deleted raises `source_failing` after as many
+      // look-ups (10 minutes apart) as any other failing source takes scans.
+      await recordFailure(pool, missing, { reason: USER_NOT_FOUND, retry: { kind: 'interval' }, counts: true }, claimId, notices);
       for (const source of missing) skip.add(source.key);
     }
   }

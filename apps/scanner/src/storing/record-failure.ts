@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { transaction } from '@hashwatch/db';
 import {
   XApiError,
   XAuthError,
@@ -8,6 +9,7 @@ import {
   XUnavailableError,
   XUsageCappedError,
 } from '@hashwatch/x-api';
+import { DEFAULT_SOURCE_NOTICE_SETTINGS, failingMessage, raiseSourceNotices, type SourceNoticeSettings } from '../notices/source-notices';
 import type { Source } from '../sources/source';
 
 /** Why a scan of some sources did not happen, and when to try again. */
@@ -51,23 +53,46 @@ WITH s AS (
          claimed_by = CASE WHEN s.claimed_by = $8 THEN NULL ELSE s.claimed_by END,
          updated_at = now()
    WHERE s.source_key = ANY($1::text[])
-  RETURNING 1
+  RETURNING s.source_key, s.failures
 ), t AS (
   UPDATE tracks SET scan_error = $2 WHERE hashtag_norm = ANY($6::text[]) AND scan_error IS DISTINCT FROM $2 RETURNING 1
 ), a AS (
   UPDATE account_tracks SET scan_error = $2 WHERE username_norm = ANY($7::text[]) AND scan_error IS DISTINCT FROM $2 RETURNING 1
 )
-SELECT (SELECT count(*) FROM s) AS n`;
+SELECT s.source_key, s.failures FROM s WHERE $5 AND s.failures >= $9 ORDER BY s.source_key`;
 
 /**
  * Records a failed scan on the sources (when to retry, failures in a row) and shows its reason as
- * `scan_error` on every track and account track watching them. One statement, outside any other transaction.
+ * `scan_error` on every track and account track watching them. A failure that counts and brings a source to
+ * `failingCycles` failures in a row (or more) raises `source_failing` for every served account tracking it, in
+ * the same transaction: one statement for the record, and one more only when some source reached the threshold.
  */
-export async function recordFailure(pool: pg.Pool, sources: readonly Pick<Source, 'key' | 'kind' | 'name'>[], failure: ScanFailure, claimId: number): Promise<void> {
+export async function recordFailure(
+  pool: pg.Pool,
+  sources: readonly Pick<Source, 'key' | 'kind' | 'name'>[],
+  failure: ScanFailure,
+  claimId: number,
+  notices: SourceNoticeSettings = DEFAULT_SOURCE_NOTICE_SETTINGS,
+): Promise<void> {
   if (sources.length === 0) return;
   const keys = sources.map((source) => source.key).sort();
   const tags = sources.filter((source) => source.kind === 'tag').map((source) => source.name);
   const users = sources.filter((source) => source.kind === 'user').map((source) => source.name);
   const at = failure.retry.kind === 'at' ? failure.retry.at.toISOString() : null;
-  await pool.query(RECORD_FAILURE, [keys, failure.reason, failure.retry.kind, at, failure.counts, tags, users, claimId]);
+  await transaction(pool, async (client) => {
+    const { rows } = await client.query<{ source_key: string; failures: number }>(RECORD_FAILURE, [
+      keys,
+      failure.reason,
+      failure.retry.kind,
+      at,
+      failure.counts,
+      tags,
+      users,
+      claimId,
+      notices.failingCycles,
+    ]);
+    if (rows.length === 0) return;
+    const messages = new Map(rows.map((row) => [row.source_key, failingMessage(row.source_key, failure.reason, row.failures)]));
+    await raiseSourceNotices(client, 'source_failing', messages, new Date(), notices.cooldownSeconds);
+  });
 }

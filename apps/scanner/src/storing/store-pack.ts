@@ -4,6 +4,7 @@ import { writeOutboxBatch, type OutboxEntry, type WrittenOutbox } from '@hashwat
 import { routeAlertsJobs } from '@hashwatch/queues';
 import type { XPost } from '@hashwatch/x-api';
 import { candidateSources, matchPosts, toFeedItem, type Candidate, type Subscription } from '../matching/match-posts';
+import { recordScanSuccess, type SourceNoticeSettings } from '../notices/source-notices';
 import { SERVED_USER } from '../sources/sync-sources';
 import { upstreamShares } from './upstream-shares';
 import type { Source } from '../sources/source';
@@ -21,7 +22,13 @@ export interface StorePackInput {
     newestId: string | null;
     /** Per subscription id, the newest post earlier pages matched (health's last_post_at). */
     lastPostAt?: ReadonlyMap<string, Date>;
+    /** Per source key, when the new posts earlier pages found were published (ms): the source's pace. */
+    sourcePosts?: ReadonlyMap<string, readonly number[]>;
+    /** The scan's clock, for the silence detector and the notices. Default: now. */
+    now?: Date;
   };
+  /** The source notices' settings (failing cycles, silence detector). Default: their defaults. */
+  notices?: SourceNoticeSettings;
   /**
    * An account whose remaining alert quota is below this keeps its new items for the completing batch, so
    * that its quota goes to the oldest posts of the whole query. 0 (the default) stores everything now.
@@ -48,12 +55,15 @@ export interface StorePackResult {
   deferredPostIds: string[];
   /** Per subscription id, the publication time of the newest post it matched in this batch. */
   lastPostAt: Map<string, Date>;
+  /** Per source key, when each new post of this batch was published (ms). */
+  sourcePosts: Map<string, number[]>;
   /** The alert jobs of `inserted`, written to the outbox: relay them once the transaction commits. */
   outbox: WrittenOutbox;
 }
 
 // Lock order, the same in every scanner transaction so two replicas never deadlock each other:
-// source_cursors rows (the pack's own), tracks/account_tracks rows (the pack's own), usage_periods rows
+// source_cursors rows (the pack's own), tracks/account_tracks rows (the pack's own), source_activity rows and the
+// sources' notices (the pack's own), usage_periods rows
 // (sorted by account), x_posts rows (sorted by id), feed_items rows of the locked accounts, feed_clock. The one
 // exception is a usage row created in the transaction (once per account and period), locked after x_posts:
 // a deadlock that allows is retried by the caller.
@@ -311,18 +321,25 @@ function sortCandidates(candidates: readonly Candidate[], existing: ReadonlyMap<
  * but for the two statements that depend on what it returned: commit right after.
  */
 export async function storePack(client: pg.PoolClient, input: StorePackInput): Promise<StorePackResult> {
-  const result: StorePackResult = { inserted: [], merged: 0, droppedForQuota: 0, servedAccounts: 0, deferredPostIds: [], lastPostAt: new Map(), outbox: { rowIds: [], entries: [], weight: 0 } };
+  const result: StorePackResult = { inserted: [], merged: 0, droppedForQuota: 0, servedAccounts: 0, deferredPostIds: [], lastPostAt: new Map(), sourcePosts: new Map(), outbox: { rowIds: [], entries: [], weight: 0 } };
   const subscriptions = input.subscriptions ?? (await loadSubscriptions(client, input.sources));
   const matched = matchPosts(input.posts, input.sources, subscriptions);
   const { lastPostAt } = matched;
   let { candidates } = matched;
   result.lastPostAt = lastPostAt;
+  result.sourcePosts = matched.sourcePosts;
   for (const [id, at] of input.complete?.lastPostAt ?? []) {
     const current = lastPostAt.get(id);
     if (!current || current.getTime() < at.getTime()) lastPostAt.set(id, at);
   }
 
-  if (input.complete) await completePack(client, input, input.complete.newestId, subscriptions, lastPostAt);
+  if (input.complete) {
+    await completePack(client, input, input.complete.newestId, subscriptions, lastPostAt);
+    // The scan succeeded: its failing notices resolve, and its posts teach and judge each source's pace.
+    const sourcePosts = new Map<string, number[]>();
+    for (const [key, times] of [...(input.complete.sourcePosts ?? []), ...matched.sourcePosts]) sourcePosts.set(key, [...(sourcePosts.get(key) ?? []), ...times]);
+    await recordScanSuccess(client, input.sources, sourcePosts, input.complete.now ?? new Date(), input.notices);
+  }
 
   const served = [...new Set(subscriptions.map((s) => s.userId))].sort();
   result.servedAccounts = served.length;

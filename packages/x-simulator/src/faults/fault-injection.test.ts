@@ -42,6 +42,22 @@ describe('fault injection', () => {
     await request(sim.app).get('/2/users/by/username/a').set(APP).expect(200);
   });
 
+  it('answers an unauthorized fault with X\'s 401 problem, without rate headers, while the token stays valid after it', async () => {
+    const sim = simulatorWithClock();
+    await request(sim.app).post('/_sim/faults').send({ endpoint: 'search_recent', kind: 'unauthorized', count: 2 }).expect(201);
+    for (let i = 0; i < 2; i += 1) {
+      const refused = await request(sim.app).get(SEARCH).query({ query: '#a' }).set(APP).expect(401);
+      expect(refused.body).toEqual({ title: 'Unauthorized', type: 'about:blank', status: 401, detail: 'Unauthorized' });
+      expect(refused.headers['x-rate-limit-remaining']).toBeUndefined();
+    }
+    await request(sim.app).get(SEARCH).query({ query: '#a' }).set(APP).expect(200);
+    expect(sim.state.requestLog.entries({ endpoint: 'search_recent' }).map((entry) => [entry.status, entry.fault])).toEqual([
+      [401, 'unauthorized'],
+      [401, 'unauthorized'],
+      [200, null],
+    ]);
+  });
+
   it('answers a rate_limited fault with reset_in_seconds at its own reset, earlier than the window\'s, leaving the window as it is', async () => {
     const sim = simulatorWithClock();
     const first = await request(sim.app).get(SEARCH).query({ query: '#a' }).set(APP).expect(200);

@@ -1,6 +1,8 @@
 import type { XEndpoint } from '../endpoints';
 
-export const FAULT_KINDS = ['rate_limited', 'usage_capped', 'unavailable', 'internal_error', 'slow'] as const;
+// `unauthorized`: X's 401 for a bearer token it no longer accepts (revoked or regenerated in the developer
+// console), answered before anything else as X does, without rate headers.
+export const FAULT_KINDS = ['rate_limited', 'usage_capped', 'unavailable', 'internal_error', 'slow', 'unauthorized'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 /** The next `remaining` requests to `endpoint` ('*' = any) fail this way instead of being served. */

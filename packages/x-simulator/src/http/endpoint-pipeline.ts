@@ -76,6 +76,8 @@ export function endpoint(
         answer = state.problems.usageCapped();
       } else if (injected?.kind === 'unavailable') {
         answer = state.problems.unavailable();
+      } else if (injected?.kind === 'unauthorized') {
+        answer = state.problems.unauthorized();
       } else if (injected?.kind === 'internal_error') {
         answer = state.problems.internalError();
       } else if (state.settings.postCap !== null && state.requestLog.postsServed() >= state.settings.postCap) {
