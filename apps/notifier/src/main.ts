@@ -49,6 +49,7 @@ async function main(): Promise<void> {
       sendTimeoutMs: config.NOTIFIER_SEND_TIMEOUT_MS,
       concurrency: config.NOTIFIER_CONCURRENCY,
       localDrains: config.NOTIFIER_CONCURRENCY,
+      alertMaxAgeMs: config.ALERT_MAX_AGE_SECONDS * 1000,
     },
   });
   // Stopped before the connections: running sends finish and record their outcome.
@@ -62,7 +63,12 @@ async function main(): Promise<void> {
     isShuttingDown: () => shutdown.isShuttingDown(),
   });
   shutdown.onShutdown('health server', () => health.close());
-  logger.info('notifier started', { healthPort: health.port, concurrency: notifier.options.concurrency, sendTimeoutMs: notifier.options.sendTimeoutMs });
+  logger.info('notifier started', {
+    healthPort: health.port,
+    concurrency: notifier.options.concurrency,
+    sendTimeoutMs: notifier.options.sendTimeoutMs,
+    alertMaxAgeSeconds: notifier.options.alertMaxAgeMs / 1000,
+  });
 }
 
 runMain(main);

@@ -72,6 +72,11 @@ export interface NotifierOptions {
    * costs its channels. A live run renews it in the background (see {@link leaseStallMs}).
    */
   leaseMs: number;
+  /**
+   * An item detected more than this long after its posted_at (catch-up after an outage of the scanner or of X) is
+   * late: json channels get it flagged `late: true`, chat platforms (Discord, Slack, Telegram) not at all.
+   */
+  alertMaxAgeMs: number;
   pace: PaceRules;
 }
 
@@ -92,6 +97,7 @@ export function resolveNotifierOptions(overrides: Partial<NotifierOptions> = {})
     sweepIntervalMs: 1_000,
     relayIntervalMs: 1_000,
     leaseMs: 5_000,
+    alertMaxAgeMs: 900_000,
     ...overrides,
     pace: { ...DEFAULT_PACE, ...overrides.pace },
   };

@@ -19,3 +19,8 @@ export function resolveFormat(format: WebhookFormat, url: string): Exclude<Chann
   if (host === 'hooks.slack.com') return 'slack';
   return 'json';
 }
+
+/** What a stored channel sends as, without opening its secrets: the bot is Telegram, a webhook its resolved format. */
+export function channelKindOf(row: { kind: 'webhook' | 'bot'; format: WebhookFormat; url: string | null }): ChannelKind {
+  return row.kind === 'bot' ? 'telegram' : resolveFormat(row.format, row.url ?? '');
+}

@@ -4,7 +4,7 @@ import { leaseStallMs } from '../notifier-options';
 import { matchingSource } from '../routing/channel-routing';
 import { alertFor } from './alert-message';
 import { disableChannel, migrateChat, routingChannel, type ChannelRow } from './channel-store';
-import { claimNext, digestIdFor, failPending, markDelivered, markFailed, markRetry, releaseClaim, reviveRetries, type ClaimedDelivery, type DeliveredMark } from './delivery-store';
+import { claimNext, digestIdFor, failPending, markDelivered, markFailed, markRetry, markSkipped, releaseClaim, reviveRetries, type ClaimedDelivery, type DeliveredMark } from './delivery-store';
 import { destinationOf, type Destination } from './destination-pace';
 import type { DrainDeps, RunResult } from './drain-channel.job';
 import { drainKeys, type DrainLease } from './drain-lease';
@@ -178,6 +178,15 @@ export class DrainRun {
       return { kind: 'idle' };
     }
     const chat = takesDigests(live.config.kind);
+    const lateOnChat = chat ? batch.filter((delivery) => delivery.late).map((delivery) => delivery.id) : [];
+    if (lateOnChat.length > 0) {
+      // Routed to a json channel whose format has since become a chat platform's: still never sent there.
+      await markSkipped(deps.pool, lateOnChat, this.claimToken, 'not sent: a late alert (catch-up after an outage); chat platforms get no catch-up alerts');
+      deps.metrics.skipped.inc(live.config.kind, lateOnChat.length);
+      this.claim = [batch.filter((delivery) => !delivery.late).map((delivery) => delivery.id)];
+      await this.giveBack(0);
+      return undefined;
+    }
     if (chat && backlog > deps.options.digestThreshold && !this.digestMode) {
       this.digestMode = true;
       await deps.redis.set(this.keys.digest, '1', 'PX', DIGEST_MODE_TTL_MS);
