@@ -1,6 +1,24 @@
 import { z } from 'zod';
 
 const count = (description: string) => z.number().int().min(0).meta({ description });
+const millis = (description: string) => z.number().int().nullable().meta({ example: 1840, description: `${description} Null when the period has no sample.` });
+
+/** Latency percentiles of the current period (usage-latency.ts computes them). */
+const latencySchema = z
+  .object({
+    detect_p50_ms: millis('Median of `detected_at` − `posted_at` over the sampled feed items that have a `posted_at`.'),
+    detect_p95_ms: millis('95th percentile of the same.'),
+    deliver_p50_ms: millis('Median of `delivered_at` − `detected_at` over the sampled items’ delivered deliveries, one per channel.'),
+    deliver_p95_ms: millis('95th percentile of the same.'),
+  })
+  .meta({
+    id: 'UsageLatency',
+    description:
+      'How fast posts reached you this period, in milliseconds, interpolated between samples (percentile_cont), over the period’s ' +
+      'most recent 10,000 feed items (all of them while the period holds fewer) and their deliveries. ' +
+      '`posted_at` is whole seconds, so detection delays can read up to 1 s long; items caught up after an outage count. ' +
+      'Each item’s own `delivered_at` per channel is in `GET /notifications/deliveries?feed_item=`.',
+  });
 
 export const usageSchema = z
   .object({
@@ -33,6 +51,7 @@ export const usageSchema = z
           'Feed items stored per UTC day of the current period, from its start (at most the last 92 days) to today, oldest first; ' +
           'days without any are 0.',
       }),
+    latency: latencySchema,
   })
   .meta({ id: 'Usage', description: 'Usage of the current billing period against the account’s limits.' });
 

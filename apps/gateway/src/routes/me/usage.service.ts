@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { AppError } from '@hashwatch/errors';
 import { iso } from '../../http/time';
+import { latencyOf } from './usage-latency';
 import type { UsageBody } from './usage.schema';
 
 interface UsageRow {
@@ -80,5 +81,6 @@ export async function getUsage(pool: pg.Pool, userId: string, now: Date): Promis
     webhooks_limit: row.webhooks_limit,
     upstream_posts_read: Number(row.upstream_posts_read),
     alerts_per_day: await alertsPerDay(pool, userId, row.current_period_start, row.current_period_end, now),
+    latency: await latencyOf(pool, userId, { start: row.current_period_start, end: row.current_period_end }),
   };
 }

@@ -35,6 +35,7 @@ describe('GET /usage', () => {
       webhooks_limit: 1,
       upstream_posts_read: 0,
       alerts_per_day: utcDays(user.currentPeriodStart, new Date()).map((date) => ({ date, alerts: 0 })),
+      latency: { detect_p50_ms: null, detect_p95_ms: null, deliver_p50_ms: null, deliver_p95_ms: null },
     });
   });
 
@@ -106,6 +107,7 @@ describe('GET /usage', () => {
       webhooks_limit: 5,
       upstream_posts_read: 12.3333,
       alerts_per_day: utcDays(user.currentPeriodStart, new Date()).map((date) => ({ date, alerts: 0 })),
+      latency: { detect_p50_ms: null, detect_p95_ms: null, deliver_p50_ms: null, deliver_p95_ms: null },
     });
   });
 
