@@ -1,5 +1,6 @@
 import { useAccountTracks, useMe, useTracks, useUsage } from '../api/queries';
 import { AlertsChart } from '../components/AlertsChart';
+import { LatencyFigures } from '../components/LatencyFigures';
 import { ErrorNote, Loading } from '../components/Status';
 import { UsageMeter } from '../components/UsageMeter';
 import { sourceHealth, type Health, type ScannedSource } from './source-health';
@@ -40,7 +41,7 @@ function HealthTable({ sources, scanInterval }: { sources: (ScannedSource & { id
   );
 }
 
-/** Plan, period, usage against every limit, alerts per day and each source's scan health, refreshed every 30 s. */
+/** Plan, period, usage against every limit, alerts per day, latency and each source's scan health, refreshed every 30 s. */
 export function OverviewPage() {
   const me = useMe();
   const usage = useUsage();
@@ -85,6 +86,10 @@ export function OverviewPage() {
       <section>
         <h2>Alerts per day</h2>
         <AlertsChart days={u.alerts_per_day} periodStart={u.period_start} periodEnd={u.period_end} />
+      </section>
+      <section>
+        <h2>Latency this period</h2>
+        <LatencyFigures latency={u.latency} />
       </section>
       <section>
         <h2>Scan health</h2>

@@ -1,15 +1,15 @@
 import { z } from 'zod';
 
 const count = (description: string) => z.number().int().min(0).meta({ description });
-const millis = (description: string) => z.number().int().nullable().meta({ example: 1840, description: `${description} Null when the period has no sample.` });
+const millis = (example: number, description: string) => z.number().int().nullable().meta({ example, description: `${description} Null when the period has no sample.` });
 
 /** Latency percentiles of the current period (usage-latency.ts computes them). */
 const latencySchema = z
   .object({
-    detect_p50_ms: millis('Median of `detected_at` − `posted_at` over the sampled feed items that have a `posted_at`.'),
-    detect_p95_ms: millis('95th percentile of the same.'),
-    deliver_p50_ms: millis('Median of `delivered_at` − `detected_at` over the sampled items’ delivered deliveries, one per channel.'),
-    deliver_p95_ms: millis('95th percentile of the same.'),
+    detect_p50_ms: millis(2_400, 'Median of `detected_at` − `posted_at` over the sampled feed items that have a `posted_at`.'),
+    detect_p95_ms: millis(9_800, '95th percentile of the same.'),
+    deliver_p50_ms: millis(350, 'Median of `delivered_at` − `detected_at` over the sampled items’ delivered deliveries, one per channel.'),
+    deliver_p95_ms: millis(1_900, '95th percentile of the same.'),
   })
   .meta({
     id: 'UsageLatency',
