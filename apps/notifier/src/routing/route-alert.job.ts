@@ -67,6 +67,55 @@ export interface RouteJob {
   log: Logger;
 }
 
+/** The deliveries to create: one per item and matched channel, skipped when a late item meets a chat platform. */
+function pairsOf(targetsOf: ReadonlyMap<string, RoutingRow[]>, items: ReadonlyMap<string, ItemRow>, alertMaxAgeMs: number): Pair[] {
+  return [...targetsOf].flatMap(([feedItemId, channels]) => {
+    const item = items.get(feedItemId)!;
+    const reason = skipReason(item, alertMaxAgeMs);
+    return channels.map((channel) => {
+      const kind = channelKindOf(channel);
+      return { feedItemId, channelId: channel.id, userId: item.user_id, kind, late: reason !== undefined, skipped: takesDigests(kind) ? reason : undefined };
+    });
+  });
+}
+
+/**
+ * Inserts the deliveries in one statement, those already there left alone; answers how many each item got. A skipped
+ * delivery is terminal from the start (no attempt, nothing due), so the delivery log accounts for every (channel,
+ * item) pair and nothing is left pending.
+ */
+async function insertDeliveries(deps: RouteDeps, pairs: Pair[], typeOf: (feedItemId: string) => string): Promise<Map<string, number>> {
+  const createdPer = new Map<string, number>();
+  if (pairs.length === 0) return createdPer;
+  const { rows: inserted } = await deps.pool.query<{ feed_item_id: string; channel_id: string; status: 'pending' | 'skipped' }>(
+    `INSERT INTO deliveries (id, user_id, channel_id, feed_item_id, message_id, status, attempts, next_attempt_at, last_error, late,
+                             created_at, updated_at)
+     SELECT d.id, d.user_id, d.channel_id, d.feed_item_id, d.message_id,
+            CASE WHEN d.skipped IS NULL THEN 'pending' ELSE 'skipped' END::delivery_status, 0,
+            CASE WHEN d.skipped IS NULL THEN now() END, d.skipped, d.late, now(), now()
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::boolean[])
+            AS d(id, user_id, channel_id, feed_item_id, message_id, skipped, late)
+     ON CONFLICT (channel_id, feed_item_id) DO NOTHING
+     RETURNING feed_item_id, channel_id, status`,
+    [
+      pairs.map(() => newId('dlv')),
+      pairs.map((pair) => pair.userId),
+      pairs.map((pair) => pair.channelId),
+      pairs.map((pair) => pair.feedItemId),
+      pairs.map((pair) => messageIdFor(pair.channelId, pair.feedItemId)),
+      pairs.map((pair) => pair.skipped ?? null),
+      pairs.map((pair) => pair.late),
+    ],
+  );
+  const kindOf = new Map(pairs.map((pair) => [`${pair.channelId}\n${pair.feedItemId}`, pair.kind]));
+  for (const row of inserted) {
+    createdPer.set(row.feed_item_id, (createdPer.get(row.feed_item_id) ?? 0) + 1);
+    deps.metrics.routed.inc(typeOf(row.feed_item_id));
+    if (row.status === 'skipped') deps.metrics.skipped.inc(kindOf.get(`${row.channel_id}\n${row.feed_item_id}`)!);
+  }
+  return createdPer;
+}
+
 /**
  * Routes several feed items with two statements in all: one reads the items and their accounts' live
  * channels, one inserts every delivery. Then the routed channels' drains are kicked, each once. Results are
@@ -109,45 +158,8 @@ export async function routeAlerts(deps: RouteDeps, jobs: RouteJob[]): Promise<Ro
     const categories: EngagementCategories = { trackLikes: item.track_likes, trackReposts: item.track_reposts, trackComments: item.track_comments };
     targetsOf.set(feedItemId, item.channels.filter((channel) => matchingSource(routingChannel(channel), item, categories) !== undefined));
   }
-  const pairs = [...targetsOf].flatMap(([feedItemId, channels]): Pair[] => {
-    const item = items.get(feedItemId)!;
-    const reason = skipReason(item, deps.alertMaxAgeMs);
-    return channels.map((channel) => {
-      const kind = channelKindOf(channel);
-      return { feedItemId, channelId: channel.id, userId: item.user_id, kind, late: reason !== undefined, skipped: takesDigests(kind) ? reason : undefined };
-    });
-  });
-  const createdPer = new Map<string, number>();
-  if (pairs.length > 0) {
-    // A skipped delivery is terminal from the start (no attempt, nothing due), so the delivery log accounts for
-    // every (channel, item) pair and nothing is left pending.
-    const { rows: inserted } = await pool.query<{ feed_item_id: string; channel_id: string; status: 'pending' | 'skipped' }>(
-      `INSERT INTO deliveries (id, user_id, channel_id, feed_item_id, message_id, status, attempts, next_attempt_at, last_error, late,
-                               created_at, updated_at)
-       SELECT d.id, d.user_id, d.channel_id, d.feed_item_id, d.message_id,
-              CASE WHEN d.skipped IS NULL THEN 'pending' ELSE 'skipped' END::delivery_status, 0,
-              CASE WHEN d.skipped IS NULL THEN now() END, d.skipped, d.late, now(), now()
-         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::boolean[])
-              AS d(id, user_id, channel_id, feed_item_id, message_id, skipped, late)
-       ON CONFLICT (channel_id, feed_item_id) DO NOTHING
-       RETURNING feed_item_id, channel_id, status`,
-      [
-        pairs.map(() => newId('dlv')),
-        pairs.map((pair) => pair.userId),
-        pairs.map((pair) => pair.channelId),
-        pairs.map((pair) => pair.feedItemId),
-        pairs.map((pair) => messageIdFor(pair.channelId, pair.feedItemId)),
-        pairs.map((pair) => pair.skipped ?? null),
-        pairs.map((pair) => pair.late),
-      ],
-    );
-    const kindOf = new Map(pairs.map((pair) => [`${pair.channelId}\n${pair.feedItemId}`, pair.kind]));
-    for (const row of inserted) {
-      createdPer.set(row.feed_item_id, (createdPer.get(row.feed_item_id) ?? 0) + 1);
-      deps.metrics.routed.inc(items.get(row.feed_item_id)!.type);
-      if (row.status === 'skipped') deps.metrics.skipped.inc(kindOf.get(`${row.channel_id}\n${row.feed_item_id}`)!);
-    }
-  }
+  const pairs = pairsOf(targetsOf, items, deps.alertMaxAgeMs);
+  const createdPer = await insertDeliveries(deps, pairs, (feedItemId) => items.get(feedItemId)!.type);
 
   // Every target with something to send, not only new rows: a first run may have inserted them and died before
   // waking anyone. A kick drains in this replica's background when it has room (the jobs are done once the rows
