@@ -84,6 +84,15 @@ describe('GET /usage latency', () => {
     expect((await latencyOf(pool(), accountId, period)).detect_p50_ms).toBe(31_500);
   });
 
+  it('documents latency in the OpenAPI document: four integer-or-null figures, required in Usage', async () => {
+    const doc = (await request(gw.app).get('/v1/openapi.json').expect(200)).body;
+    expect(doc.components.schemas.Usage.required).toContain('latency');
+    const latency = doc.components.schemas.UsageLatency;
+    expect(Object.keys(latency.properties).sort()).toEqual(['deliver_p50_ms', 'deliver_p95_ms', 'detect_p50_ms', 'detect_p95_ms']);
+    expect(latency.required.sort()).toEqual(Object.keys(latency.properties).sort());
+    for (const figure of Object.values(latency.properties)) expect(figure).toMatchObject({ type: ['integer', 'null'] });
+  });
+
   it('answers a single sample as both p50 and p95', async () => {
     const { accountId, auth } = await gw.account();
     const user = await prisma().user.findUniqueOrThrow({ where: { id: accountId } });
