@@ -55,6 +55,7 @@ async function main(): Promise<void> {
       localDrains: config.NOTIFIER_CONCURRENCY,
       channelFailingAfterMs: config.NOTIFIER_CHANNEL_FAILING_AFTER_SECONDS * 1000,
       channelDisableAfterMs: config.NOTIFIER_CHANNEL_DISABLE_AFTER_SECONDS * 1000,
+      alertMaxAgeMs: config.ALERT_MAX_AGE_SECONDS * 1000,
     },
   });
   // Stopped before the connections: running sends finish and record their outcome.
@@ -68,7 +69,12 @@ async function main(): Promise<void> {
     isShuttingDown: () => shutdown.isShuttingDown(),
   });
   shutdown.onShutdown('health server', () => health.close());
-  logger.info('notifier started', { healthPort: health.port, concurrency: notifier.options.concurrency, sendTimeoutMs: notifier.options.sendTimeoutMs });
+  logger.info('notifier started', {
+    healthPort: health.port,
+    concurrency: notifier.options.concurrency,
+    sendTimeoutMs: notifier.options.sendTimeoutMs,
+    alertMaxAgeSeconds: notifier.options.alertMaxAgeMs / 1000,
+  });
 }
 
 runMain(main);

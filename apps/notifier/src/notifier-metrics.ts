@@ -11,6 +11,8 @@ export interface NotifierMetrics {
   delivered: LabelledCounter;
   retried: LabelledCounter;
   failed: LabelledCounter;
+  /** Deliveries routing recorded as skipped (late alerts to chat platforms), by channel kind. */
+  skipped: LabelledCounter;
   routed: LabelledCounter;
   /** How long a job waited in its queue before this replica took it. */
   observeWait(queue: string, seconds: number): void;
@@ -37,6 +39,7 @@ export function createNotifierMetrics(registry: Registry = createMetricsRegistry
     delivered: outcome('delivered'),
     retried: outcome('retried'),
     failed: outcome('failed'),
+    skipped: outcome('skipped'),
     routed: labelled((type, by) => routed.inc({ type }, by)),
     observeWait: (queue, seconds) => jobWait.observe({ queue }, seconds),
     render: () => registry.metrics(),

@@ -79,6 +79,11 @@ export interface NotifierOptions {
   channelFailingAfterMs: number;
   /** A webhook channel whose sends have all failed this long is switched off with `channel_disabled` (CONTRACT 8: 24 h). */
   channelDisableAfterMs: number;
+  /**
+   * An item detected more than this long after its posted_at (catch-up after an outage of the scanner or of X) is
+   * late: json channels get it flagged `late: true`, chat platforms (Discord, Slack, Telegram) not at all.
+   */
+  alertMaxAgeMs: number;
   pace: PaceRules;
 }
 
@@ -101,6 +106,7 @@ export function resolveNotifierOptions(overrides: Partial<NotifierOptions> = {})
     leaseMs: 5_000,
     channelFailingAfterMs: 60 * 60_000,
     channelDisableAfterMs: 24 * 60 * 60_000,
+    alertMaxAgeMs: 900_000,
     ...overrides,
     pace: { ...DEFAULT_PACE, ...overrides.pace },
   };

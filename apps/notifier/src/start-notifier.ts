@@ -135,7 +135,7 @@ function startWorkers(deps: NotifierDeps, drainDeps: DrainDeps, options: Notifie
   const { pool, queues, logger } = deps;
   const { drains, metrics } = drainDeps;
   const workerOptions = { connection: deps.workerConnection, prefix: queues.prefix, concurrency: options.concurrency, logger, observeWait: metrics.observeWait };
-  const router = createRouteBatcher({ pool, drains, metrics });
+  const router = createRouteBatcher({ pool, drains, metrics, alertMaxAgeMs: options.alertMaxAgeMs });
   const routing = defineWorker(
     'alert-routing',
     {

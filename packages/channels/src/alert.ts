@@ -33,6 +33,11 @@ export interface AlertPost {
   parent_text?: string;
   /** Set on the alert sent by `POST /notifications/test`. */
   test?: boolean;
+  /**
+   * Detected more than ALERT_MAX_AGE_SECONDS after `posted_at` (catch-up after an outage). Only json channels are
+   * sent late alerts, with a top-level `late: true`; chat platforms never get them.
+   */
+  late?: boolean;
 }
 
 /** Several alerts sent as one message when a chat channel is paced (never to json channels: each item is its own message there). */

@@ -23,7 +23,7 @@ export { createSender, DEFAULT_MAX_RESPONSE_BYTES } from './create-sender';
 export type { Sender, SenderOptions } from './create-sender';
 export { deliver } from './deliver';
 export type { DeliveryAttempt } from './deliver';
-export { noticesByDefault, resolveFormat } from './resolve-format';
+export { channelKindOf, noticesByDefault, resolveFormat } from './resolve-format';
 export type { WebhookFormat } from './resolve-format';
 export { renderTemplate } from './template';
 export { MissingSecretError, unsealChannel, UnreadableSecretError } from './unseal-channel';

@@ -1,4 +1,4 @@
-import { resolveFormat } from './resolve-format';
+import { channelKindOf, resolveFormat } from './resolve-format';
 
 describe('resolveFormat', () => {
   it.each([
@@ -18,5 +18,14 @@ describe('resolveFormat', () => {
   it('keeps an explicit format whatever the host', () => {
     expect(resolveFormat('json', 'https://discord.com/api/webhooks/1/abc')).toBe('json');
     expect(resolveFormat('slack', 'https://example.com/x')).toBe('slack');
+  });
+});
+
+describe('channelKindOf', () => {
+  it('sends the bot channel as Telegram and a webhook as its resolved format', () => {
+    expect(channelKindOf({ kind: 'bot', format: 'auto', url: null })).toBe('telegram');
+    expect(channelKindOf({ kind: 'webhook', format: 'auto', url: 'https://discord.com/api/webhooks/1/abc' })).toBe('discord');
+    expect(channelKindOf({ kind: 'webhook', format: 'json', url: 'https://hooks.slack.com/services/T/B/x' })).toBe('json');
+    expect(channelKindOf({ kind: 'webhook', format: 'auto', url: null })).toBe('json');
   });
 });

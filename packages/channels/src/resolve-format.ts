@@ -20,12 +20,16 @@ export function resolveFormat(format: WebhookFormat, url: string): Exclude<Chann
   return 'json';
 }
 
+/** What a stored channel sends as, without opening its secrets: the bot is Telegram, a webhook its resolved format. */
+export function channelKindOf(row: { kind: 'webhook' | 'bot'; format: WebhookFormat; url: string | null }): ChannelKind {
+  return row.kind === 'bot' ? 'telegram' : resolveFormat(row.format, row.url ?? '');
+}
+
 /**
  * Whether a channel takes system notices when its own `notices` switch is unset (CONTRACT 8): yes on Discord,
  * Slack and the Telegram bot, where a person reads them; no on json, so no receiver meets a message shape it
  * does not expect. A webhook's format is resolved first, as `auto` may be any of them.
  */
 export function noticesByDefault(channel: { kind: 'webhook' | 'bot'; format: WebhookFormat; url: string | null }): boolean {
-  if (channel.kind === 'bot') return true;
-  return resolveFormat(channel.format, channel.url ?? '') !== 'json';
+  return channelKindOf(channel) !== 'json';
 }

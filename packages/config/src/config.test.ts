@@ -14,6 +14,7 @@ describe('loadConfig', () => {
       X_QUERY_MAX_LENGTH: 512,
       TELEGRAM_API_BASE_URL: 'https://api.telegram.org',
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: false,
+      ALERT_MAX_AGE_SECONDS: 900,
       LOG_LEVEL: 'info',
     });
     expect(config.SECRETS_KEY).toBeUndefined();
@@ -32,6 +33,12 @@ describe('loadConfig', () => {
     expect(loadConfig(configSchema, { SECRETS_KEY_PREVIOUS: previous }).SECRETS_KEY_PREVIOUS).toBe(previous);
     expect(loadConfig(configSchema, {}).SECRETS_KEY_PREVIOUS).toBeUndefined();
     expect(() => loadConfig(configSchema, { SECRETS_KEY_PREVIOUS: 'c2hvcnQ=' })).toThrow(/^invalid environment: SECRETS_KEY_PREVIOUS must be 32 random bytes/);
+  });
+
+  it('reads ALERT_MAX_AGE_SECONDS as whole seconds and names it when it is not a positive integer', () => {
+    expect(loadConfig(configSchema, { ALERT_MAX_AGE_SECONDS: '5' }).ALERT_MAX_AGE_SECONDS).toBe(5);
+    expect(() => loadConfig(configSchema, { ALERT_MAX_AGE_SECONDS: '0' })).toThrow(/^invalid environment: ALERT_MAX_AGE_SECONDS /);
+    expect(() => loadConfig(configSchema, { ALERT_MAX_AGE_SECONDS: '1.5' })).toThrow(/^invalid environment: ALERT_MAX_AGE_SECONDS /);
   });
 
   it('treats an empty variable as unset', () => {

@@ -102,6 +102,11 @@ export const configSchema = z.object({
   /** A former SECRETS_KEY, only ever read with, while `secrets:reseal` moves every secret to SECRETS_KEY. */
   SECRETS_KEY_PREVIOUS: secretsKey.optional(),
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: booleanString.default(false),
+  /**
+   * An item detected more than this long after its posted_at (catch-up after an outage) goes to json channels
+   * only, flagged `late: true`; chat platforms (Discord, Slack, Telegram) do not get it.
+   */
+  ALERT_MAX_AGE_SECONDS: z.coerce.number().int().min(1).max(7 * 24 * 3600).default(900),
   LOG_LEVEL: z.enum(['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly']).default('info'),
 });
 

@@ -14,8 +14,11 @@ const WAIT_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 30
 export const UNMATCHED_ROUTE = 'unmatched';
 /** The status label of an X call that got no HTTP answer (network error, timeout). */
 export const X_NO_RESPONSE_STATUS = 'error';
-/** What the notifier counts per delivery: delivered, retried (a later attempt follows) or failed for good. */
-export const DELIVERY_OUTCOMES = ['delivered', 'retried', 'failed'] as const;
+/**
+ * What the notifier counts per delivery: delivered, retried (a later attempt follows), failed for good, or skipped
+ * (never sent: a late alert to a chat platform).
+ */
+export const DELIVERY_OUTCOMES = ['delivered', 'retried', 'failed', 'skipped'] as const;
 export type DeliveryOutcome = (typeof DELIVERY_OUTCOMES)[number];
 
 /** The gateway's request latency, by matched route pattern. */

@@ -1,5 +1,6 @@
 import { useAccountTracks, useMe, useTracks, useUsage } from '../api/queries';
 import { AlertsChart } from '../components/AlertsChart';
+import { LatencyFigures } from '../components/LatencyFigures';
 import { NoticesPanel } from '../components/NoticesPanel';
 import { ErrorNote, Loading } from '../components/Status';
 import { UpstreamCost } from '../components/UpstreamCost';
@@ -42,7 +43,7 @@ function HealthTable({ sources, scanInterval }: { sources: (ScannedSource & { id
   );
 }
 
-/** Plan, period, usage against every limit, open and recent notices, alerts per day, upstream cost per source and each source's scan health, refreshed every 30 s. */
+/** Plan, period, usage against every limit, open and recent notices, alerts per day, latency, upstream cost per source and each source's scan health, refreshed every 30 s. */
 export function OverviewPage() {
   const me = useMe();
   const usage = useUsage();
@@ -91,6 +92,10 @@ export function OverviewPage() {
       <section>
         <h2>Alerts per day</h2>
         <AlertsChart days={u.alerts_per_day} periodStart={u.period_start} periodEnd={u.period_end} />
+      </section>
+      <section>
+        <h2>Latency this period</h2>
+        <LatencyFigures latency={u.latency} />
       </section>
       <section>
         <h2>Upstream cost per source</h2>

@@ -24,6 +24,7 @@ export function alertFor(delivery: ClaimedDelivery, source: string | undefined):
     url: delivery.url,
     posted_at: delivery.posted_at ? delivery.posted_at.toISOString() : null,
     detected_at: delivery.detected_at.toISOString(),
+    ...(delivery.late ? { late: true } : {}),
   };
   if (delivery.type !== 'engagement') return alert;
   return {

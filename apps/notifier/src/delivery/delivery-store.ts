@@ -11,6 +11,8 @@ export interface ClaimedDelivery {
   message_id: string;
   attempts: number;
   feed_item_id: string;
+  /** Routing found the item late (catch-up after an outage): sent to json channels with `late: true`, never to chat. */
+  late: boolean;
   type: 'hashtag' | 'account' | 'engagement';
   hashtag: string | null;
   account: string | null;
@@ -160,9 +162,9 @@ export async function claimNext(
           SET attempts = d.attempts + 1, next_attempt_at = now() + $5 * interval '1 millisecond', claim_token = $11,
               updated_at = now()
          FROM pick WHERE d.id = pick.id AND ${DUE}
-    RETURNING d.id, d.message_id, d.attempts, d.feed_item_id),
+    RETURNING d.id, d.message_id, d.attempts, d.feed_item_id, d.late),
      items AS (
-       SELECT c.id, c.message_id, c.attempts, c.feed_item_id, f.type, f.hashtag, f.account, f.sources, f.author,
+       SELECT c.id, c.message_id, c.attempts, c.feed_item_id, c.late, f.type, f.hashtag, f.account, f.sources, f.author,
               f.author_name, f.text, f.url, f.posted_at, f.detected_at, f.parent_id, f.kind,
               p.url AS parent_url, p.text AS parent_text
          FROM claimed c
@@ -221,6 +223,18 @@ export async function markRetry(
     [ids, input.status, input.reason, input.delayMs, input.retryWindowMs, claimToken],
   );
   return { gaveUp: rows.filter((row) => row.status === 'failed').length };
+}
+
+/**
+ * Records claimed deliveries as skipped for good, never sent (a late alert claimed for a chat platform: the channel's
+ * format changed after routing). Only those still claimed with `claimToken`.
+ */
+export async function markSkipped(db: Queryable, ids: string[], claimToken: string, reason: string): Promise<void> {
+  await db.query(
+    `UPDATE deliveries SET status = 'skipped', attempts = GREATEST(attempts - 1, 0), last_error = $2, next_attempt_at = NULL, updated_at = now()
+      WHERE id = ANY($1::text[]) AND status = 'pending' AND claim_token = $3`,
+    [ids, reason, claimToken],
+  );
 }
 
 /** Records a permanent failure of the deliveries still claimed with `claimToken`. */

@@ -90,7 +90,7 @@ describe('drain-channel', () => {
     it('neither sends nor gives back the deliveries the run that took over holds, which sends each once', async () => {
       const { receiver, user, channelId } = await jsonChannel(env.database, receivers);
       const items = await storeFeedItems(pool(), [post(user), post(user), post(user)]);
-      await routeAlerts({ pool: pool(), drains: createDrainScheduler(queues, redis), metrics: createNotifierMetrics() }, items.map((item) => ({ payload: { feedItemId: item.id, userId: user }, log })));
+      await routeAlerts({ pool: pool(), drains: createDrainScheduler(queues, redis), metrics: createNotifierMetrics(), alertMaxAgeMs: 900_000 }, items.map((item) => ({ payload: { feedItemId: item.id, userId: user }, log })));
       const options = resolveNotifierOptions(FAST);
 
       // The first run claims all three and stalls; its lease and the claim's hold run out meanwhile.
@@ -127,7 +127,7 @@ describe('drain-channel', () => {
   it('records what it sent and gives back what it did not when Redis fails part-way through a claim', async () => {
     const { receiver, user, channelId } = await jsonChannel(env.database, receivers);
     const items = await storeFeedItems(pool(), [post(user), post(user), post(user)]);
-    for (const item of items) await routeAlerts({ pool: pool(), drains: createDrainScheduler(queues, redis), metrics: createNotifierMetrics() }, [{ payload: { feedItemId: item.id, userId: user }, log }]);
+    for (const item of items) await routeAlerts({ pool: pool(), drains: createDrainScheduler(queues, redis), metrics: createNotifierMetrics(), alertMaxAgeMs: 900_000 }, [{ payload: { feedItemId: item.id, userId: user }, log }]);
     // The destination's pace answers the first message, then its Redis goes away.
     const pace = createDestinationPace(redis);
     let reservations = 0;
@@ -164,7 +164,7 @@ describe('drain-channel', () => {
     // Sealed under a key this notifier is not given (a rotation it has not caught up with, or a damaged row).
     await pool().query('UPDATE notification_channels SET signing_secret_enc = $2 WHERE id = $1', [channelId, 'v1.sealed-under-another-key']);
     const items = await storeFeedItems(pool(), [post(user), post(user)]);
-    for (const item of items) await routeAlerts({ pool: pool(), drains: createDrainScheduler(queues, redis), metrics: createNotifierMetrics() }, [{ payload: { feedItemId: item.id, userId: user }, log }]);
+    for (const item of items) await routeAlerts({ pool: pool(), drains: createDrainScheduler(queues, redis), metrics: createNotifierMetrics(), alertMaxAgeMs: 900_000 }, [{ payload: { feedItemId: item.id, userId: user }, log }]);
 
     const before = Date.now();
     const result = await drainChannel(drainDeps(createDestinationPace(redis), channelId), channelId, log);
@@ -194,7 +194,7 @@ describe('drain-channel', () => {
     const { receiver, user, channelId } = await jsonChannel(env.database, receivers);
     await pool().query('UPDATE notification_channels SET signing_secret_enc = NULL WHERE id = $1', [channelId]);
     const items = await storeFeedItems(pool(), [post(user), post(user)]);
-    for (const item of items) await routeAlerts({ pool: pool(), drains: createDrainScheduler(queues, redis), metrics: createNotifierMetrics() }, [{ payload: { feedItemId: item.id, userId: user }, log }]);
+    for (const item of items) await routeAlerts({ pool: pool(), drains: createDrainScheduler(queues, redis), metrics: createNotifierMetrics(), alertMaxAgeMs: 900_000 }, [{ payload: { feedItemId: item.id, userId: user }, log }]);
 
     await expect(drainChannel(drainDeps(createDestinationPace(redis), channelId), channelId, log)).resolves.toEqual({ kind: 'stopped' });
     expect(receiver.received).toHaveLength(0);

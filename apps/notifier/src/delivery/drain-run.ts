@@ -5,12 +5,12 @@ import { matchingSource } from '../routing/channel-routing';
 import { alertFor } from './alert-message';
 import { noticeRefusedSend, recordChannelFailure, recordChannelSuccess, refuseChannel, REFUSED_STATUSES } from '../health/channel-health';
 import { migrateChat, routingChannel, type ChannelRow } from './channel-store';
-import { claimNext, digestIdFor, failPending, markDelivered, markFailed, markNoticeDelivered, markRetry, releaseClaim, reviveRetries } from './delivery-store';
-import type { ClaimedDelivery, ClaimedNotice, DeliveredMark } from './delivery-store';
+import { claimNext, digestIdFor, failPending, markDelivered, markFailed, markNoticeDelivered, markRetry, releaseClaim, reviveRetries, type ClaimedDelivery, type ClaimedNotice, type DeliveredMark } from './delivery-store';
 import { destinationOf, type Destination } from './destination-pace';
 import { noticeMessages, type ClaimedIds, type Outgoing } from './outgoing';
 import type { DrainDeps, RunResult } from './drain-channel.job';
 import { drainKeys, type DrainLease } from './drain-lease';
+import { skipLateAlerts } from './late-alerts';
 import { retryDelayMs } from './retry-delay';
 import { unsealForRun } from './unseal-for-run';
 
@@ -29,9 +29,7 @@ function messagesFor(batch: ClaimedDelivery[], channel: ChannelRow, digest: bool
     alertFor(delivery, matchingSource(routing, { ...delivery, kind: delivery.kind }, { trackLikes: true, trackReposts: true, trackComments: true }));
   if (digest && batch.length > 1) {
     const alerts = batch.map(alertOf);
-    return [
-      { table: 'deliveries', deliveries: batch, message: { type: 'digest', alerts, total: alerts.length }, messageId: digestIdFor(batch.map((d) => d.id)), digest: true },
-    ];
+    return [{ table: 'deliveries', deliveries: batch, message: { type: 'digest', alerts, total: alerts.length }, messageId: digestIdFor(batch.map((d) => d.id)), digest: true }];
   }
   return batch.map((delivery) => ({ table: 'deliveries', deliveries: [delivery], message: alertOf(delivery), messageId: delivery.message_id, digest: false }));
 }
@@ -182,6 +180,12 @@ export class DrainRun {
       return { kind: 'idle' };
     }
     const chat = takesDigests(live.config.kind);
+    if (chat && (await skipLateAlerts(deps, batch, this.claimToken, live.config.kind)) > 0) {
+      const unsent = batch.filter((delivery) => !delivery.late);
+      this.claim = [{ table: 'deliveries', ids: unsent.map((d) => d.id) }, { table: 'notice_deliveries', ids: notices.map((n) => n.id) }];
+      await this.giveBack(0);
+      return undefined;
+    }
     if (chat && backlog > deps.options.digestThreshold && !this.digestMode) {
       this.digestMode = true;
       await deps.redis.set(this.keys.digest, '1', 'PX', DIGEST_MODE_TTL_MS);

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { channelKindOf, takesDigests } from '@hashwatch/channels';
 import type { Logger } from '@hashwatch/logger';
 import { newId } from '@hashwatch/db';
 import { routingChannel, type ChannelRow } from '../delivery/channel-store';
@@ -11,18 +12,44 @@ export interface RouteDeps {
   pool: pg.Pool;
   drains: DrainScheduler;
   metrics: NotifierMetrics;
+  /** Items detected more than this long after their posted_at are late: chat platforms do not get them. */
+  alertMaxAgeMs: number;
 }
 
 interface ItemRow extends RoutingItem {
   id: string;
   user_id: string;
+  /** detected_at minus posted_at, whole milliseconds; null without posted_at (likes and retweets). */
+  age_ms: number | null;
   track_likes: boolean;
   track_reposts: boolean;
   track_comments: boolean;
   channels: RoutingRow[];
 }
 
-type RoutingRow = Pick<ChannelRow, 'id' | 'hashtags' | 'accounts' | 'source_filter' | 'engagement_alerts'>;
+type RoutingRow = Pick<ChannelRow, 'id' | 'hashtags' | 'accounts' | 'source_filter' | 'engagement_alerts' | 'kind' | 'format' | 'url'>;
+
+/** One delivery routing creates: pending, or skipped for good (a late item to a chat platform). */
+interface Pair {
+  feedItemId: string;
+  channelId: string;
+  userId: string;
+  kind: ReturnType<typeof channelKindOf>;
+  late: boolean;
+  /** Why it is not sent; undefined when it is. */
+  skipped: string | undefined;
+}
+
+/**
+ * The item is late when it was detected more than the cutoff after X says it was posted (catch-up after an outage
+ * of the scanner or of X). Chat platforms, read by people, are spared a flood of old posts; json channels, read by
+ * machines, still get every item, flagged. The item is stored either way, and its quota unit spent with it.
+ */
+function skipReason(item: ItemRow, alertMaxAgeMs: number): string | undefined {
+  if (item.age_ms === null || item.age_ms <= alertMaxAgeMs) return undefined;
+  const after = Math.floor(item.age_ms / 1000);
+  return `not sent: a late alert, detected ${after} s after it was posted (more than ALERT_MAX_AGE_SECONDS, ${alertMaxAgeMs / 1000}); chat platforms get no catch-up alerts`;
+}
 
 export interface RouteRequest {
   feedItemId: string;
@@ -40,6 +67,55 @@ export interface RouteJob {
   log: Logger;
 }
 
+/** The deliveries to create: one per item and matched channel, skipped when a late item meets a chat platform. */
+function pairsOf(targetsOf: ReadonlyMap<string, RoutingRow[]>, items: ReadonlyMap<string, ItemRow>, alertMaxAgeMs: number): Pair[] {
+  return [...targetsOf].flatMap(([feedItemId, channels]) => {
+    const item = items.get(feedItemId)!;
+    const reason = skipReason(item, alertMaxAgeMs);
+    return channels.map((channel) => {
+      const kind = channelKindOf(channel);
+      return { feedItemId, channelId: channel.id, userId: item.user_id, kind, late: reason !== undefined, skipped: takesDigests(kind) ? reason : undefined };
+    });
+  });
+}
+
+/**
+ * Inserts the deliveries in one statement, those already there left alone; answers how many each item got. A skipped
+ * delivery is terminal from the start (no attempt, nothing due), so the delivery log accounts for every (channel,
+ * item) pair and nothing is left pending.
+ */
+async function insertDeliveries(deps: RouteDeps, pairs: Pair[], typeOf: (feedItemId: string) => string): Promise<Map<string, number>> {
+  const createdPer = new Map<string, number>();
+  if (pairs.length === 0) return createdPer;
+  const { rows: inserted } = await deps.pool.query<{ feed_item_id: string; channel_id: string; status: 'pending' | 'skipped' }>(
+    `INSERT INTO deliveries (id, user_id, channel_id, feed_item_id, message_id, status, attempts, next_attempt_at, last_error, late,
+                             created_at, updated_at)
+     SELECT d.id, d.user_id, d.channel_id, d.feed_item_id, d.message_id,
+            CASE WHEN d.skipped IS NULL THEN 'pending' ELSE 'skipped' END::delivery_status, 0,
+            CASE WHEN d.skipped IS NULL THEN now() END, d.skipped, d.late, now(), now()
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::boolean[])
+            AS d(id, user_id, channel_id, feed_item_id, message_id, skipped, late)
+     ON CONFLICT (channel_id, feed_item_id) DO NOTHING
+     RETURNING feed_item_id, channel_id, status`,
+    [
+      pairs.map(() => newId('dlv')),
+      pairs.map((pair) => pair.userId),
+      pairs.map((pair) => pair.channelId),
+      pairs.map((pair) => pair.feedItemId),
+      pairs.map((pair) => messageIdFor(pair.channelId, pair.feedItemId)),
+      pairs.map((pair) => pair.skipped ?? null),
+      pairs.map((pair) => pair.late),
+    ],
+  );
+  const kindOf = new Map(pairs.map((pair) => [`${pair.channelId}\n${pair.feedItemId}`, pair.kind]));
+  for (const row of inserted) {
+    createdPer.set(row.feed_item_id, (createdPer.get(row.feed_item_id) ?? 0) + 1);
+    deps.metrics.routed.inc(typeOf(row.feed_item_id));
+    if (row.status === 'skipped') deps.metrics.skipped.inc(kindOf.get(`${row.channel_id}\n${row.feed_item_id}`)!);
+  }
+  return createdPer;
+}
+
 /**
  * Routes several feed items with two statements in all: one reads the items and their accounts' live
  * channels, one inserts every delivery. Then the routed channels' drains are kicked, each once. Results are
@@ -55,12 +131,14 @@ export async function routeAlerts(deps: RouteDeps, jobs: RouteJob[]): Promise<Ro
   // detection.
   const { rows } = await pool.query<ItemRow>(
     `SELECT f.id, f.user_id, f.type, f.hashtag, f.account, f.kind,
+            floor(EXTRACT(EPOCH FROM (f.detected_at - f.posted_at)) * 1000)::float8 AS age_ms,
             COALESCE(p.track_likes, f.track_likes) AS track_likes,
             COALESCE(p.track_reposts, f.track_reposts) AS track_reposts,
             COALESCE(p.track_comments, f.track_comments) AS track_comments,
             CASE WHEN cardinality(f.sources) = 0 AND p.id IS NOT NULL THEN p.sources ELSE f.sources END AS sources,
             COALESCE((SELECT json_agg(json_build_object('id', c.id, 'hashtags', c.hashtags, 'accounts', c.accounts,
-                                                        'source_filter', c.source_filter, 'engagement_alerts', c.engagement_alerts))
+                                                        'source_filter', c.source_filter, 'engagement_alerts', c.engagement_alerts,
+                                                        'kind', c.kind, 'format', c.format, 'url', c.url))
                         FROM notification_channels c
                        WHERE c.user_id = f.user_id AND c.enabled AND c.disabled_reason IS NULL), '[]'::json) AS channels
        FROM feed_items f LEFT JOIN feed_items p ON p.id = f.parent_id
@@ -69,7 +147,7 @@ export async function routeAlerts(deps: RouteDeps, jobs: RouteJob[]): Promise<Ro
   );
   const items = new Map(rows.map((row) => [row.id, row]));
 
-  const targetsOf = new Map<string, string[]>();
+  const targetsOf = new Map<string, RoutingRow[]>();
   for (const { payload: { feedItemId, userId }, log } of jobs) {
     const item = items.get(feedItemId);
     if (!item || item.user_id !== userId) {
@@ -78,34 +156,15 @@ export async function routeAlerts(deps: RouteDeps, jobs: RouteJob[]): Promise<Ro
       continue;
     }
     const categories: EngagementCategories = { trackLikes: item.track_likes, trackReposts: item.track_reposts, trackComments: item.track_comments };
-    targetsOf.set(feedItemId, item.channels.filter((channel) => matchingSource(routingChannel(channel), item, categories) !== undefined).map((channel) => channel.id));
+    targetsOf.set(feedItemId, item.channels.filter((channel) => matchingSource(routingChannel(channel), item, categories) !== undefined));
   }
-  const pairs = [...targetsOf].flatMap(([feedItemId, channels]) => channels.map((channelId) => ({ feedItemId, channelId, userId: items.get(feedItemId)!.user_id })));
-  const createdPer = new Map<string, number>();
-  if (pairs.length > 0) {
-    const { rows: inserted } = await pool.query<{ feed_item_id: string }>(
-      `INSERT INTO deliveries (id, user_id, channel_id, feed_item_id, message_id, status, attempts, next_attempt_at, created_at, updated_at)
-       SELECT d.id, d.user_id, d.channel_id, d.feed_item_id, d.message_id, 'pending', 0, now(), now(), now()
-         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) AS d(id, user_id, channel_id, feed_item_id, message_id)
-       ON CONFLICT (channel_id, feed_item_id) DO NOTHING
-       RETURNING feed_item_id`,
-      [
-        pairs.map(() => newId('dlv')),
-        pairs.map((pair) => pair.userId),
-        pairs.map((pair) => pair.channelId),
-        pairs.map((pair) => pair.feedItemId),
-        pairs.map((pair) => messageIdFor(pair.channelId, pair.feedItemId)),
-      ],
-    );
-    for (const row of inserted) {
-      createdPer.set(row.feed_item_id, (createdPer.get(row.feed_item_id) ?? 0) + 1);
-      deps.metrics.routed.inc(items.get(row.feed_item_id)!.type);
-    }
-  }
+  const pairs = pairsOf(targetsOf, items, deps.alertMaxAgeMs);
+  const createdPer = await insertDeliveries(deps, pairs, (feedItemId) => items.get(feedItemId)!.type);
 
-  // Every target, not only new rows: a first run may have inserted them and died before waking anyone. A kick
-  // drains in this replica's background when it has room (the jobs are done once the rows are committed).
-  const channels = [...new Set(pairs.map((pair) => pair.channelId))];
+  // Every target with something to send, not only new rows: a first run may have inserted them and died before
+  // waking anyone. A kick drains in this replica's background when it has room (the jobs are done once the rows
+  // are committed).
+  const channels = [...new Set(pairs.filter((pair) => pair.skipped === undefined).map((pair) => pair.channelId))];
   const kicked = await Promise.allSettled(channels.map((channelId) => deps.drains.kick(channelId)));
   const kickErrors = new Map<string, unknown>();
   kicked.forEach((result, index) => {
@@ -118,7 +177,7 @@ export async function routeAlerts(deps: RouteDeps, jobs: RouteJob[]): Promise<Ro
     if (items.get(feedItemId)?.user_id !== userId) return { channels: 0, created: 0 };
     const first = !reported.has(feedItemId);
     reported.add(feedItemId);
-    const targets = targetsOf.get(feedItemId) ?? [];
+    const targets = (targetsOf.get(feedItemId) ?? []).map((channel) => channel.id);
     const failed = targets.filter((channelId) => kickErrors.has(channelId));
     if (failed.length > 0) log.warn('drain wake failed; the sweeper will pick the deliveries up', { failed: failed.length, error: kickErrors.get(failed[0]!) });
     return { channels: targets.length, created: first ? (createdPer.get(feedItemId) ?? 0) : 0 };

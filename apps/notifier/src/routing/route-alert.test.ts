@@ -22,7 +22,7 @@ describe('route-alert', () => {
   });
 
   const route = async (feedItemId: string, userId: string) => {
-    const [result] = await routeAlerts({ pool: pool(), drains: createDrainScheduler(queues, connection), metrics: createNotifierMetrics() }, [{ payload: { feedItemId, userId }, log }]);
+    const [result] = await routeAlerts({ pool: pool(), drains: createDrainScheduler(queues, connection), metrics: createNotifierMetrics(), alertMaxAgeMs: 900_000 }, [{ payload: { feedItemId, userId }, log }]);
     return result!;
   };
 
@@ -121,7 +121,7 @@ describe('route-alert', () => {
     const bobAll = await addWebhook(pool(), bob, { url });
     const [a1, a2] = await storeFeedItems(pool(), [post(alice), post(alice, { hashtag: 'eth', sources: ['#eth'] })]);
     const [b1] = await storeFeedItems(pool(), [post(bob)]);
-    const deps = { pool: pool(), drains: createDrainScheduler(queues, connection), metrics: createNotifierMetrics() };
+    const deps = { pool: pool(), drains: createDrainScheduler(queues, connection), metrics: createNotifierMetrics(), alertMaxAgeMs: 900_000 };
 
     const results = await routeAlerts(
       deps,
@@ -154,7 +154,7 @@ describe('route-alert', () => {
     const [a] = await storeFeedItems(pool(), [post(alice)]);
     const [b] = await storeFeedItems(pool(), [post(bob)]);
     const [c] = await storeFeedItems(pool(), [post(carol)]);
-    const router = createRouteBatcher({ pool: pool(), drains: createDrainScheduler(queues, connection), metrics: createNotifierMetrics() });
+    const router = createRouteBatcher({ pool: pool(), drains: createDrainScheduler(queues, connection), metrics: createNotifierMetrics(), alertMaxAgeMs: 900_000 });
     // PUT /notifications deleting Alice's webhook, not committed yet: routing still reads the channel, and its
     // insert waits for this transaction, then finds the channel gone.
     const putNotifications = await pool().connect();
@@ -188,6 +188,40 @@ describe('route-alert', () => {
     expect(await routedChannels(a!.id)).toEqual([]);
   });
 
+  it('finds an item late only when detected more than the cutoff after posted_at: its chat deliveries skipped, its json ones late', async () => {
+    const user = await newAccount(env.database);
+    const json = await addWebhook(pool(), user, { url });
+    const discord = await addWebhook(pool(), user, { url: 'https://discord.com/api/webhooks/1/abc', format: 'auto' });
+    const bot = await addBot(pool(), user, { token: '1:abc', chatId: '42' });
+    const [atCutoff, pastCutoff, undated] = await storeFeedItems(pool(), [post(user), post(user), post(user, { postedAt: null })]);
+    await pool().query(
+      `UPDATE feed_items f SET posted_at = f.detected_at - v.ms * interval '1 millisecond' FROM unnest($1::text[], $2::int[]) AS v(id, ms) WHERE f.id = v.id`,
+      [[atCutoff!.id, pastCutoff!.id], [60_000, 61_000]],
+    );
+    const deps = { pool: pool(), drains: createDrainScheduler(queues, connection), metrics: createNotifierMetrics(), alertMaxAgeMs: 60_000 };
+    const results = await routeAlerts(deps, [atCutoff!, pastCutoff!, undated!].map((item) => ({ payload: { feedItemId: item.id, userId: user }, log })));
+
+    expect(results.map((result) => result.created)).toEqual([3, 3, 3]);
+    const { rows } = await pool().query<{ feed_item_id: string; channel_id: string; status: string; late: boolean; next_attempt_at: Date | null; last_error: string | null }>(
+      'SELECT feed_item_id, channel_id, status, late, next_attempt_at, last_error FROM deliveries WHERE user_id = $1',
+      [user],
+    );
+    const of = (item: { id: string }, channel: string) => rows.find((row) => row.feed_item_id === item.id && row.channel_id === channel);
+    for (const item of [atCutoff!, undated!]) {
+      for (const channel of [json.id, discord.id, bot]) expect(of(item, channel)).toMatchObject({ status: 'pending', late: false, last_error: null });
+    }
+    expect(of(pastCutoff!, json.id)).toMatchObject({ status: 'pending', late: true, last_error: null });
+    for (const channel of [discord.id, bot]) {
+      expect(of(pastCutoff!, channel)).toMatchObject({ status: 'skipped', late: true, next_attempt_at: null });
+      expect(of(pastCutoff!, channel)!.last_error).toBe(
+        'not sent: a late alert, detected 61 s after it was posted (more than ALERT_MAX_AGE_SECONDS, 60); chat platforms get no catch-up alerts',
+      );
+    }
+    const metrics = await deps.metrics.render();
+    expect(metrics).toMatch(/hashwatch_deliveries_total\{kind="discord",outcome="skipped",app="notifier"\} 1/);
+    expect(metrics).toMatch(/hashwatch_deliveries_total\{kind="telegram",outcome="skipped",app="notifier"\} 1/);
+  });
+
   it('wakes the drain of each routed channel', async () => {
     const user = await newAccount(env.database);
     const channel = await addWebhook(pool(), user, { url });
@@ -210,7 +244,7 @@ describe('route-alert', () => {
       return rows;
     };
     const batcher = (routingPool: pg.Pool = pool()) =>
-      createRouteBatcher({ pool: routingPool, drains: createDrainScheduler(queues, connection), metrics: createNotifierMetrics() });
+      createRouteBatcher({ pool: routingPool, drains: createDrainScheduler(queues, connection), metrics: createNotifierMetrics(), alertMaxAgeMs: 900_000 });
 
     it('routes the 500 items of one job in one statement pair', async () => {
       const user = await newAccount(env.database);

@@ -182,8 +182,9 @@ export interface DeliveryRow {
   channel_id: string;
   feed_item_id: string;
   message_id: string;
-  status: 'pending' | 'delivered' | 'failed';
+  status: 'pending' | 'delivered' | 'failed' | 'skipped';
   attempts: number;
+  late: boolean;
   last_error: string | null;
   last_status: number | null;
   digest_id: string | null;

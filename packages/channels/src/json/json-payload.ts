@@ -27,6 +27,8 @@ export interface JsonPayload {
   type: 'post' | 'engagement' | 'test';
   post: JsonPost;
   text: string;
+  /** Present, and true, only on a late alert (catch-up after an outage); absent otherwise. */
+  late?: true;
 }
 
 export function jsonPost(alert: AlertPost): JsonPost {
@@ -58,7 +60,7 @@ export function jsonPost(alert: AlertPost): JsonPost {
 export function jsonAlertPayload(alert: AlertPost, template: string): JsonPayload {
   const type = alert.test ? 'test' : alert.type === 'engagement' ? 'engagement' : 'post';
   const text = template !== '' ? renderTemplate(template, alert) : plainCard(cardContent(alert));
-  return { type, post: jsonPost(alert), text };
+  return alert.late ? { type, post: jsonPost(alert), text, late: true } : { type, post: jsonPost(alert), text };
 }
 
 /** A system notice on a json channel (CONTRACT 8): only to channels whose `notices` switch is on. */

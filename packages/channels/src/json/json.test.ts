@@ -48,6 +48,15 @@ describe('json channel', () => {
     expect(verifyWebhookSignature(secret, request.headers, request.body, { now: meta.timestamp }).valid).toBe(true);
   });
 
+  it('adds a top-level late: true beside type, post and text to a late alert, and nothing to a timely one', () => {
+    const json = channel({ kind: 'json', url: 'https://example.com/h', signingSecret: secret });
+    const late = JSON.parse(jsonChannel.buildRequest({ ...hashtagAlert, late: true }, json, meta).body) as Record<string, unknown>;
+    expect(Object.keys(late)).toEqual(['type', 'post', 'text', 'late']);
+    expect(late.late).toBe(true);
+    expect(late.post).toEqual(JSON.parse(jsonChannel.buildRequest(hashtagAlert, json, meta).body).post);
+    expect(JSON.parse(jsonChannel.buildRequest(hashtagAlert, json, meta).body)).not.toHaveProperty('late');
+  });
+
   it('keeps webhook-id across retries and signs each attempt with its own timestamp', () => {
     const first = jsonChannel.buildRequest(hashtagAlert, target(), meta);
     const retryMeta: RequestMeta = { messageId: meta.messageId, timestamp: new Date(meta.timestamp.getTime() + 5000) };

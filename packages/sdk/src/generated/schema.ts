@@ -5816,17 +5816,22 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read the delivery log: one row per (channel, alerted feed item), newest first, with filters and cursor pagination. */
+        /**
+         * Read the delivery log: one row per (channel, alerted feed item), newest first, with filters and cursor pagination.
+         * @description Every channel an item was routed to has a row, whatever became of it: `delivered` (with that channel’s `delivered_at` and `latency_ms`), `pending`, `failed`, or `skipped` (a late item, caught up after an outage, is never sent to Discord, Slack or Telegram). `feed_item` lists one item’s rows.
+         */
         get: {
             parameters: {
                 query?: {
                     /** @description Only deliveries in this state. Omitted: every state. */
-                    status?: "pending" | "delivered" | "failed";
+                    status?: "pending" | "delivered" | "failed" | "skipped";
                     /** @description Only deliveries to this webhook (`wh_...`) or to the bot channel (`bot`). A webhook this account does not have lists nothing. */
                     channel?: string;
+                    /** @description Only the deliveries of this feed item: one per channel it was routed to, with each channel’s `delivered_at`. Another account’s item lists nothing. */
+                    feed_item?: string;
                     /** @description Items per page: 1 to 100, default 20. */
                     limit?: number;
-                    /** @description Opaque: the `next_cursor` of the previous page, sent with the same `status` and `channel` (`limit` may change). */
+                    /** @description Opaque: the `next_cursor` of the previous page, sent with the same `status`, `channel` and `feed_item` (`limit` may change). */
                     cursor?: string;
                 };
                 header?: never;
@@ -7309,6 +7314,30 @@ export interface components {
                     requests: number;
                 }[];
             };
+            latency: components["schemas"]["UsageLatency"];
+        };
+        /** @description How fast posts reached you this period, in milliseconds, interpolated between samples (percentile_cont), over the period’s most recent 10,000 feed items (all of them while the period holds fewer) and their deliveries. `posted_at` is whole seconds, so detection delays can read up to 1 s long; items caught up after an outage count. Each item’s own `delivered_at` per channel is in `GET /notifications/deliveries?feed_item=`. */
+        UsageLatency: {
+            /**
+             * @description Median of `detected_at` − `posted_at` over the sampled feed items that have a `posted_at`. Null when the period has no sample.
+             * @example 2400
+             */
+            detect_p50_ms: number | null;
+            /**
+             * @description 95th percentile of the same. Null when the period has no sample.
+             * @example 9800
+             */
+            detect_p95_ms: number | null;
+            /**
+             * @description Median of `delivered_at` − `detected_at` over the sampled items’ delivered deliveries, one per channel. Null when the period has no sample.
+             * @example 350
+             */
+            deliver_p50_ms: number | null;
+            /**
+             * @description 95th percentile of the same. Null when the period has no sample.
+             * @example 1900
+             */
+            deliver_p95_ms: number | null;
         };
         /** @description A pending secret: 2FA turns on once a code from it is confirmed. */
         TwoFactorSetup: {
@@ -7678,10 +7707,12 @@ export interface components {
              */
             feed_item_id: string;
             /**
-             * @description `pending` (queued or retrying), `delivered`, or `failed` (gave up; see `last_error`).
+             * @description `pending` (queued or retrying), `delivered`, `failed` (gave up; see `last_error`), or `skipped`: never sent, for good, because the item is late (`late`) and the channel is a chat platform (Discord, Slack, Telegram); `last_error` says so.
              * @enum {string}
              */
-            status: "pending" | "delivered" | "failed";
+            status: "pending" | "delivered" | "failed" | "skipped";
+            /** @description The item was detected more than the deployment’s alert age limit (default 15 minutes) after its `posted_at`, e.g. caught up after an outage: json channels get it with `late: true` in the message, chat platforms not at all (`skipped`). */
+            late: boolean;
             /** @description Requests made to the target so far, retries and manual retries included. */
             attempts: number;
             /** @description Why the last attempt failed; kept after a manual retry until the next attempt. */
@@ -7690,7 +7721,10 @@ export interface components {
             last_status: number | null;
             /** @example 2026-11-22T01:24:59.123Z */
             created_at: string;
-            /** @example 2026-11-22T01:24:59.123Z */
+            /**
+             * @description When this channel’s target accepted it (a digest: when the digest was accepted); null unless delivered.
+             * @example 2026-11-22T01:24:59.123Z
+             */
             delivered_at: string | null;
             /**
              * @description `delivered_at` minus the feed item’s `detected_at`; null until delivered.

@@ -13,6 +13,7 @@ const STATES = [
   ['failed', 'Failed'],
   ['pending', 'Pending'],
   ['delivered', 'Delivered'],
+  ['skipped', 'Skipped (late, chat platforms)'],
 ] as const;
 
 
@@ -69,7 +70,10 @@ export function DeliveryLog({ channelName }: { channelName: (id: string) => stri
                 <tr key={row.id}>
                   <td>{formatTime(row.created_at, 'short')}</td>
                   <td>{channelName(row.channel_id)}</td>
-                  <td className={`delivery-${row.status}`}>{row.status}</td>
+                  <td className={`delivery-${row.status}`}>
+                    {row.status}
+                    {row.late ? ' (late)' : ''}
+                  </td>
                   <td>{row.attempts}</td>
                   <td>{row.last_error ?? (row.last_status ? `HTTP ${row.last_status}` : '—')}</td>
                   <td>{row.latency_ms === null ? '—' : `${(row.latency_ms / 1000).toFixed(1)} s`}</td>

@@ -23,6 +23,24 @@ const upstreamSchema = z
       }),
   })
   .meta({ description: 'Upstream (X API) cost attributed to you this period, in total and per source.' });
+const millis = (example: number, description: string) => z.number().int().nullable().meta({ example, description: `${description} Null when the period has no sample.` });
+
+/** Latency percentiles of the current period (usage-latency.ts computes them). */
+const latencySchema = z
+  .object({
+    detect_p50_ms: millis(2_400, 'Median of `detected_at` − `posted_at` over the sampled feed items that have a `posted_at`.'),
+    detect_p95_ms: millis(9_800, '95th percentile of the same.'),
+    deliver_p50_ms: millis(350, 'Median of `delivered_at` − `detected_at` over the sampled items’ delivered deliveries, one per channel.'),
+    deliver_p95_ms: millis(1_900, '95th percentile of the same.'),
+  })
+  .meta({
+    id: 'UsageLatency',
+    description:
+      'How fast posts reached you this period, in milliseconds, interpolated between samples (percentile_cont), over the period’s ' +
+      'most recent 10,000 feed items (all of them while the period holds fewer) and their deliveries. ' +
+      '`posted_at` is whole seconds, so detection delays can read up to 1 s long; items caught up after an outage count. ' +
+      'Each item’s own `delivered_at` per channel is in `GET /notifications/deliveries?feed_item=`.',
+  });
 
 export const usageSchema = z
   .object({
@@ -58,6 +76,7 @@ export const usageSchema = z
           'days without any are 0.',
       }),
     upstream: upstreamSchema,
+    latency: latencySchema,
   })
   .meta({ id: 'Usage', description: 'Usage of the current billing period against the account’s limits.' });
 

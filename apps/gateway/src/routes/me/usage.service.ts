@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { AppError } from '@hashwatch/errors';
 import { iso } from '../../http/time';
 import { upstreamUsage } from './upstream-usage';
+import { latencyOf } from './usage-latency';
 import type { UsageBody } from './usage.schema';
 
 interface UsageRow {
@@ -82,5 +83,6 @@ export async function getUsage(pool: pg.Pool, userId: string, now: Date): Promis
     upstream_posts_read: Number(row.upstream_posts_read),
     alerts_per_day: await alertsPerDay(pool, userId, row.current_period_start, row.current_period_end, now),
     upstream: await upstreamUsage(pool, userId, row.current_period_start, Number(row.upstream_posts_read)),
+    latency: await latencyOf(pool, userId, { start: row.current_period_start, end: row.current_period_end }),
   };
 }

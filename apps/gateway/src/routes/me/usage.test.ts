@@ -36,6 +36,7 @@ describe('GET /usage', () => {
       upstream_posts_read: 0,
       alerts_per_day: utcDays(user.currentPeriodStart, new Date()).map((date) => ({ date, alerts: 0 })),
       upstream: { reads: 0, requests: 0, by_source: [] },
+      latency: { detect_p50_ms: null, detect_p95_ms: null, deliver_p50_ms: null, deliver_p95_ms: null },
     });
   });
 
@@ -108,6 +109,7 @@ describe('GET /usage', () => {
       upstream_posts_read: 12.3333,
       alerts_per_day: utcDays(user.currentPeriodStart, new Date()).map((date) => ({ date, alerts: 0 })),
       upstream: { reads: 12.3333, requests: 0, by_source: [] },
+      latency: { detect_p50_ms: null, detect_p95_ms: null, deliver_p50_ms: null, deliver_p95_ms: null },
     });
   });
 

@@ -16,6 +16,7 @@ interface DeliveryRow {
   attempts: number;
   last_error: string | null;
   last_status: number | null;
+  late: boolean;
   created_at: Date;
   created_at_us: string;
   delivered_at: Date | null;
@@ -24,7 +25,7 @@ interface DeliveryRow {
 }
 
 // created_at_us: the exact stored instant (EXTRACT gives a numeric, so no microsecond is lost) for the cursor.
-const SELECT = `SELECT d.id, d.channel_id, c.kind AS channel_kind, d.feed_item_id, d.status, d.attempts, d.last_error, d.last_status,
+const SELECT = `SELECT d.id, d.channel_id, c.kind AS channel_kind, d.feed_item_id, d.status, d.attempts, d.last_error, d.last_status, d.late,
        d.created_at, (EXTRACT(EPOCH FROM d.created_at) * 1000000)::bigint::text AS created_at_us, d.delivered_at, d.next_attempt_at,
        round(EXTRACT(EPOCH FROM (d.delivered_at - f.detected_at)) * 1000)::float8 AS latency_ms
   FROM deliveries d
@@ -41,6 +42,7 @@ function toDelivery(row: DeliveryRow): DeliveryBody {
     attempts: row.attempts,
     last_error: row.last_error,
     last_status: row.last_status,
+    late: row.late,
     created_at: iso(row.created_at),
     delivered_at: iso(row.delivered_at),
     latency_ms: row.latency_ms,
@@ -53,7 +55,7 @@ function toDelivery(row: DeliveryRow): DeliveryBody {
  * deliveries(user_id, created_at DESC, id DESC). One more row than asked tells whether a next page exists.
  */
 export async function listDeliveries(pool: pg.Pool, cursors: DeliveryCursor, userId: string, query: ListDeliveriesQuery): Promise<DeliveryListBody> {
-  const scope: DeliveryCursorScope = { userId, status: query.status ?? null, channel: query.channel ?? null };
+  const scope: DeliveryCursorScope = { userId, status: query.status ?? null, channel: query.channel ?? null, feedItem: query.feed_item ?? null };
   const after = query.cursor === undefined ? null : cursors.decode(query.cursor, scope);
   const values: unknown[] = [userId];
   const param = (value: unknown) => `$${values.push(value)}`;
@@ -61,6 +63,7 @@ export async function listDeliveries(pool: pg.Pool, cursors: DeliveryCursor, use
   if (scope.status) where.push(`d.status = ${param(scope.status)}::delivery_status`);
   if (scope.channel === 'bot') where.push(`c.kind = 'bot'`);
   else if (scope.channel) where.push(`d.channel_id = ${param(scope.channel)}`);
+  if (scope.feedItem) where.push(`d.feed_item_id = ${param(scope.feedItem)}`);
   if (after) {
     where.push(`(d.created_at, d.id) < (timestamptz 'epoch' + ${param(after.createdAtMicros)}::bigint * interval '1 microsecond', ${param(after.id)})`);
   }

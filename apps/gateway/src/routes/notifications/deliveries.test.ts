@@ -9,7 +9,10 @@ const TOKEN = '123456789:AAHn7ZkP2yQ-exampleToken_wxyz';
 interface DeliverySeed {
   channelId: string;
   createdAt: string;
-  status?: 'pending' | 'delivered' | 'failed';
+  status?: 'pending' | 'delivered' | 'failed' | 'skipped';
+  /** An item already inserted (another channel's delivery of it); default a new one. */
+  feedItemId?: string;
+  late?: boolean;
   detectedAt?: string;
   deliveredAt?: string | null;
   attempts?: number;
@@ -38,20 +41,22 @@ describe('GET /notifications/deliveries and POST /notifications/deliveries/{id}/
 
   /** A feed item and its delivery row, inserted as the scanner and the notifier would. */
   async function insertDelivery(userId: string, seed: DeliverySeed): Promise<string> {
-    const feedItemId = `post_${randomToken(12)}`;
-    await db().query(
-      `INSERT INTO feed_items (id, user_id, dedupe_key, type, hashtag, sources, x_post_id, author, author_name, text, url, detected_at)
-       VALUES ($1, $2, $3, 'hashtag', 'btc', ARRAY['#btc'], $4, '@alice', 'Alice', 'gm', 'https://x.com/alice/status/1', $5)`,
-      [feedItemId, userId, `x:${feedItemId}`, feedItemId, seed.detectedAt ?? seed.createdAt],
-    );
+    const feedItemId = seed.feedItemId ?? `post_${randomToken(12)}`;
+    if (!seed.feedItemId) {
+      await db().query(
+        `INSERT INTO feed_items (id, user_id, dedupe_key, type, hashtag, sources, x_post_id, author, author_name, text, url, detected_at)
+         VALUES ($1, $2, $3, 'hashtag', 'btc', ARRAY['#btc'], $4, '@alice', 'Alice', 'gm', 'https://x.com/alice/status/1', $5)`,
+        [feedItemId, userId, `x:${feedItemId}`, feedItemId, seed.detectedAt ?? seed.createdAt],
+      );
+    }
     const id = `dlv_${randomToken(12)}`;
     await db().query(
       `INSERT INTO deliveries (id, user_id, channel_id, feed_item_id, message_id, status, attempts, last_error, last_status,
-                               next_attempt_at, delivered_at, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6::delivery_status, $7, $8, $9, $10, $11, $12, $12)`,
+                               next_attempt_at, delivered_at, created_at, updated_at, late)
+       VALUES ($1, $2, $3, $4, $5, $6::delivery_status, $7, $8, $9, $10, $11, $12, $12, $13)`,
       [
         id, userId, seed.channelId, feedItemId, `msg_${id}`, seed.status ?? 'pending', seed.attempts ?? 0, seed.lastError ?? null,
-        seed.lastStatus ?? null, seed.nextAttemptAt ?? null, seed.deliveredAt ?? null, seed.createdAt,
+        seed.lastStatus ?? null, seed.nextAttemptAt ?? null, seed.deliveredAt ?? null, seed.createdAt, seed.late ?? false,
       ],
     );
     return id;
@@ -105,17 +110,17 @@ describe('GET /notifications/deliveries and POST /notifications/deliveries/{id}/
     expect(res.body.data).toEqual([
       {
         id: pending, channel_id: wh1, feed_item_id: expect.stringMatching(/^post_/), status: 'pending', attempts: 2,
-        last_error: 'the receiver answered 503', last_status: 503, created_at: '2026-03-01T10:00:02.000Z', delivered_at: null,
+        last_error: 'the receiver answered 503', last_status: 503, late: false, created_at: '2026-03-01T10:00:02.000Z', delivered_at: null,
         latency_ms: null, next_attempt_at: '2026-03-01T10:05:00.000Z',
       },
       {
         id: failed, channel_id: 'bot', feed_item_id: expect.stringMatching(/^post_/), status: 'failed', attempts: 15,
-        last_error: 'Telegram answered 403: Forbidden: bot was blocked by the user', last_status: 403, created_at: '2026-03-01T10:00:01.000Z',
+        last_error: 'Telegram answered 403: Forbidden: bot was blocked by the user', last_status: 403, late: false, created_at: '2026-03-01T10:00:01.000Z',
         delivered_at: null, latency_ms: null, next_attempt_at: null,
       },
       {
         id: delivered, channel_id: wh1, feed_item_id: expect.stringMatching(/^post_/), status: 'delivered', attempts: 1, last_error: null,
-        last_status: 204, created_at: '2026-03-01T10:00:00.000Z', delivered_at: '2026-03-01T10:00:01.250Z', latency_ms: 2750, next_attempt_at: null,
+        last_status: 204, late: false, created_at: '2026-03-01T10:00:00.000Z', delivered_at: '2026-03-01T10:00:01.250Z', latency_ms: 2750, next_attempt_at: null,
       },
     ]);
   });
@@ -132,6 +137,37 @@ describe('GET /notifications/deliveries and POST /notifications/deliveries/{id}/
     expect(ids((await list(auth, { channel: 'bot' }).expect(200)).body)).toEqual([c]);
     expect(ids((await list(auth, { channel: wh1, status: 'failed' }).expect(200)).body)).toEqual([a]);
     expect(ids((await list(auth, { channel: 'wh_notmine' }).expect(200)).body)).toEqual([]);
+  });
+
+  it("lists one feed item's deliveries, one per channel with its own delivered_at, and a late item's chat deliveries as skipped", async () => {
+    const { accountId, auth, wh1, wh2, botRow } = await setup();
+    const detectedAt = '2026-03-01T10:00:00.000Z';
+    const first = await insertDelivery(accountId, { channelId: wh1, createdAt: detectedAt, status: 'delivered', deliveredAt: '2026-03-01T10:00:00.400Z', late: true });
+    const feedItemId = (await db().query<{ feed_item_id: string }>('SELECT feed_item_id FROM deliveries WHERE id = $1', [first])).rows[0]!.feed_item_id;
+    const second = await insertDelivery(accountId, { channelId: wh2, feedItemId, createdAt: detectedAt, status: 'delivered', deliveredAt: '2026-03-01T10:00:01.900Z', late: true });
+    const reason = 'not sent: a late alert, detected 1800 s after it was posted (more than ALERT_MAX_AGE_SECONDS, 900); chat platforms get no catch-up alerts';
+    const skipped = await insertDelivery(accountId, { channelId: botRow, feedItemId, createdAt: detectedAt, status: 'skipped', late: true, lastError: reason });
+    const other = await insertDelivery(accountId, { channelId: wh1, createdAt: '2026-03-01T10:00:05.000Z' });
+
+    const body = (await list(auth, { feed_item: feedItemId }).expect(200)).body;
+    expect(ids(body).sort()).toEqual([first, second, skipped].sort());
+    expect(ids(body)).not.toContain(other);
+    const byChannel = Object.fromEntries(body.data.map((row: { channel_id: string }) => [row.channel_id, row]));
+    expect(byChannel[wh1]).toMatchObject({ status: 'delivered', late: true, delivered_at: '2026-03-01T10:00:00.400Z', latency_ms: 400 });
+    expect(byChannel[wh2]).toMatchObject({ status: 'delivered', late: true, delivered_at: '2026-03-01T10:00:01.900Z', latency_ms: 1900 });
+    expect(byChannel.bot).toMatchObject({ status: 'skipped', late: true, delivered_at: null, latency_ms: null, next_attempt_at: null, last_error: reason });
+    expect(ids((await list(auth, { status: 'skipped' }).expect(200)).body)).toEqual([skipped]);
+    expect(ids((await list(auth, { feed_item: feedItemId, channel: 'bot' }).expect(200)).body)).toEqual([skipped]);
+    // Another account's item lists nothing; a malformed id is 400.
+    const stranger = await gw.account();
+    expect((await list(stranger.auth, { feed_item: feedItemId }).expect(200)).body.data).toEqual([]);
+    const malformed = await list(auth, { feed_item: 'wh_abc' });
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.error.message).toContain('feed_item');
+    // A skipped delivery is final: it cannot be retried.
+    const res = await retry(auth, skipped);
+    expect(res.status).toBe(400);
+    expect(res.body.error.message).toContain('is not failed (it is skipped)');
   });
 
   it('pages with next_cursor through rows that share a created_at or differ by a microsecond, losing and repeating nothing', async () => {

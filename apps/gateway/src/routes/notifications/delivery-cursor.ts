@@ -12,6 +12,7 @@ export interface DeliveryCursorScope {
   userId: string;
   status: string | null;
   channel: string | null;
+  feedItem: string | null;
 }
 
 export interface DeliveryCursor {
@@ -27,8 +28,9 @@ const positionSchema = z.strictObject({ t: z.string().regex(/^\d{1,20}$/), id: z
  * created_at is stored to the microsecond, and a rounded position would skip or repeat rows.
  */
 export function deliveryCursor(secretsKey: string): DeliveryCursor {
-  const cursor = signedCursor(secretsKey, 'deliveries-cursor', positionSchema, 'repeat the status and channel of the request that returned it');
-  const scopeOf = (scope: DeliveryCursorScope) => [scope.userId, scope.status, scope.channel];
+  const cursor = signedCursor(secretsKey, 'deliveries-cursor', positionSchema, 'repeat the status, channel and feed_item of the request that returned it');
+  // feed_item only when given: cursors handed out before that filter existed stay valid.
+  const scopeOf = (scope: DeliveryCursorScope) => [scope.userId, scope.status, scope.channel, ...(scope.feedItem === null ? [] : [scope.feedItem])];
   return {
     encode: (position, scope) => cursor.encode({ t: position.createdAtMicros, id: position.id }, scopeOf(scope)),
     decode(value, scope) {

@@ -69,6 +69,10 @@ export function registerNotificationRoutes(api: ApiBuilder, deps: GatewayDeps, o
     path: '/notifications/deliveries',
     tag: 'Notifications',
     summary: 'Read the delivery log: one row per (channel, alerted feed item), newest first, with filters and cursor pagination.',
+    description:
+      'Every channel an item was routed to has a row, whatever became of it: `delivered` (with that channel’s `delivered_at` and `latency_ms`), ' +
+      '`pending`, `failed`, or `skipped` (a late item, caught up after an outage, is never sent to Discord, Slack or Telegram). ' +
+      '`feed_item` lists one item’s rows.',
     query: listDeliveriesQuerySchema,
     success: { status: 200, description: 'One page of the delivery log.', schema: deliveryListSchema },
     handler: ({ auth, query }) => listDeliveries(pool, cursors, auth.userId, query),

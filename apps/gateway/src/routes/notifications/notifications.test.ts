@@ -324,7 +324,7 @@ describe('GET and PUT /notifications', () => {
     expect(doc.paths['/v1/notifications/test'].post.responses).toHaveProperty('502');
     expect(doc.paths['/v1/notifications/test'].post.responses).toHaveProperty('429');
     expect(doc.paths['/v1/notifications'].put.responses).toHaveProperty('403');
-    expect(doc.paths['/v1/notifications/deliveries'].get.parameters.map((p: { name: string }) => p.name).sort()).toEqual(['channel', 'cursor', 'limit', 'status']);
+    expect(doc.paths['/v1/notifications/deliveries'].get.parameters.map((p: { name: string }) => p.name).sort()).toEqual(['channel', 'cursor', 'feed_item', 'limit', 'status']);
     expect(doc.paths['/v1/notifications/deliveries/{id}/retry'].post.responses).toHaveProperty('404');
     expect(doc.components.schemas.NotificationConfig.properties).toHaveProperty('webhooks');
     expect(doc.components.schemas.WebhookChannel.required).toContain('disabled_reason');
