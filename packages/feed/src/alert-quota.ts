@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { newIds } from '@hashwatch/db';
+import { noticeSql } from '@hashwatch/notices';
 
 /**
  * The alert quota, as every feed writer (scanner, engagement poller) takes it: the current period's
@@ -31,8 +32,6 @@ export const periodSubjectSql = (column: string): string => `to_char(${column} A
 /** The share of the period's alerts at which `quota_warning` opens (CONTRACT 8: 80 %); `quota_exhausted` opens at 100 %. */
 export const QUOTA_WARNING_SHARE = 0.8;
 
-// The same cooldown as @hashwatch/notices' raiseNotice (DEFAULT_NOTICE_COOLDOWN_SECONDS).
-const NOTICE_COOLDOWN_SECONDS = 3_600;
 
 /**
  * Adds alerts stored and upstream posts read to locked usage rows, and opens the quota notices (CONTRACT 8) of
@@ -70,17 +69,12 @@ quota_crossed AS (
 quota_opened AS (
   INSERT INTO notices (id, user_id, kind, subject, message, opened_at)
   SELECT c.id, c.user_id, c.kind, c.subject, c.message, now() FROM quota_crossed c
-   WHERE NOT EXISTS (SELECT 1 FROM notices n
-                      WHERE n.user_id = c.user_id AND n.kind = c.kind AND n.subject = c.subject
-                        AND n.resolved_at > now() - make_interval(secs => ${NOTICE_COOLDOWN_SECONDS}))
+   WHERE NOT ${noticeSql.coolingDown('c.user_id', 'c.kind', 'c.subject', 'now()')}
   ON CONFLICT (user_id, kind, subject) WHERE resolved_at IS NULL DO NOTHING
   RETURNING id)`;
 
-// The job @hashwatch/notices writes with a notice's opening: job id notice-<id>-open (jobId('notice', id, 'open');
-// ntc_ ids are base64url, so nothing in them needs encoding).
-const ADD_USAGE_TEXT = `INSERT INTO outbox_jobs (queue, name, job_id, payload)
-SELECT 'alert-deliveries', 'deliver-notice', 'notice-' || o.id || '-open', jsonb_build_object('noticeId', o.id, 'state', 'open')
-  FROM quota_opened o`;
+// The job @hashwatch/notices writes with a notice's opening.
+const ADD_USAGE_TEXT = noticeSql.openedJobs('quota_opened');
 
 /**
  * Adds each account's per-source share of upstream reads and requests ($7..$11), for usage rows locked by the same

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { z } from 'zod';
 import { newId } from '@hashwatch/db';
-import { writeOutbox } from '@hashwatch/outbox';
+import { writeOutbox, type OutboxEntry } from '@hashwatch/outbox';
 import { jobId } from '@hashwatch/queues';
 
 /** The kinds of system notice (CONTRACT 8). */
@@ -84,6 +84,29 @@ function subjectOf(condition: NoticeCondition): string {
 function deliverEntry(noticeId: string, state: NoticeState) {
   return { queue: 'alert-deliveries', name: 'deliver-notice', jobId: jobId('notice', noticeId, state), payload: { noticeId, state } } as const;
 }
+
+/** The outbox entries of notices opened or resolved set-based by a writer of its own (one per notice). */
+export function deliverNoticeEntries(noticeIds: readonly string[], state: NoticeState): OutboxEntry[] {
+  return noticeIds.map((noticeId) => deliverEntry(noticeId, state));
+}
+
+/**
+ * SQL for a writer that opens notices set-based, inside one statement, under raiseNotice's rules:
+ * - `newId`: a fresh `ntc_` id (96 random bits, base64url, as newId makes them: bytes 0-5 and 10-15 of two v4
+ *   UUIDs are random);
+ * - `coolingDown(n)`: true while the condition in `n`'s columns resolved less than the cooldown ago;
+ * - `openedJob(id)`: the `deliver-notice` outbox row of a notice just opened (job id notice-<id>-open: ntc_ ids are
+ *   base64url, so nothing in them needs encoding).
+ */
+export const noticeSql = {
+  newId: `'ntc_' || translate(encode(substr(uuid_send(gen_random_uuid()), 1, 6) || substr(uuid_send(gen_random_uuid()), 11, 6), 'base64'), '+/', '-_')`,
+  coolingDown: (user: string, kind: string, subject: string, now: string, seconds: string | number = DEFAULT_NOTICE_COOLDOWN_SECONDS) =>
+    `EXISTS (SELECT 1 FROM notices n WHERE n.user_id = ${user} AND n.kind = ${kind} AND n.subject = ${subject}
+                AND n.resolved_at > ${now} - make_interval(secs => ${seconds}))`,
+  openedJobs: (ids: string) =>
+    `INSERT INTO outbox_jobs (queue, name, job_id, payload)
+SELECT 'alert-deliveries', 'deliver-notice', 'notice-' || o.id || '-open', jsonb_build_object('noticeId', o.id, 'state', 'open') FROM ${ids} o`,
+} as const;
 
 /**
  * Opens a notice for `condition` in the caller's transaction, with the job that sends it, unless one is open

@@ -1,6 +1,6 @@
 import type pg from 'pg';
-import { writeOutbox, type OutboxEntry } from '@hashwatch/outbox';
-import { jobId } from '@hashwatch/queues';
+import { DEFAULT_NOTICE_COOLDOWN_SECONDS, deliverNoticeEntries, noticeSql } from '@hashwatch/notices';
+import { writeOutbox } from '@hashwatch/outbox';
 import { DEFAULT_SILENCE_PARAMS, emptySilenceState, observePosts, silenceVerdict, SILENCE_BUCKETS, type SilenceParams, type SilenceState } from '../silence/silence-detector';
 import { parseSourceKey, type Source } from '../sources/source';
 import { SERVED_USER } from '../sources/sync-sources';
@@ -17,13 +17,11 @@ export interface SourceNoticeSettings {
 }
 
 export const DEFAULT_SOURCE_FAILING_CYCLES = 3;
-// The cooldown of @hashwatch/notices' DEFAULT_NOTICE_COOLDOWN_SECONDS: a flapping source is told once an hour.
-const NOTICE_COOLDOWN_SECONDS = 3_600;
 
 export const DEFAULT_SOURCE_NOTICE_SETTINGS: Readonly<SourceNoticeSettings> = Object.freeze({
   failingCycles: DEFAULT_SOURCE_FAILING_CYCLES,
   silence: DEFAULT_SILENCE_PARAMS,
-  cooldownSeconds: NOTICE_COOLDOWN_SECONDS,
+  cooldownSeconds: DEFAULT_NOTICE_COOLDOWN_SECONDS,
 });
 
 /** `#btc` / `@alice`: the source as the API spells it (a feed item's `sources`), from `tag:btc` / `user:alice`. */
@@ -33,14 +31,9 @@ export function sourceLabelOf(key: string): string {
   return parsed.kind === 'tag' ? `#${parsed.name}` : `@${parsed.name}`;
 }
 
-function deliverEntries(ids: readonly string[], state: 'open' | 'resolved'): OutboxEntry[] {
-  return ids.map((noticeId) => ({ queue: 'alert-deliveries', name: 'deliver-notice', jobId: jobId('notice', noticeId, state), payload: { noticeId, state } }));
-}
-
 // The set-based form of @hashwatch/notices' raiseNotice, for every served account tracking each source at once:
 // one open notice per (account, kind, source) (the partial unique index; a replica raising the same at the same
-// moment inserts nothing), none while the same condition resolved less than the cooldown ago. Ids are `ntc_`
-// and 96 random bits, base64url, as newId makes them (bytes 0-5 and 10-15 of two v4 UUIDs are random).
+// moment inserts nothing), none while the same condition resolved less than the cooldown ago (noticeSql).
 const RAISE = `
 WITH wanted AS (
   SELECT * FROM unnest($1::text[], $2::text[]) AS w(label, message)
@@ -54,12 +47,9 @@ WITH wanted AS (
    WHERE a.username_norm = ANY($4::text[]) AND a.status = 'active' AND ${SERVED_USER}
 )
 INSERT INTO notices (id, user_id, kind, subject, source, message, opened_at)
-SELECT 'ntc_' || translate(encode(substr(uuid_send(gen_random_uuid()), 1, 6) || substr(uuid_send(gen_random_uuid()), 11, 6), 'base64'), '+/', '-_'),
-       a.user_id, $5, a.label, a.label, w.message, $6
+SELECT ${noticeSql.newId}, a.user_id, $5, a.label, a.label, w.message, $6
   FROM accounts a JOIN wanted w ON w.label = a.label
- WHERE NOT EXISTS (SELECT 1 FROM notices n
-                    WHERE n.user_id = a.user_id AND n.kind = $5 AND n.subject = a.label
-                      AND n.resolved_at > $6::timestamptz - make_interval(secs => $7))
+ WHERE NOT ${noticeSql.coolingDown('a.user_id', '$5', 'a.label', '$6::timestamptz', '$7')}
  ORDER BY a.user_id, a.label
 ON CONFLICT (user_id, kind, subject) WHERE resolved_at IS NULL DO NOTHING
 RETURNING id`;
@@ -89,7 +79,7 @@ export async function raiseSourceNotices(client: pg.PoolClient, kind: SourceNoti
     cooldownSeconds,
   ]);
   const ids = rows.map((row) => row.id);
-  await writeOutbox(client, deliverEntries(ids, 'open'));
+  await writeOutbox(client, deliverNoticeEntries(ids, 'open'));
   return ids;
 }
 
@@ -98,7 +88,7 @@ export async function resolveSourceNotices(client: pg.PoolClient, kind: SourceNo
   if (keys.length === 0) return [];
   const { rows } = await client.query<{ id: string }>(RESOLVE, [kind, [...keys].map(sourceLabelOf).sort(), now]);
   const ids = rows.map((row) => row.id);
-  await writeOutbox(client, deliverEntries(ids, 'resolved'));
+  await writeOutbox(client, deliverNoticeEntries(ids, 'resolved'));
   return ids;
 }
 
