@@ -1,4 +1,4 @@
-import { ChannelConfigError, resolveFormat, unsealChannel, UnreadableSecretError, type ChannelConfig, type ChannelKind } from '@hashwatch/channels';
+import { ChannelConfigError, channelKindOf, unsealChannel, UnreadableSecretError, type ChannelConfig } from '@hashwatch/channels';
 import type { Logger } from '@hashwatch/logger';
 import { refuseChannel } from '../health/channel-health';
 import type { ChannelRow } from './channel-store';
@@ -43,7 +43,7 @@ export async function unsealForRun(
     if (error instanceof ChannelConfigError) {
       const reason = `the channel cannot be used: ${error.message}`;
       for (const table of tables) await markFailed(deps.pool, idsOf(table), claimToken, null, reason, table);
-      const kind = kindOf(channel);
+      const kind = channelKindOf(channel);
       const { failed } = await refuseChannel(deps.pool, channel.id, { platform: kind, status: null, reason });
       deps.metrics.failed.inc(kind, ids.length + failed);
       log.warn('channel disabled', { channelId: channel.id, kind, deliveries: ids.length, reason, pendingFailed: failed });
@@ -60,9 +60,4 @@ export async function unsealForRun(
     log.error('channel secret cannot be opened', { channelId: channel.id, deliveries: ids.length, delayMs, gaveUp });
     return { stop: { kind: 'paced', waitMs: delayMs } };
   }
-}
-
-/** The kind a row's deliveries are counted under, read without opening its secrets. */
-function kindOf(channel: ChannelRow): ChannelKind {
-  return channel.kind === 'bot' ? 'telegram' : resolveFormat(channel.format, channel.url ?? '');
 }

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { resolveFormat, type ChannelKind, type WebhookFormat } from '@hashwatch/channels';
+import { channelKindOf, type ChannelKind, type WebhookFormat } from '@hashwatch/channels';
 import { transaction } from '@hashwatch/db';
 import { raiseNotice, resolveNotice, type Notice } from '@hashwatch/notices';
 import { failPending } from '../delivery/delivery-store';
@@ -27,11 +27,6 @@ export interface SendFailureFacts {
   platform: ChannelKind;
   status: number | null;
   reason: string;
-}
-
-/** The platform a channel row sends to, read without opening its secrets. */
-export function platformOf(channel: Pick<HealthChannel, 'kind' | 'url' | 'format'>): ChannelKind {
-  return channel.kind === 'bot' ? 'telegram' : resolveFormat(channel.format, channel.url ?? '');
 }
 
 const NAMES: Record<ChannelKind, string> = { telegram: 'The Telegram bot', discord: 'The Discord webhook', slack: 'The Slack webhook', json: 'The webhook' };
@@ -80,7 +75,7 @@ export function refusalMessage(failure: SendFailureFacts): string {
 
 /** The text of a `channel_failing` notice raised after `afterMs` of transient failures. */
 export function failingMessage(channel: HealthChannel & { failing_since: Date; last_failure: string | null }, afterMs: number, disableAfterMs: number): string {
-  const platform = platformOf(channel);
+  const platform = channelKindOf(channel);
   const last = channel.last_failure ? ` The last attempt: ${channel.last_failure}.` : '';
   const what = platform === 'json' ? 'check that the receiver is up and answers 2xx' : `check the ${platform === 'telegram' ? 'bot and chat' : 'webhook'} and ${platform[0]?.toUpperCase()}${platform.slice(1)}'s status`;
   const off = channel.kind === 'webhook' ? ` After ${span(disableAfterMs)} of failures the channel is switched off.` : '';
@@ -89,7 +84,7 @@ export function failingMessage(channel: HealthChannel & { failing_since: Date; l
 
 /** The text of a `channel_disabled` notice: a webhook failing for `afterMs`, switched off. */
 export function disabledMessage(channel: HealthChannel & { failing_since: Date; last_failure: string | null }, afterMs: number): string {
-  const platform = platformOf(channel);
+  const platform = channelKindOf(channel);
   const last = channel.last_failure ? ` (the last attempt: ${channel.last_failure})` : '';
   return `${NAMES[platform]} failed every send for ${span(afterMs)} since ${utc(channel.failing_since)}${last}, so Hashwatch switched it off; the alerts it did not take stay in the feed (GET /v1/posts). Fix the receiver, ${TURN_ON}.`;
 }
