@@ -1,3 +1,4 @@
+import { createHash, randomBytes } from 'node:crypto';
 import { BillingUnavailableError } from '@hashwatch/billing';
 import { newId, transaction } from '@hashwatch/db';
 import { AppError } from '@hashwatch/errors';
@@ -70,35 +71,34 @@ export async function startCheckout(deps: GatewayDeps, options: SelfServiceOptio
   return oneCheckoutPerEmail(deps, email, () => checkoutInTurn(deps, options, input, email, passwordHash));
 }
 
-// First key of the advisory lock that lets one checkout of an email run at a time (the second is the email's hash).
-const CHECKOUT_LOCK_CLASS = 0x0c4e;
 /** How long a checkout waits for another of the same email before answering 503: a checkout takes a few seconds. */
 const CHECKOUT_LOCK_WAIT_MS = 20_000;
 const CHECKOUT_LOCK_POLL_MS = 50;
+/** A lock outlives a gateway killed while it held it by at most this long (longer than any checkout's provider calls). */
+const CHECKOUT_LOCK_TTL_MS = 60_000;
+
+// Deletes the lock only while it is still this holder's (one that expired and was taken since stays).
+const UNLOCK = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
 
 /**
- * Runs `work` while holding a session advisory lock of this email on a connection of its own. Two checkouts of one
- * pending email at the same moment would otherwise each close the pages open before them, and then each open its
- * own: two payable pages, one of them for a password its payer no longer holds. In turn, the second closes the
- * first's page (or finds it paid: 409). The lock goes with the connection if the gateway dies.
+ * Runs `work` while holding a lock of this email in Redis. Two checkouts of one pending email at the same moment
+ * would otherwise each close the pages open before them, and then each open its own: two payable pages, one of them
+ * for a password its payer no longer holds. In turn, the second closes the first's page (or finds it paid: 409).
+ * The lock is in Redis rather than a PostgreSQL session lock so that a waiting checkout holds no connection of the
+ * gateway's pool, which the work itself needs; it expires if the gateway dies holding it.
  */
 async function oneCheckoutPerEmail<T>(deps: GatewayDeps, email: string, work: () => Promise<T>): Promise<T> {
-  const client = await deps.db.pool.connect();
-  let locked = false;
+  const key = `${deps.keyPrefix}:checkout-lock:${createHash('sha256').update(email).digest('base64url')}`;
+  const token = randomBytes(12).toString('base64url');
+  const deadline = Date.now() + CHECKOUT_LOCK_WAIT_MS;
+  while ((await deps.redis.set(key, token, 'PX', CHECKOUT_LOCK_TTL_MS, 'NX')) !== 'OK') {
+    if (Date.now() >= deadline) throw new AppError('service_unavailable', 'another checkout of this email is still under way; try again shortly');
+    await new Promise((resolve) => setTimeout(resolve, CHECKOUT_LOCK_POLL_MS));
+  }
   try {
-    const deadline = Date.now() + CHECKOUT_LOCK_WAIT_MS;
-    for (;;) {
-      const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1, hashtext($2)) AS locked', [CHECKOUT_LOCK_CLASS, email]);
-      locked = rows[0]?.locked === true;
-      if (locked) break;
-      if (Date.now() >= deadline) throw new AppError('service_unavailable', 'another checkout of this email is still under way; try again shortly');
-      await new Promise((resolve) => setTimeout(resolve, CHECKOUT_LOCK_POLL_MS));
-    }
     return await work();
   } finally {
-    const unlocked = !locked || (await client.query('SELECT pg_advisory_unlock($1, hashtext($2))', [CHECKOUT_LOCK_CLASS, email]).then(() => true, () => false));
-    // A connection whose unlock failed is closed rather than returned, so no lock stays behind in the pool.
-    client.release(unlocked ? undefined : true);
+    await deps.redis.eval(UNLOCK, 1, key, token).catch(() => undefined);
   }
 }
 
