@@ -38,7 +38,9 @@ export const QUOTA_WARNING_SHARE = 0.8;
  * the accounts whose usage this update carries across 80 % or 100 % of their limit: set-based, from the update's
  * own RETURNING (old and new alerts_used), so a write that crosses nothing costs no extra statement and one that
  * crosses writes its notice (one per account, kind and period: the partial unique index on open notices) and the
- * notice's `deliver-notice` outbox job in the same statement, exactly as @hashwatch/notices' raiseNotice does.
+ * notice's `deliver-notice` outbox job in the same statement, as @hashwatch/notices' raiseNotice does but without
+ * its cooldown: a threshold is crossed at most once a period unless a larger limit resolved its notice, and a
+ * crossing after that (the larger limit used up within the hour) must be told too.
  * Parameters: user ids, period starts, alerts, reads, then the ids the notices take if they open (two per row).
  * Common table expressions (`ctes`) for the writer to put first in its WITH; `text` is the outbox insert.
  */
@@ -69,7 +71,6 @@ quota_crossed AS (
 quota_opened AS (
   INSERT INTO notices (id, user_id, kind, subject, message, opened_at)
   SELECT c.id, c.user_id, c.kind, c.subject, c.message, now() FROM quota_crossed c
-   WHERE NOT ${noticeSql.coolingDown('c.user_id', 'c.kind', 'c.subject', 'now()')}
   ON CONFLICT (user_id, kind, subject) WHERE resolved_at IS NULL DO NOTHING
   RETURNING id)`;
 

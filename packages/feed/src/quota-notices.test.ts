@@ -81,6 +81,20 @@ describe('quota notices', () => {
     expect(await notices(a)).toHaveLength(2);
   });
 
+  it('tells an account again when a larger limit that resolved quota_exhausted is used up within the hour', async () => {
+    const userId = await account(10);
+    await write(userId, 10);
+    const exhausted = (await notices(userId)).find((notice) => notice.kind === 'quota_exhausted');
+    expect(exhausted).toMatchObject({ kind: 'quota_exhausted', resolved_at: null });
+    // A larger plan: the periodic check resolves the notice (as here), and the account uses the new room at once.
+    await pool().query('UPDATE users SET alerts_limit = 12 WHERE id = $1', [userId]);
+    await pool().query('UPDATE notices SET resolved_at = now() WHERE id = $1', [exhausted?.id]);
+    await write(userId, 2);
+    const again = (await notices(userId)).filter((notice) => notice.kind === 'quota_exhausted');
+    expect(again).toHaveLength(2);
+    expect(again[1]).toMatchObject({ resolved_at: null, message: expect.stringMatching(/12 of 12 alerts/) });
+  });
+
   it('opens nothing more after a rolled-back write: the notice commits with the usage or not at all', async () => {
     const userId = await account(10);
     await expect(
