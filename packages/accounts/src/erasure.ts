@@ -175,7 +175,14 @@ export async function eraseAccount(pool: pg.Pool, accountId: string, options: { 
  * track watches the source, and the posts it matched that no feed holds. The account's feed items stay (they
  * are its history). False when the account has no such source.
  */
-export async function eraseSource(pool: pg.Pool, table: SourceTableName, userId: string, id: string): Promise<boolean> {
+export async function eraseSource(
+  pool: pg.Pool,
+  table: SourceTableName,
+  userId: string,
+  id: string,
+  /** Runs in the same transaction once the source is gone, with its label (`#tag` or `@user`). */
+  onErased?: (client: pg.PoolClient, source: string) => Promise<unknown>,
+): Promise<boolean> {
   return withDeadlockRetry(() =>
     transaction(pool, async (client) => {
       const column = table === 'tracks' ? 'hashtag_norm' : 'username_norm';
@@ -187,6 +194,7 @@ export async function eraseSource(pool: pg.Pool, table: SourceTableName, userId:
       const { rowCount } = await client.query(`DELETE FROM ${table} WHERE id = $1 AND user_id = $2`, [id, userId]);
       if (!rowCount) return false;
       await eraseShared(client, sources, []);
+      await onErased?.(client, `${table === 'tracks' ? '#' : '@'}${norm}`);
       return true;
     }),
   );

@@ -152,6 +152,22 @@ export async function resolveNotice(client: pg.PoolClient, condition: Omit<Notic
   return toNotice(row);
 }
 
+/**
+ * Resolves the account's open notices about a source it stopped tracking (`#tag` or `@user`), in the caller's
+ * transaction, with their resolution jobs: no scan of that source will end them any more, and an open one would
+ * keep the same condition from being told again if the source is tracked again. Resolves with the notices.
+ */
+export async function resolveUntrackedSource(client: pg.PoolClient, userId: string, source: string, now: Date = new Date()): Promise<Notice[]> {
+  const { rows } = await client.query<NoticeRow>(
+    `UPDATE notices SET resolved_at = $3
+      WHERE user_id = $1 AND kind IN ('source_failing', 'source_silent') AND subject = $2 AND resolved_at IS NULL
+      RETURNING ${COLUMNS}`,
+    [userId, source, now],
+  );
+  await writeOutbox(client, deliverNoticeEntries(rows.map((row) => row.id), 'resolved'));
+  return rows.map(toNotice);
+}
+
 /** The open notice of a condition, if any (read-only; for callers deciding whether to raise or resolve). */
 export async function openNotice(client: pg.Pool | pg.PoolClient, condition: NoticeCondition): Promise<Notice | null> {
   const { rows } = await client.query<NoticeRow>(

@@ -161,8 +161,9 @@ export async function recordScanSuccess(
 ): Promise<void> {
   if (sources.length === 0) return;
   const keys = sources.map((source) => source.key).sort();
-  // A source that failed before this scan may have a `source_failing` notice open (whatever N was then).
-  await resolveSourceNotices(client, 'source_failing', sources.filter((source) => source.failures > 0).map((source) => source.key), now);
+  // Any source may have a `source_failing` notice open, whatever its cursor says now (a cursor made afresh when a
+  // source was tracked again starts at 0 failures): one statement over the few open notices (a partial index).
+  await resolveSourceNotices(client, 'source_failing', keys, now);
 
   const { rows } = await client.query<ActivityRow>(LOAD_ACTIVITY, [keys]);
   const byKey = new Map(rows.map((row) => [row.source_key, row]));

@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { eraseSource } from '@hashwatch/accounts';
 import { newId, transaction, type IdPrefix } from '@hashwatch/db';
 import { AppError } from '@hashwatch/errors';
+import { resolveUntrackedSource } from '@hashwatch/notices';
 import { iso } from '../../http/time';
 import { assertEngagementRoom, lockAccountLimits, type SourceLimits } from './source-limits';
 import { flagAssignments, type EngagementFlagsPatch } from './engagement-flags.schema';
@@ -51,10 +52,12 @@ export async function listSources<Row extends SourceRow>(pool: pg.Pool, source: 
 
 /**
  * Deletes one source of the account with its scan cursor and stored posts when nothing else needs them, erased
- * before the request answers; another account's id is not_found, like an unknown one.
+ * before the request answers, and resolves the account's open notices about it (no scan ends them any more);
+ * another account's id is not_found, like an unknown one.
  */
 export async function deleteSource(pool: pg.Pool, source: SourceTable, userId: string, id: string): Promise<void> {
-  if (!(await eraseSource(pool, source.table, userId, id))) throw new AppError('not_found', `no ${source.noun} ${id}`);
+  const erased = await eraseSource(pool, source.table, userId, id, (client, label) => resolveUntrackedSource(client, userId, label));
+  if (!erased) throw new AppError('not_found', `no ${source.noun} ${id}`);
 }
 
 /** A new source: its own columns and values, how a duplicate is found, and the engagement flags asked for. */
