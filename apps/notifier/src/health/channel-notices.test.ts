@@ -202,6 +202,21 @@ describe('channel notices', () => {
     expect(await channelRow(channelId)).toMatchObject({ enabled: true, failing_since: null, failure_noticed: false });
   });
 
+  it('raises nothing for a channel that refused one message (a 400, not retried) and had nothing more to send', async () => {
+    const receiver = await startReceiver(() => jsonReply(400, { error: 'this one field is not accepted' }));
+    receivers.push(receiver);
+    const user = await newAccount(env.database);
+    const { id: channelId } = await addWebhook(pool(), user, { url: `${receiver.origin}/hook`, format: 'json' });
+    await storeFeedItems(pool(), [post(user)]);
+    await receiver.waitForReceived(1, 10_000);
+    await waitFor(async () => (await channelRow(channelId))?.failing_since instanceof Date, 5_000, 'failing_since set');
+    // Past both spans, with the checks of both replicas run: nothing is being retried, so nothing is failing.
+    await sleep(DISABLE_AFTER_MS + 1_000);
+    await checkOnBoth();
+    expect(await noticesOf(channelId)).toEqual([]);
+    expect(await channelRow(channelId)).toMatchObject({ enabled: true, disabled_reason: null, failure_noticed: false });
+  });
+
   it('tells a json receiver answering 404 at once, keeps sending to it, and resolves once it takes an alert', async () => {
     const state = { gone: true };
     const receiver = await startReceiver(() => (state.gone ? jsonReply(404, { error: 'no route /hook' }) : { status: 204 }));

@@ -25,8 +25,13 @@ type FailingRow = HealthChannel & { failing_since: Date; last_failure: string | 
 // Channels per check and step: a check that finds more leaves the rest to the next one.
 const BATCH = 500;
 
-// A locked row that still meets the step's condition: two replicas checking at once handle it once.
-const FAILING = `failing_since IS NOT NULL AND failing_since <= now() - $2 * interval '1 millisecond' AND enabled AND disabled_reason IS NULL`;
+// A locked row that still meets the step's condition: two replicas checking at once handle it once. Failing means
+// sends still being retried: a message the platform refused once (a 400, not retried) on a channel that had nothing
+// to send since is not a channel failing for an hour, nor one to switch off a day later.
+const RETRYING = (table: string) =>
+  `EXISTS (SELECT 1 FROM ${table} d WHERE d.channel_id = notification_channels.id AND d.status = 'pending' AND d.attempts > 0)`;
+const FAILING = `failing_since IS NOT NULL AND failing_since <= now() - $2 * interval '1 millisecond' AND enabled AND disabled_reason IS NULL
+  AND (${RETRYING('deliveries')} OR ${RETRYING('notice_deliveries')})`;
 
 const ROW = 'id, user_id, kind::text AS kind, url, format, failing_since, last_failure';
 
