@@ -1,6 +1,6 @@
 import { useTestEnvironment } from '@hashwatch/testing';
 import { newId, transaction } from '@hashwatch/db';
-import { raiseNotice } from '@hashwatch/notices';
+import { raiseNotice, resolveNotice } from '@hashwatch/notices';
 import { fanOutNotice } from '../notices/fan-out-notice';
 import { resolveNotifierOptions } from '../notifier-options';
 import { addWebhook, deliveriesOf, newAccount, post, sleep, storeFeedItems } from '../test-support/notifier-fixture';
@@ -184,5 +184,23 @@ describe('delivery store', () => {
     expect(failed).toEqual([{ status: 'failed', last_error: 'not sent: the channel was disabled (Discord webhook not found (deleted))' }]);
     expect(await channelsWithDueDeliveries(pool())).not.toContain(channelId);
     expect(await failPending(pool(), channelId, 'again')).toBe(0);
+  });
+  it('claims a notice’s resolution only once its opening to the channel is no longer pending', async () => {
+    const user = await newAccount(env.database);
+    const { id: channelId } = await addWebhook(pool(), user, { url: 'https://hooks.example.com/order', format: 'discord' });
+    const condition = { userId: user, kind: 'source_failing' as const, source: '#order' };
+    const notice = await transaction(pool(), (client) => raiseNotice(client, condition, { message: 'failing' }));
+    await transaction(pool(), (client) => resolveNotice(client, condition));
+    // Both sends at once, the resolution's created first (its job ran first).
+    await fanOutNotice(pool(), notice!.id, 'resolved');
+    await pool().query(`UPDATE notice_deliveries SET created_at = now() - interval '1 minute' WHERE notice_id = $1 AND state = 'resolved'`, [notice!.id]);
+
+    const first = await claimNext(pool(), channelId, { ...claimInput, batch: 5 });
+    expect(first.notices.map((n) => n.notice.state)).toEqual(['open']);
+    // Still claimed (pending): the resolution waits.
+    expect((await claimNext(pool(), channelId, { ...claimInput, claimToken: 'run-2', batch: 5 })).notices).toEqual([]);
+    await pool().query(`UPDATE notice_deliveries SET status = 'delivered' WHERE id = $1`, [first.notices[0]!.id]);
+    const after = await claimNext(pool(), channelId, { ...claimInput, claimToken: 'run-3', batch: 5 });
+    expect(after.notices.map((n) => n.notice.state)).toEqual(['resolved']);
   });
 });

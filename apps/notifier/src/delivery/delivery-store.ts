@@ -73,9 +73,9 @@ function markParameters(marks: DeliveredMark[]): [string[], (number | null)[], (
 }
 
 /**
- * The claim statement's notice part (its parameters: $1 channel, $5 hold, $10 batch, $11 claim token): claims the
- * channel's due notice sends, oldest first, up to the batch, and answers them as one JSON list with the notice
- * each carries, as of its state (the API's shape; the bot channel named `bot`).
+ * The claim statement's notice part ($1 channel, $5 hold, $10 batch, $11 claim token): the channel's due notice sends,
+ * oldest first, up to the batch (a resolution only once its opening to the channel is not pending: never "resolved"
+ * before the notice), as one JSON list with the notice each carries, as of its state (the API's shape; bot as `bot`).
  */
 const NOTICE_CLAIM = `notice_claimed AS (
        UPDATE notice_deliveries d
@@ -84,6 +84,7 @@ const NOTICE_CLAIM = `notice_claimed AS (
         WHERE d.id IN (SELECT d.id FROM notice_deliveries d
                         WHERE d.channel_id = $1 AND ${DUE}
                           AND EXISTS (SELECT 1 FROM ch WHERE ch.enabled AND ch.disabled_reason IS NULL)
+                          AND NOT (d.state = 'resolved' AND EXISTS (SELECT 1 FROM notice_deliveries o WHERE o.notice_id = d.notice_id AND o.channel_id = d.channel_id AND o.state = 'open' AND o.status = 'pending'))
                         ORDER BY d.created_at, d.id LIMIT $10::int)
           AND ${DUE}
     RETURNING d.id, d.message_id, d.attempts, d.notice_id, d.state, d.created_at),

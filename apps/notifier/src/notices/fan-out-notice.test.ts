@@ -50,6 +50,21 @@ describe('fanOutNotice', () => {
     expect((await fanOutNotice(pool(), notice!.id, 'resolved')).sort()).toEqual(expected);
   });
 
+  it('creates the opening’s sends with a resolution whose opening was never fanned out', async () => {
+    const userId = await newAccount(env.database);
+    const discord = await addWebhook(pool(), userId, { url: 'http://127.0.0.1:9/discord', format: 'discord' });
+    const condition = { userId, kind: 'source_silent' as const, source: '#quiet' };
+    const notice = await transaction(pool(), (client) => raiseNotice(client, condition, { message: 'quiet' }));
+    await transaction(pool(), (client) => resolveNotice(client, condition));
+    expect(await fanOutNotice(pool(), notice!.id, 'resolved')).toEqual([discord.id]);
+    expect(await fanOutNotice(pool(), notice!.id, 'open')).toEqual([]);
+    const { rows } = await pool().query<{ state: string; message_id: string }>('SELECT state, message_id FROM notice_deliveries WHERE notice_id = $1 ORDER BY state', [notice!.id]);
+    expect(rows).toEqual([
+      { state: 'open', message_id: `${notice!.id}:open` },
+      { state: 'resolved', message_id: `${notice!.id}:resolved` },
+    ]);
+  });
+
   it('sends nothing for a notice that is gone', async () => {
     expect(await fanOutNotice(pool(), 'ntc_gone', 'open')).toEqual([]);
   });

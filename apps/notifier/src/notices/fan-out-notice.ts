@@ -36,13 +36,18 @@ export async function fanOutNotice(pool: pg.Pool, noticeId: string, state: Notic
   );
   const targets = channels.filter(takesNotices).map((channel) => channel.id);
   if (targets.length === 0) return [];
+  // A resolution also creates the opening's sends it finds missing: the opening's job may not have run yet (both
+  // relayed together), may have failed for good, or the channel came after it. The drain sends a notice's
+  // resolution only once its opening is no longer pending, so a channel reads them in order.
+  const states: NoticeState[] = state === 'resolved' ? ['open', 'resolved'] : ['open'];
+  const sends = states.flatMap((sendState) => targets.map((channelId) => ({ state: sendState, channelId })));
   const { rows } = await pool.query<{ channel_id: string }>(
     `INSERT INTO notice_deliveries (id, user_id, notice_id, state, channel_id, message_id)
-     SELECT t.id, $1, $2, $3, t.channel_id, $2 || ':' || $3
-       FROM unnest($4::text[], $5::text[]) AS t(id, channel_id)
+     SELECT t.id, $1, $2, t.state, t.channel_id, $2 || ':' || t.state
+       FROM unnest($3::text[], $4::text[], $5::text[]) AS t(id, state, channel_id)
      ON CONFLICT (notice_id, state, channel_id) DO NOTHING
      RETURNING channel_id`,
-    [notice.userId, notice.id, state, newIds('dlv', targets.length), targets],
+    [notice.userId, notice.id, newIds('dlv', sends.length), sends.map((send) => send.state), sends.map((send) => send.channelId)],
   );
-  return rows.map((row) => row.channel_id);
+  return [...new Set(rows.map((row) => row.channel_id))];
 }
