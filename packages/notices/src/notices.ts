@@ -35,7 +35,7 @@ export interface NoticeCondition {
   kind: NoticeKind;
   /** Default: the source, else the channel id, else '' (one condition of that kind per account). */
   subject?: string;
-  /** `#tag`, `$tag` or `@user` when the notice is about a source. */
+  /** `#tag` (its cashtag too) or `@user` when the notice is about a source. */
   source?: string | null;
   /** The channel's row id when the notice is about a channel: the notice is never sent to it. */
   channelId?: string | null;

@@ -2,9 +2,9 @@
  * The silence detector of a source (issue 16, `source_silent`): a pure function of the times a source's posts
  * were published and a clock, shared by the scanner and bench/silence-detector.ts.
  *
- * Model. A source's "typical gap" is the time-weighted median of its recent gaps between posts: the length of
- * the silence a watcher looking at a random moment finds the source in. Weighting each gap by its own length
- * makes the estimate ignore bursts (a hundred posts in a minute take a minute) and take in the source's quiet
+ * Model. A source's "typical gap" is a time-weighted quantile (the 90th: DEFAULT_SILENCE_PARAMS) of its recent gaps
+ * between posts: the silence a watcher looking at a random moment finds the source in, 9 times in 10. Weighting
+ * each gap by its own length makes the estimate ignore bursts (a hundred posts in a minute take a minute) and take in the source's quiet
  * hours (a night's long gaps take the night), so a diurnal source is not flagged every night. The gaps go into
  * a histogram of log-spaced buckets that forgets with a half-life, so a source that changes its pace is learned
  * again within days. The source is silent when the time since its last post exceeds

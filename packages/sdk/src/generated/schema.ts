@@ -7757,7 +7757,7 @@ export interface components {
              */
             state: "open" | "resolved";
             /**
-             * @description The source it is about (`#tag`, `$tag` or `@user`), or null.
+             * @description The source it is about (`#tag`, which covers its `$tag` too, or `@user`), or null.
              * @example #btc
              */
             source: string | null;

@@ -42,7 +42,7 @@ export const noticeSchema = z
         'switched off), `quota_warning` (80 % of the period’s alerts used), `quota_exhausted` (100 %).',
     }),
     state: z.enum(NOTICE_STATES).meta({ description: '`open` while the condition holds, `resolved` once it ended.' }),
-    source: z.string().nullable().meta({ example: '#btc', description: 'The source it is about (`#tag`, `$tag` or `@user`), or null.' }),
+    source: z.string().nullable().meta({ example: '#btc', description: 'The source it is about (`#tag`, which covers its `$tag` too, or `@user`), or null.' }),
     channel_id: z.string().nullable().meta({ example: null, description: 'The channel it is about: a webhook’s `wh_` id, `bot`, or null.' }),
     message: z.string().meta({ example: 'No post on #btc for 6 h; it usually has one every 20 min.' }),
     opened_at: timestamp,
