@@ -87,3 +87,13 @@ export const LONGEST_RETENTION = `SELECT COALESCE(max(retention_days), 90)::int 
 /** Checkout accounts still `pending` (never paid) and untouched since `$1` (UNPAID_SINCE), oldest first, `$2` at most. */
 export const STALE_PENDING_ACCOUNTS = `
 SELECT id FROM users WHERE ${UNPAID_SINCE('users', '$1')} ORDER BY created_at, id LIMIT $2`;
+
+/**
+ * Resolved notices past their account's plan retention, one batch: history the account no longer sees in its feed
+ * either. Their sends go with them (cascade); open notices stay whatever their age.
+ */
+export const DELETE_OLD_NOTICES = `
+DELETE FROM notices WHERE id IN (
+  SELECT n.id FROM notices n JOIN users u ON u.id = n.user_id JOIN plans p ON p.id = u.plan_id
+   WHERE n.resolved_at < $1::timestamptz - make_interval(days => p.retention_days)
+   LIMIT $2 FOR UPDATE OF n SKIP LOCKED)`;

@@ -97,6 +97,36 @@ describe('retention sweep', () => {
     expect((await pool().query('SELECT x_post_id FROM engagement_states')).rows).toEqual([{ x_post_id: '403' }]);
   });
 
+  it("deletes resolved notices past their plan's retention with their sends, and keeps open ones whatever their age", async () => {
+    await updatePlan(env.database.db.prisma, 'business', { retentionDays: 365 });
+    const starter = await account('starter');
+    const business = await account('business');
+    const channel = await seedChannel(pool(), starter);
+    const notice = async (userId: string, id: string, openedDays: number, resolvedDays: number | null) => {
+      const at = (days: number) => new Date(NOW.getTime() - days * DAY_MS);
+      await pool().query(
+        `INSERT INTO notices (id, user_id, kind, subject, source, message, opened_at, resolved_at) VALUES ($1, $2, 'source_silent', $1, '#x', 'quiet', $3, $4)`,
+        [id, userId, at(openedDays), resolvedDays === null ? null : at(resolvedDays)],
+      );
+      await pool().query(
+        `INSERT INTO notice_deliveries (id, user_id, notice_id, state, channel_id, message_id, status) VALUES ($1, $2, $3, 'open', $4, $3 || ':open', 'delivered')`,
+        [`dlv_${id}`, userId, id, channel],
+      );
+    };
+    await notice(starter, 'ntc_old', 100, 95);
+    await notice(starter, 'ntc_recent', 100, 30);
+    await notice(starter, 'ntc_open', 400, null);
+    await notice(business, 'ntc_business', 200, 190);
+
+    const summary = await sweep();
+
+    expect(summary).toMatchObject({ notices: 1 });
+    const { rows } = await pool().query<{ id: string }>('SELECT id FROM notices ORDER BY id');
+    expect(rows.map((row) => row.id)).toEqual(['ntc_business', 'ntc_open', 'ntc_recent']);
+    const { rows: sends } = await pool().query<{ notice_id: string }>('SELECT notice_id FROM notice_deliveries ORDER BY notice_id');
+    expect(sends.map((row) => row.notice_id)).toEqual(['ntc_business', 'ntc_open', 'ntc_recent']);
+  });
+
   it('deletes in batches of the given size and stops at its budget, the next run taking the rest', async () => {
     const user = await account('starter');
     await seedItems(pool(), NOW, user, '55', 250, 100);
@@ -105,8 +135,8 @@ describe('retention sweep', () => {
     expect(first).toMatchObject({ items: 120, posts: 120, batches: 3, budgetSpent: true });
     const rest = await sweep({ batchSize: 40 });
     expect(rest).toMatchObject({ items: 130, posts: 130, budgetSpent: false });
-    // 130 = 3 full batches and one of 10 that ends the account; then one empty orphan batch.
-    expect(rest.batches).toBe(5);
+    // 130 = 3 full batches and one of 10 that ends the account; then one empty orphan batch and one empty notices batch.
+    expect(rest.batches).toBe(6);
     expect(await countRows(pool(), user)).toMatchObject({ items: 0, sources: 0, posts: 0 });
   });
 

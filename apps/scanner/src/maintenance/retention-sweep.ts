@@ -4,6 +4,7 @@ import { eraseAccount } from '@hashwatch/accounts';
 import { isPgError, PgErrorCode, transaction } from '@hashwatch/db';
 import {
   DELETE_EXPIRED_ITEMS,
+  DELETE_OLD_NOTICES,
   DELETE_UNREFERENCED_POSTS,
   EXPIRED_ACCOUNTS,
   LOCK_POSTS,
@@ -46,6 +47,8 @@ export interface SweepSummary {
   posts: number;
   engagementStates: number;
   pendingAccounts: number;
+  /** Resolved notices past their plan's retention. */
+  notices: number;
   batches: number;
   /** Batches given up on a lock held by a feed writer (rolled back whole; the next run retries them). */
   contended: number;
@@ -138,6 +141,16 @@ async function sweepOrphanPosts(run: Run): Promise<void> {
   }
 }
 
+async function sweepOldNotices(run: Run): Promise<void> {
+  for (;;) {
+    if (spent(run)) return;
+    const deleted = await batch(run, async (client) => (await client.query(DELETE_OLD_NOTICES, [run.now, run.limits.batchSize])).rowCount ?? 0);
+    if (deleted === undefined) return;
+    run.summary.notices += deleted;
+    if (deleted < run.limits.batchSize) return;
+  }
+}
+
 async function sweepPendingAccounts(run: Run): Promise<void> {
   const before = new Date(run.now.getTime() - run.limits.pendingDays * DAY_MS);
   for (;;) {
@@ -155,7 +168,7 @@ async function sweepPendingAccounts(run: Run): Promise<void> {
 /**
  * One run of the retention sweep: the feed items past their plan's retention (by detected_at), account by
  * account, with what references them; the posts only they referenced; posts no item references that are older
- * than every plan's retention; and checkout accounts left unpaid for `pendingDays`, erased as `DELETE /me`
+ * than every plan's retention; resolved notices past their plan's retention; and checkout accounts left unpaid for `pendingDays`, erased as `DELETE /me`
  * erases. Bounded by the budget; safe to run on several replicas at once.
  */
 export async function sweepRetention(pool: pg.Pool, options: SweepOptions = {}): Promise<SweepSummary> {
@@ -165,7 +178,7 @@ export async function sweepRetention(pool: pg.Pool, options: SweepOptions = {}):
     signal: options.signal,
     now: options.now?.() ?? new Date(),
     startedAt: Date.now(),
-    summary: { items: 0, itemSources: 0, posts: 0, engagementStates: 0, pendingAccounts: 0, batches: 0, contended: 0, budgetSpent: false, durationMs: 0 },
+    summary: { items: 0, itemSources: 0, posts: 0, engagementStates: 0, pendingAccounts: 0, notices: 0, batches: 0, contended: 0, budgetSpent: false, durationMs: 0 },
   };
   const { rows: accounts } = await pool.query<{ user_id: string; cutoff: Date }>(EXPIRED_ACCOUNTS, [run.now]);
   let within = true;
@@ -174,6 +187,7 @@ export async function sweepRetention(pool: pg.Pool, options: SweepOptions = {}):
     if (!within) break;
   }
   if (within) await sweepOrphanPosts(run);
+  if (!spent(run)) await sweepOldNotices(run);
   if (!spent(run)) await sweepPendingAccounts(run);
   run.summary.durationMs = Date.now() - run.startedAt;
   return run.summary;
