@@ -10,6 +10,8 @@ export default defineConfig({
       '@hashwatch/sdk': fileURLToPath(new URL('../../packages/sdk/src/index.ts', import.meta.url)),
       // The notifier's own template renderer (pure, no Node imports), so the preview is what a channel receives.
       '@hashwatch/channels/template': fileURLToPath(new URL('../../packages/channels/src/template.ts', import.meta.url)),
+      // The API's own reading of a webhook's platform and its notices default (pure, no Node imports).
+      '@hashwatch/channels/resolve-format': fileURLToPath(new URL('../../packages/channels/src/resolve-format.ts', import.meta.url)),
     },
   },
   build: {

@@ -1,3 +1,4 @@
+import { latencyFrom, latencyStatement, type LatencyRow } from '@hashwatch/feed';
 import { z } from 'zod';
 import { defineCommand } from '../command';
 import { instantFlag } from '../flag-schemas';
@@ -35,25 +36,34 @@ SELECT u.id AS account_id, u.email, p.period_start, p.period_end, ${BY_SOURCE}
 
 export const usageReport = defineCommand({
   usage: 'usage:report [--period-start ISO]',
-  description: "prints every account's upstream cost (X posts read, requests, per source) for its current period, or for the periods starting at --period-start",
+  description:
+    "prints every account's latency (detection and delivery p50/p95) and upstream cost (X posts read, requests, per source) for its current " +
+    'period, or for the periods starting at --period-start',
   flags: z.strictObject({ 'period-start': instantFlag.optional() }),
   async run(input, { prisma }) {
     const periodStart = input['period-start'];
     const rows = periodStart
       ? await prisma.$queryRawUnsafe<ReportRow[]>(PERIODS_STARTING, periodStart.toISOString())
       : await prisma.$queryRawUnsafe<ReportRow[]>(CURRENT_PERIODS);
-    return {
-      data: rows.map((row) => ({
+    const data = [];
+    // One account after another: the latency statement reads at most LATENCY_SAMPLE_ITEMS items of one account.
+    for (const row of rows) {
+      const { text, values } = latencyStatement(row.account_id, { start: row.period_start, end: row.period_end });
+      const [latency] = await prisma.$queryRawUnsafe<LatencyRow[]>(text, ...values);
+      data.push({
         account_id: row.account_id,
         email: row.email,
         period_start: row.period_start.toISOString(),
         period_end: row.period_end.toISOString(),
+        // As GET /v1/usage answers it: the same statement (@hashwatch/feed), over the same period.
+        latency: latencyFrom(latency),
         upstream: {
           reads: Number(row.reads),
           requests: Number(row.requests),
           by_source: row.by_source.map((share) => ({ source: share.source, reads: Number(share.reads), requests: Number(share.requests) })),
         },
-      })),
-    };
+      });
+    }
+    return { data };
   },
 });

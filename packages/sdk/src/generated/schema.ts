@@ -5311,7 +5311,7 @@ export interface paths {
         };
         /**
          * Replace the whole notification configuration.
-         * @description Whole replacement, answered with the saved configuration. Omitted fields take their defaults; an omitted `webhooks` means none and an omitted or null `bot` removes the bot channel. A webhook with the `id` of one of this account’s webhooks keeps its identity and signing secret; one without `id` is new and gets a new id and secret; an `id` this account does not have answers 400. Webhooks not listed are deleted, with their delivery log. `bot.token` is write-only and required only when adding the bot: omitted, the saved token is kept; so is a channel’s saved `notices` switch when `notices` is omitted (a new channel then follows its platform’s default). The read-only fields of the GET answer (`signing_secret`, `token_hint`, `disabled_reason`) may be sent back unchanged. Saving `enabled: true` clears `disabled_reason`. More webhooks than the plan’s `webhooks_limit` answers 403 `plan_limit_reached`; a refused PUT saves nothing.
+         * @description Whole replacement, answered with the saved configuration. Omitted fields take their defaults; an omitted `webhooks` means none and an omitted or null `bot` removes the bot channel. A webhook with the `id` of one of this account’s webhooks keeps its identity and signing secret; one without `id` is new and gets a new id and secret; an `id` this account does not have answers 400. Webhooks not listed are deleted, with their delivery log. `bot.token` is write-only and required only when adding the bot: omitted, the saved token is kept; so is a channel’s saved `notices` switch when `notices` is omitted (a new channel then follows its platform’s default; a webhook moved between `json` and Discord or Slack takes its new platform’s default). The read-only fields of the GET answer (`signing_secret`, `token_hint`, `disabled_reason`) may be sent back unchanged. Saving `enabled: true` clears `disabled_reason`. More webhooks than the plan’s `webhooks_limit` answers 403 `plan_limit_reached`; a refused PUT saves nothing.
          */
         put: {
             parameters: {
@@ -7599,7 +7599,7 @@ export interface components {
                  * @default true
                  */
                 enabled: boolean;
-                /** @description Whether system notices (`GET /v1/notices`) are sent to this channel. Omitted: the saved choice is kept, and a channel that never had one follows its platform: on for Discord, Slack and the bot, off for `json`. */
+                /** @description Whether system notices (`GET /v1/notices`) are sent to this channel. Omitted: the saved choice is kept, and a channel that never had one follows its platform: on for Discord, Slack and the bot, off for `json`. A webhook moved between `json` and Discord or Slack (by `format`, or `url` for `auto`) without `notices` drops its saved choice for the new platform’s default. */
                 notices?: boolean;
                 /** @description Read-only: accepted so that a GET answer can be sent back as is, and ignored. */
                 token_hint?: string;
@@ -7661,7 +7661,7 @@ export interface components {
              * @default true
              */
             enabled: boolean;
-            /** @description Whether system notices (`GET /v1/notices`) are sent to this channel. Omitted: the saved choice is kept, and a channel that never had one follows its platform: on for Discord, Slack and the bot, off for `json`. */
+            /** @description Whether system notices (`GET /v1/notices`) are sent to this channel. Omitted: the saved choice is kept, and a channel that never had one follows its platform: on for Discord, Slack and the bot, off for `json`. A webhook moved between `json` and Discord or Slack (by `format`, or `url` for `auto`) without `notices` drops its saved choice for the new platform’s default. */
             notices?: boolean;
             /** @description Read-only: may be sent back as GET answered it (null included); any other value answers 400. Hashwatch generates every secret. */
             signing_secret?: string | null;

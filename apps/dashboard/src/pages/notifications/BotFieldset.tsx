@@ -1,7 +1,7 @@
 import type { FeedItem } from '../../api/client';
 import { Field } from '../../components/Field';
 import { ErrorNote } from '../../components/Status';
-import type { BotDraft } from './channel-draft';
+import { noticesUnlessSwitched, type BotDraft } from './channel-draft';
 import { ChannelOptions } from './ChannelOptions';
 import { TestButton } from './TestButton';
 
@@ -35,7 +35,7 @@ export function BotFieldset({ draft, saved, changed, sources, post, problem, onC
           onChange={(event) => set({ chat_id: event.currentTarget.value })} />
       </div>
       {problem && !SHOWN_FIELDS.includes(problem.field ?? '') ? <ErrorNote>{problem.message}</ErrorNote> : null}
-      <ChannelOptions values={draft} sources={sources} post={post} templateError={error('template')} noticesByDefault onChange={set} />
+      <ChannelOptions values={draft} sources={sources} post={post} templateError={error('template')} noticesUnlessSwitched={noticesUnlessSwitched(draft)} onChange={set} />
       <div className="channel-actions">
         {saved ? <TestButton target={{ channel: 'bot' }} unsaved={changed} /> : <small>Save to test the bot.</small>}
         <button type="button" className="outline contrast small" onClick={onRemove}>

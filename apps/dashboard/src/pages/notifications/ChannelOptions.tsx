@@ -8,7 +8,7 @@ export interface ChannelOptionValues extends Scope {
   template: string;
   engagement_alerts: boolean;
   enabled: boolean;
-  /** Unset on a new channel: the API then follows the platform's default. */
+  /** Set only once switched in this edit; unset, the channel keeps `noticesUnlessSwitched`. */
   notices?: boolean;
 }
 
@@ -17,13 +17,13 @@ interface ChannelOptionsProps {
   sources: { hashtags: string[]; accounts: string[] };
   post: FeedItem | undefined;
   templateError: string | undefined;
-  /** What the API does when `notices` is unset: on for Discord, Slack and the bot, off for JSON. */
-  noticesByDefault: boolean;
+  /** What the API applies when `notices` is not sent: the saved choice, else the platform's default (on for Discord, Slack and the bot, off for JSON). */
+  noticesUnlessSwitched: boolean;
   onChange: (patch: Partial<ChannelOptionValues>) => void;
 }
 
 /** The options a webhook channel and the bot share, in the same order on both. */
-export function ChannelOptions({ values, sources, post, templateError, noticesByDefault, onChange }: ChannelOptionsProps) {
+export function ChannelOptions({ values, sources, post, templateError, noticesUnlessSwitched, onChange }: ChannelOptionsProps) {
   const noticesHint = useId();
   return (
     <>
@@ -38,7 +38,7 @@ export function ChannelOptions({ values, sources, post, templateError, noticesBy
           type="checkbox"
           role="switch"
           aria-describedby={noticesHint}
-          checked={values.notices ?? noticesByDefault}
+          checked={values.notices ?? noticesUnlessSwitched}
           onChange={(event) => onChange({ notices: event.currentTarget.checked })}
         />
         System notices

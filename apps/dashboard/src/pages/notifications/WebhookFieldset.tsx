@@ -2,7 +2,7 @@ import type { FeedItem } from '../../api/client';
 import { CopyButton } from '../../components/CopyButton';
 import { Field, SelectField } from '../../components/Field';
 import { ErrorNote } from '../../components/Status';
-import { noticesByDefault, type WebhookDraft } from './channel-draft';
+import { noticesUnlessSwitched, type WebhookDraft } from './channel-draft';
 import { ChannelOptions } from './ChannelOptions';
 import { TestButton } from './TestButton';
 
@@ -45,7 +45,7 @@ export function WebhookFieldset({ index, draft, saved, changed, sources, post, p
         <Field label="Bot name" value={draft.bot_name} error={error('bot_name')} onChange={(event) => set({ bot_name: event.currentTarget.value })} />
       </div>
       {problem && !SHOWN_FIELDS.includes(problem.field ?? '') ? <ErrorNote>{problem.message}</ErrorNote> : null}
-      <ChannelOptions values={draft} sources={sources} post={post} templateError={error('template')} noticesByDefault={noticesByDefault(draft)} onChange={set} />
+      <ChannelOptions values={draft} sources={sources} post={post} templateError={error('template')} noticesUnlessSwitched={noticesUnlessSwitched(draft)} onChange={set} />
       {draft.signing_secret ? (
         <p className="secret">
           Signing secret (Standard Webhooks, JSON format): <code>{draft.signing_secret}</code> <CopyButton text={draft.signing_secret} label="Copy secret" />

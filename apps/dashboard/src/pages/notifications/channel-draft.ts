@@ -1,11 +1,23 @@
+import { noticesByDefault } from '@hashwatch/channels/resolve-format';
 import { HashwatchError, type Schemas } from '../../api/client';
+
+/**
+ * A channel's `notices` as GET answered it (the saved switch, else its platform's default) and the default of the
+ * platform it was saved for. The draft's own `notices` is set only once the switch is touched in this edit: saving
+ * without it keeps what is saved, so a save that merely passes through does not pin the platform's default.
+ */
+export interface SavedNotices {
+  value: boolean;
+  platformDefault: boolean;
+}
 
 export type WebhookDraft = Schemas['WebhookChannelInput'] & {
   /** React key of a draft, stable before the server gives it an id. */
   key: string;
   signing_secret?: string | null;
+  saved_notices?: SavedNotices;
 };
-export type BotDraft = NonNullable<Schemas['NotificationConfigInput']['bot']> & { token_hint?: string };
+export type BotDraft = NonNullable<Schemas['NotificationConfigInput']['bot']> & { token_hint?: string; saved_notices?: SavedNotices };
 
 export interface Drafts {
   webhooks: WebhookDraft[];
@@ -28,40 +40,52 @@ export function newBot(): BotDraft {
   return { token: '', chat_id: '', hashtags: [], accounts: [], source_filter: 'all', engagement_alerts: false, template: '', enabled: true };
 }
 
-/**
- * Whether a webhook takes system notices while its switch is unset, as the API decides it: the format, or for
- * `auto` the address (Discord for discord.com / discordapp.com, Slack for hooks.slack.com); JSON receivers do not.
- */
-export function noticesByDefault(draft: Pick<WebhookDraft, 'format' | 'url'>): boolean {
-  if (draft.format === 'discord' || draft.format === 'slack') return true;
-  if (draft.format === 'json') return false;
-  let host: string;
-  try {
-    host = new URL(draft.url).hostname.toLowerCase().replace(/\.$/, '');
-  } catch {
-    return false;
-  }
-  const registrable = host.split('.').slice(-2).join('.');
-  return registrable === 'discord.com' || registrable === 'discordapp.com' || host === 'hooks.slack.com';
+/** Whether a webhook's platform, as the API resolves its format and address, takes system notices by default. */
+function webhookDefault(draft: Pick<WebhookDraft, 'format' | 'url'>): boolean {
+  return noticesByDefault({ kind: 'webhook', format: draft.format, url: draft.url });
 }
 
-/** The saved configuration as editable drafts. */
+const BOT_DEFAULT = noticesByDefault({ kind: 'bot', format: 'auto', url: null });
+
+/**
+ * What the API applies to a channel saved without `notices`: the saved value, unless the webhook now resolves to a
+ * platform with the other default (json against Discord, Slack), where the saved value is dropped for the new
+ * platform's default; a new channel gets its platform's default.
+ */
+export function noticesUnlessSwitched(draft: WebhookDraft | BotDraft): boolean {
+  const platformDefault = 'url' in draft ? webhookDefault(draft) : BOT_DEFAULT;
+  const saved = draft.saved_notices;
+  return saved && saved.platformDefault === platformDefault ? saved.value : platformDefault;
+}
+
+/** The saved configuration as editable drafts; no channel's notices switch counts as touched yet. */
 export function draftsOf(config: Schemas['NotificationConfig']): Drafts {
   return {
-    webhooks: config.webhooks.map((channel) => ({ ...channel, key: channel.id })),
-    bot: config.bot ? { ...config.bot, token: '' } : null,
+    webhooks: config.webhooks.map(({ notices, ...channel }) => ({
+      ...channel, key: channel.id, saved_notices: { value: notices, platformDefault: webhookDefault(channel) },
+    })),
+    bot: config.bot ? (({ notices, ...bot }) => ({ ...bot, token: '', saved_notices: { value: notices, platformDefault: BOT_DEFAULT } }))(config.bot) : null,
   };
+}
+
+/** `notices` when this edit switched it to something other than what saving without it gives; else nothing. */
+function switched(draft: WebhookDraft | BotDraft): { notices?: boolean } {
+  return draft.notices === undefined || draft.notices === noticesUnlessSwitched(draft) ? {} : { notices: draft.notices };
 }
 
 /**
  * The PUT body: every field of every channel; read-only fields (signing secret, disabled reason, token hint) left
- * out, and the bot token only when one was typed (an empty one keeps the saved token).
+ * out, the bot token only when one was typed (an empty one keeps the saved token), and `notices` only when switched
+ * in this edit (omitted, the API keeps the saved choice or applies the platform's default).
  */
 export function inputOf(drafts: Drafts): Schemas['NotificationConfigInput'] {
-  const webhooks = drafts.webhooks.map(({ key: _key, signing_secret: _secret, disabled_reason: _reason, ...channel }) => channel);
+  const webhooks = drafts.webhooks.map((draft) => {
+    const { key: _key, signing_secret: _secret, disabled_reason: _reason, saved_notices: _saved, notices: _notices, ...channel } = draft;
+    return { ...channel, ...switched(draft) };
+  });
   if (!drafts.bot) return { webhooks, bot: null };
-  const { token, token_hint: _hint, disabled_reason: _reason, ...bot } = drafts.bot;
-  return { webhooks, bot: token ? { ...bot, token } : bot };
+  const { token, token_hint: _hint, disabled_reason: _reason, saved_notices: _saved, notices: _notices, ...bot } = drafts.bot;
+  return { webhooks, bot: { ...bot, ...(token ? { token } : {}), ...switched(drafts.bot) } };
 }
 
 /** Where the API's complaint belongs: a webhook's field (by index), the bot's field, or the form as a whole. */

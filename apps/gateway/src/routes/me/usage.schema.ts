@@ -25,7 +25,7 @@ const upstreamSchema = z
   .meta({ description: 'Upstream (X API) cost attributed to you this period, in total and per source.' });
 const millis = (example: number, description: string) => z.number().int().nullable().meta({ example, description: `${description} Null when the period has no sample.` });
 
-/** Latency percentiles of the current period (usage-latency.ts computes them). */
+/** Latency percentiles of the current period (`latencyOf` of @hashwatch/feed computes them). */
 const latencySchema = z
   .object({
     detect_p50_ms: millis(2_400, 'Median of `detected_at` − `posted_at` over the sampled feed items that have a `posted_at`.'),

@@ -1,8 +1,8 @@
 import type pg from 'pg';
 import { AppError } from '@hashwatch/errors';
+import { latencyOf } from '@hashwatch/feed';
 import { iso } from '../../http/time';
 import { upstreamUsage } from './upstream-usage';
-import { latencyOf } from './usage-latency';
 import type { UsageBody } from './usage.schema';
 
 interface UsageRow {

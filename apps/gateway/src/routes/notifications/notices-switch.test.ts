@@ -57,4 +57,56 @@ describe('the notices switch of PUT /notifications', () => {
     }
     expect(await stored()).toEqual(before);
   });
+
+  it('drops a saved choice when a PUT without notices moves a webhook between json and a chat platform, and keeps it within one kind', async () => {
+    const { accountId, auth } = await gw.account('pro');
+    const discordUrl = 'https://discord.com/api/webhooks/1/abc';
+    const saved = (
+      await put(auth, {
+        webhooks: [
+          { url: discordUrl, notices: true },
+          { url: discordUrl, notices: false },
+          { url: 'https://example.com/json', notices: true },
+          { url: 'https://example.com/quiet', notices: false },
+        ],
+      }).expect(200)
+    ).body;
+    const ids = saved.webhooks.map((webhook: { id: string }) => webhook.id) as string[];
+    const stored = async () =>
+      (await gw.env.database.db.pool.query<{ notices: boolean | null }>('SELECT notices FROM notification_channels WHERE user_id = $1 ORDER BY position', [accountId])).rows.map(
+        (row) => row.notices,
+      );
+    expect(await stored()).toEqual([true, false, true, false]);
+
+    const moved = (
+      await put(auth, {
+        webhooks: [
+          // Discord to a json receiver: the json default (off) applies, not the true saved for Discord.
+          { id: ids[0], url: 'https://example.com/receiver' },
+          // Discord to Slack, both chats: the choice stays.
+          { id: ids[1], url: 'https://hooks.slack.com/services/T/B/x' },
+          // json to Discord by format alone, same address: the Discord default (on).
+          { id: ids[2], url: 'https://example.com/json', format: 'discord' },
+          // json to another json address: the choice stays.
+          { id: ids[3], url: 'https://example.org/other', format: 'json' },
+        ],
+      }).expect(200)
+    ).body;
+    expect(moved.webhooks.map((webhook: { notices: boolean }) => webhook.notices)).toEqual([false, false, true, false]);
+    expect(await stored()).toEqual([null, false, null, false]);
+
+    // Moved with an explicit switch: the switch sent is stored, whatever the platform.
+    const pinned = (
+      await put(auth, {
+        webhooks: [
+          { id: ids[0], url: discordUrl, notices: false },
+          { id: ids[1], url: 'https://hooks.slack.com/services/T/B/x' },
+          { id: ids[2], url: 'https://example.com/json', format: 'json', notices: true },
+          { id: ids[3], url: 'https://example.org/other', format: 'json' },
+        ],
+      }).expect(200)
+    ).body;
+    expect(pinned.webhooks.map((webhook: { notices: boolean }) => webhook.notices)).toEqual([false, false, true, false]);
+    expect(await stored()).toEqual([false, false, true, false]);
+  });
 });

@@ -61,7 +61,8 @@ const noticesInput = z
   .meta({
     description:
       'Whether system notices (`GET /v1/notices`) are sent to this channel. Omitted: the saved choice is kept, and a channel that never ' +
-      'had one follows its platform: on for Discord, Slack and the bot, off for `json`.',
+      'had one follows its platform: on for Discord, Slack and the bot, off for `json`. A webhook moved between `json` and Discord or ' +
+      'Slack (by `format`, or `url` for `auto`) without `notices` drops its saved choice for the new platform’s default.',
   });
 
 const readOnlyDisabledReason = z

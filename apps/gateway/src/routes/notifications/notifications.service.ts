@@ -115,8 +115,31 @@ function scopeValues(channel: WebhookInput | BotInput): unknown[] {
   return [channel.hashtags, channel.accounts, channel.source_filter, channel.engagement_alerts, channel.template, channel.enabled];
 }
 
-async function saveWebhook(client: pg.PoolClient, cipher: Cipher, userId: string, webhook: WebhookInput, position: number, now: Date): Promise<void> {
+/**
+ * The `notices` value to store on an update: the one sent; else the saved one, unless the webhook moves between a
+ * platform that takes notices by default (Discord, Slack) and one that does not (json). A choice made for a chat
+ * does not carry over to a machine receiver, nor the other way round: it goes back to null, the new platform's
+ * default. An unchanged class of platform keeps it (DECISIONS.md, "System notices: delivery and API").
+ */
+function noticesToStore(webhook: WebhookInput, saved: ChannelRow | undefined): boolean | null | 'keep' {
+  if (webhook.notices !== undefined) return webhook.notices;
+  if (saved === undefined) return null;
+  const before = noticesByDefault(saved);
+  const after = noticesByDefault({ kind: 'webhook', format: webhook.format, url: webhook.url });
+  return before === after ? 'keep' : null;
+}
+
+async function saveWebhook(
+  client: pg.PoolClient,
+  cipher: Cipher,
+  userId: string,
+  webhook: WebhookInput,
+  saved: ChannelRow | undefined,
+  position: number,
+  now: Date,
+): Promise<void> {
   if (webhook.id !== undefined) {
+    const notices = noticesToStore(webhook, saved);
     // Saving enabled=true is how a client re-enables a channel the platform made us stop: the reason goes. A channel
     // turned back on, or given a new URL, starts its failure clock again (failing_since: the notifier's health).
     await client.query(
@@ -125,9 +148,10 @@ async function saveWebhook(client: pg.PoolClient, cipher: Cipher, userId: string
               engagement_alerts = $10, template = $11, enabled = $12,
               disabled_reason = CASE WHEN $12 THEN NULL ELSE disabled_reason END, updated_at = $13,
               failing_since = CASE WHEN ($12 AND NOT enabled) OR url IS DISTINCT FROM $4 THEN NULL ELSE failing_since END,
-              notices = COALESCE($14, notices)
+              notices = CASE WHEN $15 THEN notices ELSE $14 END
         WHERE id = $1 AND user_id = $2`,
-      [webhook.id, userId, position, webhook.url, webhook.format, webhook.bot_name, ...scopeValues(webhook), now, webhook.notices ?? null],
+      [webhook.id, userId, position, webhook.url, webhook.format, webhook.bot_name, ...scopeValues(webhook), now,
+        notices === 'keep' ? null : notices, notices === 'keep'],
     );
     return;
   }
@@ -199,7 +223,7 @@ export async function putNotificationConfig(
     const kept = input.webhooks.flatMap((webhook) => (webhook.id === undefined ? [] : [webhook.id]));
     await client.query(`DELETE FROM notification_channels WHERE user_id = $1 AND kind = 'webhook' AND NOT (id = ANY($2::text[]))`, [userId, kept]);
     for (const [position, webhook] of input.webhooks.entries()) {
-      await saveWebhook(client, cipher, userId, webhook, position, now);
+      await saveWebhook(client, cipher, userId, webhook, webhook.id === undefined ? undefined : existingWebhooks.get(webhook.id), position, now);
     }
     return readConfig(client, cipher, userId);
   });

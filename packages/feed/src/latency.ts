@@ -1,5 +1,18 @@
 import type pg from 'pg';
-import type { UsageBody } from './usage.schema';
+
+/** p50 and p95 of detection and delivery delays, in whole milliseconds; each null when there is no sample of it. */
+export interface Latency {
+  detect_p50_ms: number | null;
+  detect_p95_ms: number | null;
+  deliver_p50_ms: number | null;
+  deliver_p95_ms: number | null;
+}
+
+/** What the latency statement answers: percentile_cont's [p50, p95], null without a sample. */
+export interface LatencyRow {
+  detect: number[] | null;
+  deliver: number[] | null;
+}
 
 /**
  * Items the latency figures are taken over: the period's most recent ones. It bounds the work of one GET /usage
@@ -24,9 +37,9 @@ const LATENCY = `
 WITH items AS MATERIALIZED (
   SELECT f.id, f.detected_at, f.posted_at
     FROM feed_items f
-   WHERE f.user_id = $1 AND f.detected_at >= $2 AND f.detected_at < $3
+   WHERE f.user_id = $1 AND f.detected_at >= $2::timestamptz AND f.detected_at < $3::timestamptz
    ORDER BY f.detected_at DESC, f.id DESC
-   LIMIT $4
+   LIMIT $4::int
 )
 SELECT
   (SELECT percentile_cont(ARRAY[0.5, 0.95]) WITHIN GROUP (ORDER BY date_part('epoch', i.detected_at - i.posted_at) * 1000)
@@ -35,25 +48,39 @@ SELECT
      FROM items i JOIN deliveries d ON d.feed_item_id = i.id
     WHERE d.status = 'delivered') AS deliver`;
 
-const rounded = (value: number | undefined) => (value === undefined ? null : Math.round(value));
+/**
+ * The one statement of `latencyOf` and its values, for a client that runs SQL its own way (the admin CLI's Prisma
+ * `$queryRawUnsafe`); `latencyFrom` reads its row. Figures over the period's most recent `sampleItems` items.
+ */
+export function latencyStatement(userId: string, period: { start: Date; end: Date }, sampleItems = LATENCY_SAMPLE_ITEMS): { text: string; values: unknown[] } {
+  return { text: LATENCY, values: [userId, period.start, period.end, sampleItems] };
+}
+
+/** The figures of a row of `latencyStatement` (percentiles as numbers, or as text from a client that sends them so). */
+export function latencyFrom(row: LatencyRow | undefined): Latency {
+  const figure = (values: number[] | null | undefined, at: number) => {
+    const value = values?.[at];
+    return value === undefined || value === null ? null : Math.round(Number(value));
+  };
+  return {
+    detect_p50_ms: figure(row?.detect, 0),
+    detect_p95_ms: figure(row?.detect, 1),
+    deliver_p50_ms: figure(row?.deliver, 0),
+    deliver_p95_ms: figure(row?.deliver, 1),
+  };
+}
 
 /**
- * p50 and p95 of detection and delivery delays over the period's most recent `sampleItems` items; each null when
- * there is no sample of it.
+ * p50 and p95 of detection and delivery delays of `userId` over the period's most recent `sampleItems` items
+ * (GET /v1/usage, `npm run admin -- usage:report`); each null when there is no sample of it.
  */
 export async function latencyOf(
-  pool: pg.Pool,
+  db: pg.Pool | pg.PoolClient,
   userId: string,
   period: { start: Date; end: Date },
   sampleItems = LATENCY_SAMPLE_ITEMS,
-): Promise<UsageBody['latency']> {
-  const { rows } = await pool.query<{ detect: number[] | null; deliver: number[] | null }>(LATENCY, [userId, period.start, period.end, sampleItems]);
-  const detect = rows[0]?.detect ?? [];
-  const deliver = rows[0]?.deliver ?? [];
-  return {
-    detect_p50_ms: rounded(detect[0]),
-    detect_p95_ms: rounded(detect[1]),
-    deliver_p50_ms: rounded(deliver[0]),
-    deliver_p95_ms: rounded(deliver[1]),
-  };
+): Promise<Latency> {
+  const { text, values } = latencyStatement(userId, period, sampleItems);
+  const { rows } = await db.query<LatencyRow>(text, values);
+  return latencyFrom(rows[0]);
 }
