@@ -1,3 +1,4 @@
+import { latencyDelivery, latencyItems } from '@hashwatch/feed/testing';
 import { request, useGateway } from '../../test-support/gateway-harness';
 
 describe('GET /usage latency', () => {
@@ -5,29 +6,9 @@ describe('GET /usage latency', () => {
   const prisma = () => gw.env.database.db.prisma;
   const pool = () => gw.env.database.db.pool;
 
-  /** Feed items of the account detected at `detectedAt`, each posted `delays[n]` ms before (null: no posted_at). */
-  async function items(userId: string, tag: string, detectedAt: Date, delays: (number | null)[]): Promise<string[]> {
-    const ids = delays.map((_, n) => `post_${tag}${n}${userId.slice(-8)}`);
-    await prisma().feedItem.createMany({
-      data: delays.map((delay, n) => ({
-        id: ids[n]!, userId, dedupeKey: `${tag}-${n}`, type: delay === null ? 'engagement' : 'hashtag', xPostId: `7${n}`, author: '@alice',
-        authorName: 'Alice', text: 'gm', url: 'https://x.com/alice/status/1', sources: ['#btc'], detectedAt: new Date(detectedAt.getTime() + n),
-        postedAt: delay === null ? null : new Date(detectedAt.getTime() + n - delay),
-      })),
-    });
-    return ids;
-  }
-
-  /** A delivery of the item to the channel, delivered `afterMs` after the item's detection (null: not delivered). */
-  async function deliver(userId: string, channelId: string, feedItemId: string, status: string, afterMs: number | null): Promise<void> {
-    await pool().query(
-      `INSERT INTO deliveries (id, user_id, channel_id, feed_item_id, message_id, status, delivered_at, created_at)
-       SELECT 'dlv_' || md5($2 || $3), $1, $2, f.id, 'msg_' || md5($2 || $3), $4::delivery_status,
-              f.detected_at + $5 * interval '1 millisecond', f.detected_at
-         FROM feed_items f WHERE f.id = $3`,
-      [userId, channelId, feedItemId, status, afterMs],
-    );
-  }
+  const items = (userId: string, tag: string, detectedAt: Date, delays: (number | null)[]) => latencyItems(prisma(), userId, tag, detectedAt, delays);
+  const deliver = (userId: string, channelId: string, feedItemId: string, status: string, afterMs: number | null) =>
+    latencyDelivery(pool(), userId, channelId, feedItemId, status, afterMs);
 
   it('answers p50 and p95 of post → detected and detected → delivered over the period, per channel, interpolated', async () => {
     const { accountId, auth } = await gw.account('pro');
