@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { keysetAfter, keysetPage } from '../../http/keyset-page';
 import { iso } from '../../http/time';
 import type { NoticeCursor, NoticeCursorScope } from './notice-cursor';
 import type { ListNoticesQuery, NoticeBody, NoticeListBody } from './notices.schema';
@@ -47,17 +48,10 @@ export async function listNotices(pool: pg.Pool, cursors: NoticeCursor, userId: 
   const where = ['n.user_id = $1'];
   if (scope.state === 'open') where.push('n.resolved_at IS NULL');
   else if (scope.state === 'resolved') where.push('n.resolved_at IS NOT NULL');
-  if (after) {
-    where.push(`(n.opened_at, n.id) < (timestamptz 'epoch' + ${param(after.openedAtMicros)}::bigint * interval '1 microsecond', ${param(after.id)})`);
-  }
+  if (after) where.push(keysetAfter({ at: 'n.opened_at', id: 'n.id' }, { micros: after.openedAtMicros, id: after.id }, param));
   const { rows } = await pool.query<NoticeRow>(
     `${SELECT} WHERE ${where.join(' AND ')} ORDER BY n.opened_at DESC, n.id DESC LIMIT ${param(query.limit + 1)}`,
     values,
   );
-  const page = rows.slice(0, query.limit);
-  const last = page.at(-1);
-  return {
-    data: page.map(toNotice),
-    next_cursor: rows.length > query.limit && last ? cursors.encode({ openedAtMicros: last.opened_at_us, id: last.id }, scope) : null,
-  };
+  return keysetPage(rows, query.limit, toNotice, (last) => cursors.encode({ openedAtMicros: last.opened_at_us, id: last.id }, scope));
 }

@@ -3,6 +3,7 @@ import { transaction } from '@hashwatch/db';
 import { AppError } from '@hashwatch/errors';
 import { writeNumberedOutbox } from '@hashwatch/outbox';
 import { jobId } from '@hashwatch/queues';
+import { keysetAfter, keysetPage } from '../../http/keyset-page';
 import { iso } from '../../http/time';
 import type { DeliveryCursor, DeliveryCursorScope } from './delivery-cursor';
 import type { DeliveryBody, DeliveryListBody, ListDeliveriesQuery } from './deliveries.schema';
@@ -64,19 +65,12 @@ export async function listDeliveries(pool: pg.Pool, cursors: DeliveryCursor, use
   if (scope.channel === 'bot') where.push(`c.kind = 'bot'`);
   else if (scope.channel) where.push(`d.channel_id = ${param(scope.channel)}`);
   if (scope.feedItem) where.push(`d.feed_item_id = ${param(scope.feedItem)}`);
-  if (after) {
-    where.push(`(d.created_at, d.id) < (timestamptz 'epoch' + ${param(after.createdAtMicros)}::bigint * interval '1 microsecond', ${param(after.id)})`);
-  }
+  if (after) where.push(keysetAfter({ at: 'd.created_at', id: 'd.id' }, { micros: after.createdAtMicros, id: after.id }, param));
   const { rows } = await pool.query<DeliveryRow>(
     `${SELECT} WHERE ${where.join(' AND ')} ORDER BY d.created_at DESC, d.id DESC LIMIT ${param(query.limit + 1)}`,
     values,
   );
-  const page = rows.slice(0, query.limit);
-  const last = page.at(-1);
-  return {
-    data: page.map(toDelivery),
-    next_cursor: rows.length > query.limit && last ? cursors.encode({ createdAtMicros: last.created_at_us, id: last.id }, scope) : null,
-  };
+  return keysetPage(rows, query.limit, toDelivery, (last) => cursors.encode({ createdAtMicros: last.created_at_us, id: last.id }, scope));
 }
 
 /**
