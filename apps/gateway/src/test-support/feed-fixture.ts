@@ -2,6 +2,7 @@ import { transaction } from '@hashwatch/db';
 import { insertFeedItems, type FeedItemRow, type NewFeedItem } from '@hashwatch/feed';
 import { hashtagPost } from '@hashwatch/feed/testing';
 import { request, type GatewayHarness } from './gateway-harness';
+import { followCursor } from './paging';
 
 export const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
@@ -54,17 +55,8 @@ export function feedFixture(gw: GatewayHarness) {
   }
 
   /** Follows next_cursor from the first page to the last; returns every id in the order served. */
-  async function readAll(auth: Record<string, string>, query: Record<string, string | number>): Promise<{ ids: string[]; pages: number }> {
-    const ids: string[] = [];
-    let cursor: string | null = null;
-    let pages = 0;
-    do {
-      const body: Page = await page(auth, cursor ? { ...query, cursor } : query);
-      ids.push(...body.data.map((post) => post.id));
-      cursor = body.next_cursor;
-      pages += 1;
-    } while (cursor && pages < 1000);
-    return { ids, pages };
+  function readAll(auth: Record<string, string>, query: Record<string, string | number>): Promise<{ ids: string[]; pages: number }> {
+    return followCursor((pageQuery) => page(auth, pageQuery), query);
   }
 
   function expectInvalid(res: { status: number; body: unknown }, field: string): void {

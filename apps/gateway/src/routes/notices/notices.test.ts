@@ -1,5 +1,6 @@
 import { randomToken } from '@hashwatch/secrets';
 import { request, useGateway } from '../../test-support/gateway-harness';
+import { followCursor, type CursorPage } from '../../test-support/paging';
 import { NOTICE_KINDS } from './notices.schema';
 
 type Auth = Record<string, string>;
@@ -33,16 +34,8 @@ describe('GET /v1/notices', () => {
   const list = (auth: Auth, query: Record<string, string | number> = {}) => request(gw.app).get('/v1/notices').set(auth).query(query);
   const ids = (body: { data: { id: string }[] }) => body.data.map((item) => item.id);
 
-  async function everyPage(auth: Auth, query: Record<string, string | number>): Promise<string[]> {
-    const seen: string[] = [];
-    let cursor: string | null = null;
-    do {
-      const page: { data: { id: string }[]; next_cursor: string | null } = (await list(auth, cursor ? { ...query, cursor } : query).expect(200)).body;
-      seen.push(...ids(page));
-      cursor = page.next_cursor;
-    } while (cursor);
-    return seen;
-  }
+  const everyPage = async (auth: Auth, query: Record<string, string | number>): Promise<string[]> =>
+    (await followCursor(async (pageQuery) => (await list(auth, pageQuery).expect(200)).body as CursorPage, query)).ids;
 
   it('answers an empty list before any notice', async () => {
     const { auth } = await gw.account();

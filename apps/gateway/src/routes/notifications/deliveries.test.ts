@@ -1,6 +1,7 @@
 import { assertJobId, parseJobPayload } from '@hashwatch/queues';
 import { randomToken } from '@hashwatch/secrets';
 import { request, useGateway } from '../../test-support/gateway-harness';
+import { followCursor, type CursorPage } from '../../test-support/paging';
 
 type Auth = { Authorization: string };
 
@@ -68,16 +69,8 @@ describe('GET /notifications/deliveries and POST /notifications/deliveries/{id}/
   const outboxRows = async (deliveryId: string) =>
     (await db().query(`SELECT queue, name, job_id, payload FROM outbox_jobs WHERE payload->>'deliveryId' = $1 ORDER BY id`, [deliveryId])).rows;
 
-  async function everyPage(auth: Auth, query: Record<string, string | number>): Promise<string[]> {
-    const seen: string[] = [];
-    let cursor: string | null = null;
-    do {
-      const page: { data: { id: string }[]; next_cursor: string | null } = (await list(auth, cursor ? { ...query, cursor } : query).expect(200)).body;
-      seen.push(...ids(page));
-      cursor = page.next_cursor;
-    } while (cursor);
-    return seen;
-  }
+  const everyPage = async (auth: Auth, query: Record<string, string | number>): Promise<string[]> =>
+    (await followCursor(async (pageQuery) => (await list(auth, pageQuery).expect(200)).body as CursorPage, query)).ids;
 
   it('answers an empty log before any alert', async () => {
     const { auth } = await gw.account();
