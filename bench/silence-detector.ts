@@ -12,6 +12,7 @@
 // first scan finding it not silent; it detects the outages it overlaps, and is false when it overlaps none.
 // The baseline is a fixed timer (no post for 2 h) run on the same posts and scans. SILENCE_BENCH_MISSES=1 lists
 // the outages the detector missed on stderr.
+import { seededRandom } from '@hashwatch/x-simulator';
 import { DEFAULT_SILENCE_PARAMS, emptySilenceState, observePosts, silenceVerdict, type SilenceParams, type SilenceState } from '@hashwatch/scanner';
 
 const DAY = 86_400_000;
@@ -23,18 +24,6 @@ const TYPICAL_QUANTILE = 0.9;
 function argument(name: string, fallback: number): number {
   const at = process.argv.indexOf(`--${name}`);
   return at >= 0 ? Number(process.argv[at + 1]) : fallback;
-}
-
-// mulberry32: a seeded generator, so a run is repeatable.
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
 }
 
 interface Outage {
@@ -192,7 +181,7 @@ function main(): void {
   const scanMs = argument('scan', 60) * 1000;
   const params: SilenceParams = { ...DEFAULT_SILENCE_PARAMS };
   for (const key of Object.keys(params) as (keyof SilenceParams)[]) params[key] = argument(key, params[key]);
-  const rand = random(seed);
+  const rand = seededRandom(seed);
   const sources = Array.from({ length: count }, () => makeSource(rand, params.floorSeconds * 1000));
   const learned = emptyScore();
   const baseline = emptyScore();
