@@ -48,10 +48,10 @@ export async function listNotices(pool: pg.Pool, cursors: NoticeCursor, userId: 
   const where = ['n.user_id = $1'];
   if (scope.state === 'open') where.push('n.resolved_at IS NULL');
   else if (scope.state === 'resolved') where.push('n.resolved_at IS NOT NULL');
-  if (after) where.push(keysetAfter({ at: 'n.opened_at', id: 'n.id' }, { micros: after.openedAtMicros, id: after.id }, param));
+  if (after) where.push(keysetAfter({ at: 'n.opened_at', id: 'n.id' }, after, param));
   const { rows } = await pool.query<NoticeRow>(
     `${SELECT} WHERE ${where.join(' AND ')} ORDER BY n.opened_at DESC, n.id DESC LIMIT ${param(query.limit + 1)}`,
     values,
   );
-  return keysetPage(rows, query.limit, toNotice, (last) => cursors.encode({ openedAtMicros: last.opened_at_us, id: last.id }, scope));
+  return keysetPage(rows, query.limit, toNotice, (last) => cursors.encode({ micros: last.opened_at_us, id: last.id }, scope));
 }

@@ -65,12 +65,12 @@ export async function listDeliveries(pool: pg.Pool, cursors: DeliveryCursor, use
   if (scope.channel === 'bot') where.push(`c.kind = 'bot'`);
   else if (scope.channel) where.push(`d.channel_id = ${param(scope.channel)}`);
   if (scope.feedItem) where.push(`d.feed_item_id = ${param(scope.feedItem)}`);
-  if (after) where.push(keysetAfter({ at: 'd.created_at', id: 'd.id' }, { micros: after.createdAtMicros, id: after.id }, param));
+  if (after) where.push(keysetAfter({ at: 'd.created_at', id: 'd.id' }, after, param));
   const { rows } = await pool.query<DeliveryRow>(
     `${SELECT} WHERE ${where.join(' AND ')} ORDER BY d.created_at DESC, d.id DESC LIMIT ${param(query.limit + 1)}`,
     values,
   );
-  return keysetPage(rows, query.limit, toDelivery, (last) => cursors.encode({ createdAtMicros: last.created_at_us, id: last.id }, scope));
+  return keysetPage(rows, query.limit, toDelivery, (last) => cursors.encode({ micros: last.created_at_us, id: last.id }, scope));
 }
 
 /**
