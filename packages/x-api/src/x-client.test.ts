@@ -146,6 +146,11 @@ describe('createXClient against the simulator (2.166 spellings)', () => {
     await x.client().searchRecent({ query: '#btc', startTime: new Date('2026-11-22T11:59:30.750Z') }).catch(() => undefined);
     expect(x.sim.state.requestLog.entries({ endpoint: 'search_recent' }).at(-1)!.query.start_time).toBe('2026-11-22T11:59:30Z');
   });
+
+  it('sends end_time rounded up to the second, so the window keeps its last post', async () => {
+    await x.client().searchRecent({ query: '#btc', endTime: new Date('2026-11-22T11:59:30.250Z') }).catch(() => undefined);
+    expect(x.sim.state.requestLog.entries({ endpoint: 'search_recent' }).at(-1)!.query.end_time).toBe('2026-11-22T11:59:31Z');
+  });
 });
 
 describe('createXClient against the simulator (2.167 spellings)', () => {

@@ -75,6 +75,11 @@ function xTime(date: Date): string {
   return new Date(Math.floor(date.getTime() / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 }
 
+/** An end_time rounded up to the second, so a window's last post is never cut off. */
+function xEndTime(date: Date): string {
+  return new Date(Math.ceil(date.getTime() / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+}
+
 function postParams(entries: Record<string, string | undefined>): URLSearchParams {
   const params = new URLSearchParams();
   for (const [key, value] of Object.entries(entries)) if (value !== undefined) params.set(key, value);
@@ -120,6 +125,7 @@ function searchEndpoints({ call }: XTransport, settings: XClientSettings): Pick<
         max_results: String(params.maxResults ?? 100),
         since_id: params.sinceId,
         start_time: params.startTime && xTime(params.startTime),
+        end_time: params.endTime && xEndTime(params.endTime),
         next_token: params.nextToken,
       });
       return call(endpoint, '/2/tweets/search/recent', query, settings.bearerToken, parser(endpoint, postListResponseSchema, normalizePostPage));

@@ -20,7 +20,7 @@ const time = z.union([z.date(), z.iso.datetime({ offset: true }).transform((valu
 const token = z.string().min(1);
 
 export const searchParamsSchema = z
-  .object({ query: z.string().min(1), sinceId: snowflake.optional(), startTime: time.optional(), maxResults: z.number().int().min(10).max(100).optional(), nextToken: token.optional() })
+  .object({ query: z.string().min(1), sinceId: snowflake.optional(), startTime: time.optional(), endTime: time.optional(), maxResults: z.number().int().min(10).max(100).optional(), nextToken: token.optional() })
   .strict();
 export const userPostsParamsSchema = z
   .object({
