@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { configSchema, loadConfig, redisTargetOf } from '@hashwatch/config';
+import { configSchema, envFlag, loadConfig, redisTargetOf } from '@hashwatch/config';
 import { createDatabase } from '@hashwatch/db';
 import { createShutdown, runMain, startHealthServer } from '@hashwatch/lifecycle';
 import { createLogger } from '@hashwatch/logger';
@@ -11,6 +11,7 @@ import { DEFAULT_SOURCE_FAILING_CYCLES } from './notices/source-notices';
 import { createScanner } from './scanner';
 import { createScannerMetrics } from './scanner-metrics';
 import { startScannerWorkers } from './scanner-workers';
+import { startStreamHolder } from './stream/stream-holder';
 
 const DEFAULT_HEALTH_PORT = 4001;
 
@@ -18,6 +19,11 @@ const scannerConfig = configSchema.extend({
   X_BEARER_TOKEN: z.string({ error: 'is required: the app-only bearer token for X API v2' }).min(1),
   RETENTION_SWEEP_SECONDS: z.coerce.number().int().min(1).max(86_400).default(SWEEP_EVERY_MS / 1000),
   SOURCE_FAILING_CYCLES: z.coerce.number().int().min(1).max(1_000).default(DEFAULT_SOURCE_FAILING_CYCLES),
+  // The filtered stream (docs/DECISIONS.md, "Filtered stream"): off by default, since X sells it to plans that
+  // include it; pay-per-use allows 1,000 rules of 1,024 characters, Enterprise more.
+  X_STREAM: envFlag.default(false),
+  X_STREAM_MAX_RULES: z.coerce.number().int().min(1).max(100_000).default(1_000),
+  X_STREAM_RULE_MAX_LENGTH: z.coerce.number().int().min(64).max(4_096).default(1_024),
 });
 
 /** Composition root of the scanner: configuration, clients, the workers, health, and an ordered shutdown. */
@@ -66,7 +72,20 @@ async function main(): Promise<void> {
   ];
   // Last registered, first closed: running ticks finish before the database and Redis go away.
   shutdown.onShutdown('workers', () => Promise.all(workers.map((worker) => worker.close())));
-  logger.info('scanner started', { healthPort: health.port, prefix: config.QUEUE_PREFIX, maxQueryLength: config.X_QUERY_MAX_LENGTH });
+  if (config.X_STREAM) {
+    const stream = startStreamHolder({
+      pool: db.pool,
+      x,
+      queues,
+      logger,
+      metrics,
+      limits: { maxRules: config.X_STREAM_MAX_RULES, maxLength: config.X_STREAM_RULE_MAX_LENGTH },
+      notices: { failingCycles: config.SOURCE_FAILING_CYCLES },
+    });
+    // Closed before the workers: what the stream received is stored and its coverage recorded while the database is there.
+    shutdown.onShutdown('stream', () => stream.stop());
+  }
+  logger.info('scanner started', { healthPort: health.port, prefix: config.QUEUE_PREFIX, maxQueryLength: config.X_QUERY_MAX_LENGTH, stream: config.X_STREAM });
 }
 
 runMain(main);

@@ -55,7 +55,8 @@ export interface TickSummary {
 // one transaction; the batch is redone, which is safe since nothing of it committed.
 const STORE_ATTEMPTS = 3;
 
-async function store(ctx: ScanContext, input: Parameters<typeof storePack>[1]): Promise<StorePackResult> {
+/** Stores one batch in its own transaction, redone after a deadlock or serialization failure (nothing of it committed). */
+export async function store(ctx: Pick<ScanContext, 'pool' | 'logger'>, input: Parameters<typeof storePack>[1]): Promise<StorePackResult> {
   for (let attempt = 1; ; attempt += 1) {
     try {
       return await transaction(ctx.pool, (client) => storePack(client, input));
@@ -67,7 +68,8 @@ async function store(ctx: ScanContext, input: Parameters<typeof storePack>[1]): 
   }
 }
 
-async function relay(ctx: ScanContext, written: WrittenOutbox): Promise<void> {
+/** Hands a committed batch's alert jobs to BullMQ; on failure the outbox relay scheduler moves them later. */
+export async function relay(ctx: Pick<ScanContext, 'pool' | 'queues' | 'logger'>, written: WrittenOutbox): Promise<void> {
   try {
     const onInvalid = (jobId: string, error: Error) => ctx.logger.error('outbox row dropped', { jobId, error });
     // Straight from memory: the jobs this batch just committed. Rows a crashed cycle left are the relay
@@ -139,7 +141,7 @@ interface PackState {
   newestId: string | null | undefined;
 }
 
-function countStored(ctx: ScanContext, stored: StorePackResult, summary: TickSummary): void {
+export function countStored(ctx: Pick<ScanContext, 'metrics'>, stored: StorePackResult, summary: TickSummary): void {
   summary.stored += stored.inserted.length;
   summary.merged += stored.merged;
   summary.overQuota += stored.droppedForQuota;

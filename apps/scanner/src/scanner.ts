@@ -11,6 +11,7 @@ import { claimDueSources, type SourceClaim } from './sources/claim-sources';
 import { resolveUsers } from './sources/resolve-users';
 import { syncSources } from './sources/sync-sources';
 import { describeFailure, recordFailure, type ScanFailure } from './storing/record-failure';
+import { backfillGaps } from './stream/backfill';
 
 export type { StoredBatch, TickSummary } from './scan-pack';
 
@@ -109,6 +110,13 @@ export function createScanner(options: ScannerOptions): Scanner {
         // A partial batch took everything that was due; claiming again would only pick up what this tick
         // just failed and pushed a moment ahead.
         if (claim.sources.length < batchSize) break;
+      }
+      // Windows the filtered stream missed (stream/backfill.ts): any replica's tick searches them once X allows.
+      try {
+        const backfill = await backfillGaps(ctx, claims.maxQueryLength, summary);
+        ctx.metrics.gapsFilled.inc(backfill.filled);
+      } catch (error) {
+        ctx.logger.warn('stream gap back-fill not run', { error });
       }
       return summary;
     },

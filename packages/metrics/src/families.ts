@@ -107,6 +107,19 @@ export function scannerMetrics(registry: Registry) {
     itemsMerged: counter('hashwatch_scanner_items_merged_total', 'Existing feed items that gained a source.'),
     itemsOverQuota: counter('hashwatch_scanner_items_over_quota_total', 'New feed items not stored because the alert quota was used up.'),
     packFailures: counter('hashwatch_scanner_pack_failures_total', 'Packed queries that failed (the cycle is redone).'),
+    streamConnected: new Gauge({ name: 'hashwatch_scanner_stream_connected', help: '1 while this replica holds an open filtered-stream connection.', registers: [registry] }),
+    streamRules: new Gauge({ name: 'hashwatch_scanner_stream_rules', help: 'Filtered-stream rules of the service on X (as the holder last synced them).', registers: [registry] }),
+    streamSources: new Gauge({ name: 'hashwatch_scanner_stream_sources', help: 'Sources the filtered-stream rules cover (the rest are searched).', registers: [registry] }),
+    streamPostsReceived: counter('hashwatch_scanner_stream_posts_received_total', 'Posts the filtered stream delivered.'),
+    streamPostsStored: counter('hashwatch_scanner_stream_posts_stored_total', 'Streamed posts whose batch committed.'),
+    streamDisconnects: counter('hashwatch_scanner_stream_disconnects_total', 'Filtered-stream connections that ended after they were made.'),
+    streamConnectFailures: new Counter<'kind'>({
+      name: 'hashwatch_scanner_stream_connect_failures_total',
+      help: 'Filtered-stream connects that failed, by back-off kind (network, http, rate_limited).',
+      labelNames: ['kind'],
+      registers: [registry],
+    }),
+    gapsFilled: counter('hashwatch_scanner_stream_gaps_filled_total', 'Windows the stream missed, back-filled by search.'),
   };
 }
 

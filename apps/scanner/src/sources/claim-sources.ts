@@ -1,5 +1,6 @@
 import { randomInt } from 'node:crypto';
 import type pg from 'pg';
+import { COVERAGE_FLOOR, snowflakeAt, STREAM_LIVE, STREAM_SERVED } from '../stream/coverage';
 import { SCANNER_LOCK_CLASS } from './lock-keys';
 import { parseSourceKey, type Source } from './source';
 
@@ -36,8 +37,12 @@ interface ClaimRow {
 // back on that grid, so the gaps stay within 10 % of the interval. A claim is live while the session that took it
 // holds its advisory lock; the lock dies with the process (even on SIGKILL) so a crashed cycle's sources are free
 // again at once, and due again one interval after they were claimed, with their cursors untouched.
+// A source the live filtered stream serves (it joined a rule and was searched once since) is not claimed at all;
+// once the stream is down it is searched again, from where the stream's coverage reaches for it when that is
+// past its own cursor (stream/coverage.ts).
 const CLAIM_DUE_SOURCES = `
 WITH tick AS (SELECT COALESCE($4::timestamptz, now()) AS at),
+stream AS MATERIALIZED (SELECT ${STREAM_LIVE} AS live, ${COVERAGE_FLOOR} AS floor),
 live AS MATERIALIZED (
   SELECT l.objid::bigint AS claim_id FROM pg_locks l
    WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2 AND l.classid = $3::int::oid
@@ -50,10 +55,15 @@ UPDATE source_cursors s
     WHERE c.next_scan_at <= (SELECT at FROM tick) + interval '2 seconds'
       AND c.next_scan_at <= (SELECT at FROM tick) + make_interval(secs => LEAST(c.interval_seconds * 0.05, 2))
       AND (c.claimed_by IS NULL OR c.claimed_by::bigint NOT IN (SELECT claim_id FROM live))
+      AND NOT (${STREAM_SERVED('c')} AND (SELECT live FROM stream))
     ORDER BY c.next_scan_at, c.source_key
     LIMIT $2
-    FOR UPDATE SKIP LOCKED)
-RETURNING s.source_key, s.since_id, s.not_before, s.interval_seconds, s.failures, s.last_error, s.updated_at`;
+    FOR UPDATE OF c SKIP LOCKED)
+RETURNING s.source_key,
+       CASE WHEN ${STREAM_SERVED('s')} AND (SELECT floor FROM stream) IS NOT NULL
+            THEN GREATEST(COALESCE(s.since_id::numeric, 0), ${snowflakeAt('(SELECT floor FROM stream)')})::text
+            ELSE s.since_id END AS since_id,
+       s.not_before, s.interval_seconds, s.failures, s.last_error, s.updated_at`;
 
 /**
  * Claims up to `limit` sources due at `at` (default: now) for one scan cycle. Rows are picked with FOR UPDATE SKIP LOCKED (replicas

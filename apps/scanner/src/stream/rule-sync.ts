@@ -1,0 +1,72 @@
+import type pg from 'pg';
+import type { Logger } from '@hashwatch/logger';
+import type { XClient } from '@hashwatch/x-api';
+import { parseSourceKey, type Source } from '../sources/source';
+import { markStreamed, recordGap, streamedKeys, unmarkStreamed } from './coverage';
+import { isOurRule, planRules, ruleSources, type RuleLimits } from './rule-plan';
+
+export interface RuleSyncResult {
+  /** Our rules on X after the sync. */
+  rules: number;
+  /** Wanted sources those rules cover. */
+  covered: number;
+  /** Wanted sources left to search (the rule cap, or terms longer than a rule). */
+  uncovered: number;
+  added: number;
+  deleted: number;
+}
+
+// Every source the service needs, fastest cadence first: under the rule cap, the sources whose accounts pay for the
+// shortest intervals get the stream, the rest keep being searched.
+const WANTED_SOURCES = `
+SELECT source_key, since_id, not_before, interval_seconds, failures FROM source_cursors ORDER BY interval_seconds, source_key`;
+
+async function wantedSources(pool: pg.Pool): Promise<Source[]> {
+  const { rows } = await pool.query<{ source_key: string; since_id: string | null; not_before: Date; interval_seconds: number; failures: number }>(WANTED_SOURCES);
+  return rows.flatMap((row): Source[] => {
+    const parsed = parseSourceKey(row.source_key);
+    return parsed ? [{ key: row.source_key, ...parsed, sinceId: row.since_id, notBefore: row.not_before, intervalSeconds: row.interval_seconds, failures: row.failures }] : [];
+  });
+}
+
+/**
+ * Brings the X app's filtered-stream rules in line with the sources (planRules), then the sources' marks with the
+ * rules as X lists them afterwards: a covered source joins the stream only while `connected` (its rule then matches
+ * on a live connection), and a source no rule covers any more goes back to search, its cursor moved up to what the
+ * stream covered for it. Rules replaced at the cap leave their sources unmatched for a moment: while connected that
+ * moment is recorded as a gap and back-filled.
+ */
+export async function syncStreamRules(options: { pool: pg.Pool; x: XClient; logger: Logger; limits: RuleLimits; connected: boolean }): Promise<RuleSyncResult> {
+  const { pool, x, logger, limits, connected } = options;
+  const wanted = await wantedSources(pool);
+  const wantedKeys = new Set(wanted.map((source) => source.key));
+  let rules = await x.streamRules();
+  const plan = planRules(rules, wanted, limits);
+  const startedAt = new Date();
+  let added = 0;
+  let deleted = 0;
+  const add = async (batch: typeof plan.addFirst) => {
+    if (batch.length === 0) return;
+    const change = await x.addStreamRules(batch);
+    added += change.created.length;
+    if (change.errors.length > 0) logger.warn('stream rules refused', { errors: change.errors.slice(0, 5), refused: change.errors.length });
+  };
+  await add(plan.addFirst);
+  const deletedAt = new Date();
+  if (plan.delete.length > 0) deleted = (await x.deleteStreamRules(plan.delete)).deleted;
+  if (plan.addAfter.length > 0) {
+    await add(plan.addAfter);
+    if (connected) await recordGap(pool, deletedAt);
+  }
+  if (added > 0 || deleted > 0) {
+    rules = await x.streamRules();
+    logger.info('stream rules synced', { added, deleted, uncovered: plan.uncovered.length });
+  }
+  const ours = rules.filter(isOurRule);
+  const covered = new Set(ours.flatMap((rule) => ruleSources(rule.value)).filter((key) => wantedKeys.has(key)));
+  const streamed = await streamedKeys(pool);
+  const gone = streamed.filter((key) => !covered.has(key));
+  if (gone.length > 0) await unmarkStreamed(pool, gone, plan.delete.length > 0 ? deletedAt : startedAt);
+  if (connected) await markStreamed(pool, [...covered]);
+  return { rules: ours.length, covered: covered.size, uncovered: wanted.length - covered.size, added, deleted };
+}
