@@ -11,6 +11,7 @@ import { DEFAULT_SOURCE_FAILING_CYCLES } from './notices/source-notices';
 import { createScanner } from './scanner';
 import { createScannerMetrics } from './scanner-metrics';
 import { startScannerWorkers } from './scanner-workers';
+import { DEFAULT_STREAM_TIMING } from './stream/coverage';
 import { startStreamHolder } from './stream/stream-holder';
 
 const DEFAULT_HEALTH_PORT = 4001;
@@ -24,6 +25,9 @@ const scannerConfig = configSchema.extend({
   X_STREAM: envFlag.default(false),
   X_STREAM_MAX_RULES: z.coerce.number().int().min(1).max(100_000).default(1_000),
   X_STREAM_RULE_MAX_LENGTH: z.coerce.number().int().min(64).max(4_096).default(1_024),
+  // How far around a disconnection the back-fill reaches, and how old a coverage means the stream is down.
+  X_STREAM_MARGIN_SECONDS: z.coerce.number().int().min(1).max(600).default(DEFAULT_STREAM_TIMING.marginSeconds),
+  X_STREAM_STALE_SECONDS: z.coerce.number().int().min(1).max(3_600).default(DEFAULT_STREAM_TIMING.staleSeconds),
 });
 
 /** Composition root of the scanner: configuration, clients, the workers, health, and an ordered shutdown. */
@@ -81,6 +85,7 @@ async function main(): Promise<void> {
       metrics,
       limits: { maxRules: config.X_STREAM_MAX_RULES, maxLength: config.X_STREAM_RULE_MAX_LENGTH },
       notices: { failingCycles: config.SOURCE_FAILING_CYCLES },
+      timing: { marginSeconds: config.X_STREAM_MARGIN_SECONDS, staleSeconds: config.X_STREAM_STALE_SECONDS },
     });
     // Closed before the workers: what the stream received is stored and its coverage recorded while the database is there.
     shutdown.onShutdown('stream', () => stream.stop());

@@ -2,7 +2,9 @@ import { z } from 'zod';
 
 const postSchema = z.object({ id: z.string(), text: z.string(), created_at: z.string() });
 const requestsSchema = z.object({
-  data: z.array(z.object({ at: z.string(), endpoint: z.string().nullable(), status: z.number(), fault: z.string().nullable() })),
+  data: z.array(
+    z.object({ at: z.string(), endpoint: z.string().nullable(), status: z.number(), fault: z.string().nullable(), query: z.record(z.string(), z.unknown()).default({}) }),
+  ),
 });
 
 export type SimPost = z.infer<typeof postSchema>;
