@@ -51,7 +51,9 @@ export class SimulatorState {
     this.limiter = new SimRateLimiter(settings.rateLimitWindowSeconds, settings.rateLimits, now);
     this.requestLog = new RequestLog(settings.requestLogSize);
     this.generator = new PostGenerator(this.store, { now, indexLagMs: settings.indexLagMs }, settings.generator, logger);
-    this.stream = new StreamHub(settings, this.store, this.serializer, this.problems, now);
+    this.stream = new StreamHub(settings, this.store, this.serializer, this.problems, now, (posts, users) =>
+      this.requestLog.addServed('stream_connect', posts, users),
+    );
   }
 
   createUser(input: CreateUserBody): SimUser {

@@ -216,6 +216,9 @@ describe('GET /2/tweets/search/stream', () => {
     await until(() => stream.lines().length === 3);
     expect(JSON.parse(stream.lines()[2]!).matching_rules).toEqual([{ id: expect.any(String) }]);
     expect(x.sim.state.streamStatus()).toEqual(expect.objectContaining({ postsDelivered: 3, rules: 2 }));
+    // Every delivered post is billed on the stream's endpoint, beside the one connect request.
+    const counters = x.sim.state.requestLog.counters().endpoints.stream_connect!;
+    expect(counters).toEqual(expect.objectContaining({ requests: 1, postsServed: 3 }));
   });
 
   it('never delivers posts created while no connection was open', async () => {

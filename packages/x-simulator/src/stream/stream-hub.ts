@@ -73,6 +73,8 @@ export class StreamHub {
     private readonly serializer: Serializer,
     private readonly problems: Problems,
     private readonly now: () => number,
+    /** Hears the billable resources of each delivered line (X bills every post the stream delivers). */
+    private readonly onServed: (postsServed: number, usersServed: number) => void = () => undefined,
   ) {
     this.ruleIds = new SnowflakeIds((id) => [...this.rulesByToken.values()].some((rules) => rules.has(id.toString())));
     store.onPostCreated((post) => this.postCreated(post));
@@ -280,6 +282,7 @@ export class StreamHub {
       connection.res.write(`${JSON.stringify(line)}\r\n`);
       connection.delivered += 1;
       this.delivered += 1;
+      this.onServed(serialized.postsServed, serialized.usersServed);
     }
   }
 }
