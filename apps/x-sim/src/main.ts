@@ -23,6 +23,11 @@ const envSchema = configSchema.extend({
   X_SIM_RATE_WINDOW_SECONDS: z.coerce.number().positive().default(900),
   X_SIM_INDEX_LAG_MS: z.coerce.number().int().min(0).default(0),
   X_SIM_SEARCH_INCLUDES_RETWEETS: envFlag.default(false),
+  // Filtered stream: pay-per-use limits by default (1,000 rules of 1,024 characters, a keep-alive every 20 s).
+  X_SIM_STREAM_MAX_RULES: z.coerce.number().int().min(0).max(1_000_000).default(1000),
+  X_SIM_STREAM_RULE_MAX_LENGTH: z.coerce.number().int().min(1).max(4096).default(1024),
+  X_SIM_STREAM_KEEPALIVE_MS: z.coerce.number().int().min(1).max(3_600_000).default(20_000),
+  X_SIM_STREAM_LATENCY_MS: z.coerce.number().int().min(0).max(600_000).default(0),
 });
 
 /** Composition root of the simulator process: configuration, the simulator on its port, and shutdown. */
@@ -37,6 +42,10 @@ async function main(): Promise<void> {
     rateLimitWindowSeconds: env.X_SIM_RATE_WINDOW_SECONDS,
     indexLagMs: env.X_SIM_INDEX_LAG_MS,
     searchIncludesRetweets: env.X_SIM_SEARCH_INCLUDES_RETWEETS,
+    streamMaxRules: env.X_SIM_STREAM_MAX_RULES,
+    streamRuleMaxLength: env.X_SIM_STREAM_RULE_MAX_LENGTH,
+    streamKeepAliveMs: env.X_SIM_STREAM_KEEPALIVE_MS,
+    streamLatencyMs: env.X_SIM_STREAM_LATENCY_MS,
     generator: { postsPerSecond: env.X_SIM_POSTS_PER_SECOND },
     generatorAutoStart: env.X_SIM_GENERATOR,
     logger,

@@ -11,8 +11,20 @@ export {
   XUnavailableError,
   XUserTokenRequiredError,
   XInvalidResponseError,
+  XStreamNoRulesError,
 } from './x-errors';
-export type { XErrorCode } from './x-errors';
+export type { XErrorCode, XRateLimitKind } from './x-errors';
+export { streamReconnectDelayMs, STREAM_KEEPALIVE_MS, STREAM_READ_TIMEOUT_MS } from './x-stream';
+export type {
+  OpenStreamOptions,
+  XStreamEnd,
+  XStreamEndReason,
+  XStreamPost,
+  XStreamRule,
+  XStreamRuleChange,
+  XStreamRuleError,
+  XStreamRuleInput,
+} from './x-stream';
 export { X_ENDPOINT_NAMES, POST_FIELDS, POST_EXPANSIONS, USER_FIELDS } from './x-endpoints';
 export type { XEndpointName } from './x-endpoints';
 export type { BudgetState } from './rate-budget';

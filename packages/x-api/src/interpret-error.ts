@@ -4,6 +4,7 @@ import {
   XAuthError,
   XInvalidRequestError,
   XRateLimitedError,
+  XStreamNoRulesError,
   XUnavailableError,
   XUsageCappedError,
 } from './x-errors';
@@ -52,8 +53,11 @@ export function interpretError(
 
   if (status === 429 || isType(error.type, 'usage-capped')) {
     if (isType(error.type, 'usage-capped')) return new XUsageCappedError(details, message || 'usage cap exceeded');
+    // The filtered stream's one connection per app: a 429 that no window explains (X: back off from 60 s).
+    if (error.connection_issue === 'TooManyConnections') return new XRateLimitedError(details, fallbackResetAt, true, 'too_many_connections');
     return new XRateLimitedError(details, rate ? new Date(rate.reset * 1000) : fallbackResetAt, true);
   }
+  if (status === 409 && endpoint === 'stream_connect') return new XStreamNoRulesError(details, message);
   if (status === 401 || status === 403) return new XAuthError(details, message);
   if (status >= 500) return new XUnavailableError(details, 'server_error', message);
   // An invalid-request problem lists each refused parameter as {parameters: {name: [values]}, message}.

@@ -4,7 +4,7 @@ import type { Logger } from '@hashwatch/logger';
 import { normalizePostCounts, normalizePostLookup, normalizePostPage, normalizeProblem, normalizeUser } from './normalize-response';
 import type { BudgetState } from './rate-budget';
 import { COUNT_FIELDS, POST_EXPANSIONS, POST_FIELDS, USER_FIELDS, type XEndpointName } from './x-endpoints';
-import { XInvalidRequestError, XUserTokenRequiredError } from './x-errors';
+import { XInvalidRequestError, XUnavailableError, XUserTokenRequiredError } from './x-errors';
 import { createXTransport, parser, validate, type XClientSettings, type XRequestObserver, type XTransport } from './x-transport';
 import {
   clientOptionsSchema,
@@ -17,7 +17,24 @@ import {
   type SearchRecentParams,
   type UserPostsParams,
 } from './x-request.schema';
-import { postCountsResponseSchema, postListResponseSchema, singleUserResponseSchema, userListResponseSchema } from './x-response.schema';
+import {
+  postCountsResponseSchema,
+  postListResponseSchema,
+  rulesLookupResponseSchema,
+  rulesUpdateResponseSchema,
+  singleUserResponseSchema,
+  userListResponseSchema,
+  type RulesUpdateResponse,
+} from './x-response.schema';
+import {
+  readStream,
+  type OpenStreamOptions,
+  type XStreamEnd,
+  type XStreamRule,
+  type XStreamRuleChange,
+  type XStreamRuleError,
+  type XStreamRuleInput,
+} from './x-stream';
 import type { XPostCountsLookup, XPostLookup, XPostPage, XSingleUser, XUserLookup, XUserPage } from './x-types';
 
 export interface XClientOptions {
@@ -68,6 +85,21 @@ export interface XClient {
   retweetedBy(postId: string, params?: EngagementParams): Promise<XUserPage>;
   /** What the shared budget knows about an endpoint's window. */
   readBudget(endpoint: XEndpointName): Promise<BudgetState | null>;
+  /** GET /2/tweets/search/stream/rules, every page: the app's filtered-stream rules, oldest first. */
+  streamRules(): Promise<XStreamRule[]>;
+  /**
+   * POST /2/tweets/search/stream/rules `{add}` (`dry_run=true` with `dryRun`): refused rules come back in
+   * `errors` (X creates none of a request with any), not as a throw. No rules: no call.
+   */
+  addStreamRules(rules: readonly XStreamRuleInput[], options?: { dryRun?: boolean }): Promise<XStreamRuleChange>;
+  /** POST /2/tweets/search/stream/rules `{delete:{ids}}`; unknown ids come back in `errors`. No ids: no call. */
+  deleteStreamRules(ids: readonly string[]): Promise<XStreamRuleChange>;
+  /**
+   * GET /2/tweets/search/stream: connects (throwing the typed error of a refused connect: XRateLimitedError
+   * with kind `too_many_connections` or `rate_limit`, XStreamNoRulesError for 409, XAuthError, XUnavailableError),
+   * then reads until the connection ends and resolves with why. Aborting before the 200 resolves 'aborted' too.
+   */
+  openStream(options: OpenStreamOptions): Promise<XStreamEnd>;
 }
 
 /** X takes RFC 3339 in whole seconds; flooring keeps an inclusive start_time from skipping a post. */
@@ -104,6 +136,7 @@ export function createXClient(options: XClientOptions): XClient {
     ...searchEndpoints(transport, settings),
     ...lookupEndpoints(transport, settings),
     ...engagementEndpoints(transport, settings),
+    ...streamEndpoints(transport, settings, options.logger),
     readBudget(endpoint) {
       return transport.budget.read(endpoint);
     },
@@ -203,6 +236,89 @@ function engagementEndpoints({ call }: XTransport, settings: XClientSettings): P
     },
     async retweetedBy(postId, input) {
       return engagement('retweeted_by', postId, input, settings.bearerToken);
+    },
+  };
+}
+
+// X's rules lookup pages hold up to 1,000 rules; the 1,000-rule pay-per-use cap fits one page.
+const RULES_PAGE_SIZE = 1000;
+const ruleInputSchema = z.array(z.object({ value: z.string().min(1), tag: z.string().min(1).optional() }).strict());
+
+/** The end of a problem type URL (`…/2/problems/rule-cap` → `rule-cap`), whichever host X used. */
+function problemName(type: string | undefined): string {
+  return type?.split('/problems/')[1] ?? type ?? 'about:blank';
+}
+
+function ruleChange(body: RulesUpdateResponse): XStreamRuleChange {
+  const errors: XStreamRuleError[] = (body.errors ?? []).map((error) => {
+    const out: XStreamRuleError = {
+      type: problemName(error.type),
+      detail: error.detail ?? (error.details && error.details.length > 0 ? error.details.join('; ') : undefined) ?? error.title ?? 'refused',
+    };
+    if (typeof error.value === 'string') out.value = error.value;
+    if (error.id !== undefined) out.id = error.id;
+    return out;
+  });
+  return {
+    created: (body.data ?? []).map((rule) => ({ id: rule.id, value: rule.value, tag: rule.tag })),
+    deleted: body.meta?.summary?.deleted ?? 0,
+    errors,
+  };
+}
+
+/** The filtered stream: its rules and the connection, app-only. */
+function streamEndpoints(
+  { call, openStream }: XTransport,
+  settings: XClientSettings,
+  logger: Logger,
+): Pick<XClient, 'streamRules' | 'addStreamRules' | 'deleteStreamRules' | 'openStream'> {
+  const log = logger.child({ component: 'x-api', endpoint: 'stream_connect' });
+  const updateRules = (json: unknown, query: URLSearchParams) =>
+    call('stream_rules_write', '/2/tweets/search/stream/rules', query, settings.bearerToken, parser('stream_rules_write', rulesUpdateResponseSchema, ruleChange), { json });
+  return {
+    async streamRules() {
+      const endpoint = 'stream_rules_read';
+      const rules: XStreamRule[] = [];
+      let token: string | undefined;
+      do {
+        const query = new URLSearchParams({ max_results: String(RULES_PAGE_SIZE) });
+        if (token) query.set('pagination_token', token);
+        const page = await call(endpoint, '/2/tweets/search/stream/rules', query, settings.bearerToken, parser(endpoint, rulesLookupResponseSchema, (body) => body));
+        for (const rule of page.data ?? []) rules.push({ id: rule.id, value: rule.value, tag: rule.tag });
+        token = page.meta?.next_token;
+      } while (token);
+      return rules;
+    },
+
+    async addStreamRules(input, options = {}) {
+      const rules = validate('stream_rules_write', ruleInputSchema, [...input]);
+      if (rules.length === 0) return { created: [], deleted: 0, errors: [] };
+      const query = new URLSearchParams();
+      if (options.dryRun) query.set('dry_run', 'true');
+      return updateRules({ add: rules }, query);
+    },
+
+    async deleteStreamRules(input) {
+      const ids = validate('stream_rules_write', z.array(snowflake), [...new Set(input)]);
+      if (ids.length === 0) return { created: [], deleted: 0, errors: [] };
+      return updateRules({ delete: { ids } }, new URLSearchParams());
+    },
+
+    async openStream(options) {
+      const query = new URLSearchParams({ 'tweet.fields': POST_FIELDS, expansions: POST_EXPANSIONS, 'user.fields': USER_FIELDS });
+      let stream;
+      try {
+        stream = await openStream('stream_connect', '/2/tweets/search/stream', query, settings.bearerToken, options.signal);
+      } catch (error) {
+        if (options.signal.aborted && error instanceof XUnavailableError) return { reason: 'aborted', malformedLines: 0, posts: 0 };
+        throw error;
+      }
+      const at = Date.now();
+      log.info('x stream connected');
+      options.onConnected?.(at);
+      const end = await readStream(stream, options, log);
+      log.info('x stream ended', { reason: end.reason, detail: end.detail, posts: end.posts, malformedLines: end.malformedLines });
+      return end;
     },
   };
 }

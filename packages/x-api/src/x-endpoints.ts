@@ -10,6 +10,10 @@ export const X_ENDPOINT_NAMES = [
   'user_posts',
   'liking_users',
   'retweeted_by',
+  // The filtered stream: connect (50 per 15 min), rules lookup (450) and rules changes (100), app-only.
+  'stream_connect',
+  'stream_rules_read',
+  'stream_rules_write',
 ] as const;
 
 export type XEndpointName = (typeof X_ENDPOINT_NAMES)[number];

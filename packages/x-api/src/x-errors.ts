@@ -8,7 +8,8 @@ export type XErrorCode =
   | 'x_invalid_request'
   | 'x_unavailable'
   | 'x_user_token_required'
-  | 'x_invalid_response';
+  | 'x_invalid_response'
+  | 'x_stream_no_rules';
 
 interface XErrorDetails {
   endpoint: XEndpointName;
@@ -35,16 +36,32 @@ export class XApiError extends Error {
 }
 
 /**
+ * Why X answered 429: the endpoint's window is used up (`rate_limit`), or, on the filtered stream, the app
+ * already holds its one connection (`too_many_connections`, X's `connection_issue: TooManyConnections`).
+ */
+export type XRateLimitKind = 'rate_limit' | 'too_many_connections';
+
+/**
  * The endpoint's rate-limit window is used up until `resetAt`. `upstream` is false when the shared budget
- * refused the call before it reached X (another replica already learned the window is empty).
+ * refused the call before it reached X (another replica already learned the window is empty). `kind` is
+ * `too_many_connections` when a stream connect was refused because another connection of the app is open:
+ * then `resetAt` is not when it will succeed; back off as X advises for 429s (streamReconnectDelayMs).
  */
 export class XRateLimitedError extends XApiError {
   constructor(
     details: XErrorDetails,
     readonly resetAt: Date,
     readonly upstream: boolean,
+    readonly kind: XRateLimitKind = 'rate_limit',
   ) {
-    super('x_rate_limited', `X rate limit for ${details.endpoint} is used up until ${resetAt.toISOString()}`, details, true);
+    super(
+      'x_rate_limited',
+      kind === 'too_many_connections'
+        ? `X refused a second stream connection for ${details.endpoint} (TooManyConnections)`
+        : `X rate limit for ${details.endpoint} is used up until ${resetAt.toISOString()}`,
+      details,
+      true,
+    );
     this.name = 'XRateLimitedError';
   }
 }
@@ -102,5 +119,13 @@ export class XInvalidResponseError extends XApiError {
   constructor(details: XErrorDetails, detail: string) {
     super('x_invalid_response', `unexpected X response from ${details.endpoint}: ${detail}`, details, true);
     this.name = 'XInvalidResponseError';
+  }
+}
+
+/** 409 on stream connect: the app has no filtered-stream rules (X's `connection_issue: RuleConfigurationIssue`). Add rules, then connect. */
+export class XStreamNoRulesError extends XApiError {
+  constructor(details: XErrorDetails, detail: string) {
+    super('x_stream_no_rules', `X refused the stream connection: no rules (${detail})`, details, false);
+    this.name = 'XStreamNoRulesError';
   }
 }

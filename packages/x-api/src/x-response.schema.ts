@@ -58,7 +58,7 @@ export const wireProblemSchema = z.object({
   value: z.unknown().optional(),
 });
 
-const includes = z.object({
+export const wireIncludesSchema = z.object({
   users: z.array(wireUserSchema).optional(),
   tweets: z.array(wirePostSchema).optional(),
   posts: z.array(wirePostSchema).optional(),
@@ -74,7 +74,7 @@ const pageMeta = z.object({
 /** search/recent, users/:id/tweets and GET /2/tweets?ids=. */
 export const postListResponseSchema = z.object({
   data: z.array(wirePostSchema).optional(),
-  includes: includes.optional(),
+  includes: wireIncludesSchema.optional(),
   errors: z.array(wireProblemSchema).optional(),
   meta: pageMeta.optional(),
 });
@@ -98,12 +98,54 @@ export const singleUserResponseSchema = z.object({
   errors: z.array(wireProblemSchema).optional(),
 });
 
+const wireRule = z.object({ id: snowflake, value: z.string(), tag: z.string().optional() });
+
+/** A problem in a rules answer's `errors`: X adds the rule's `value` (and `id` for a duplicate), and `details` for invalid rules. */
+const ruleProblem = wireProblemSchema.extend({ id: z.string().optional(), details: z.array(z.string()).optional() });
+
+/** GET /2/tweets/search/stream/rules (RulesLookupResponse). */
+export const rulesLookupResponseSchema = z.object({
+  data: z.array(wireRule).optional(),
+  meta: z.object({ sent: z.string().optional(), result_count: z.number().int().min(0).optional(), next_token: z.string().optional() }).optional(),
+});
+
+/** POST /2/tweets/search/stream/rules (AddOrDeleteRulesResponse); the summary is that of an add or of a delete. */
+export const rulesUpdateResponseSchema = z.object({
+  data: z.array(wireRule).optional(),
+  errors: z.array(ruleProblem).optional(),
+  meta: z
+    .object({
+      sent: z.string().optional(),
+      summary: z
+        .object({
+          created: count.optional(),
+          not_created: count.optional(),
+          valid: count.optional(),
+          invalid: count.optional(),
+          deleted: count.optional(),
+          not_deleted: count.optional(),
+        })
+        .optional(),
+    })
+    .optional(),
+});
+
+/** One line of the filtered stream: a post with its includes and matching rules, or errors (an operational disconnect). */
+export const streamLineSchema = z.object({
+  data: wirePostSchema.optional(),
+  includes: wireIncludesSchema.optional(),
+  matching_rules: z.array(z.object({ id: z.string().min(1), tag: z.string().optional() })).optional(),
+  errors: z.array(wireProblemSchema.extend({ disconnect_type: z.string().optional(), connection_issue: z.string().optional() })).optional(),
+});
+
 /** X's two error bodies: problem JSON, and the older `{errors:[{code, message}]}` (code 88 = rate limit). */
 export const errorBodySchema = z.object({
   type: z.string().optional(),
   title: z.string().optional(),
   detail: z.string().optional(),
   errors: z.array(z.object({ code: z.number().optional(), message: z.string().optional(), parameters: z.record(z.string(), z.unknown()).optional() })).optional(),
+  /** ConnectionExceptionProblem on the filtered stream: TooManyConnections, RuleConfigurationIssue... */
+  connection_issue: z.string().optional(),
 });
 
 export type WirePost = z.infer<typeof wirePostSchema>;
@@ -112,3 +154,6 @@ export type WireProblem = z.infer<typeof wireProblemSchema>;
 export type PostListResponse = z.infer<typeof postListResponseSchema>;
 export type PostCountsResponse = z.infer<typeof postCountsResponseSchema>;
 export type WireMetrics = z.infer<typeof publicMetrics>;
+export type RulesLookupResponse = z.infer<typeof rulesLookupResponseSchema>;
+export type RulesUpdateResponse = z.infer<typeof rulesUpdateResponseSchema>;
+export type StreamLine = z.infer<typeof streamLineSchema>;

@@ -11,6 +11,9 @@ export const X_ENDPOINTS = [
   'user_posts',
   'liking_users',
   'retweeted_by',
+  'stream_connect',
+  'stream_rules_read',
+  'stream_rules_write',
 ] as const;
 
 export type XEndpoint = (typeof X_ENDPOINTS)[number];
@@ -22,7 +25,8 @@ export interface EndpointLimit {
 
 /**
  * Published per-15-minute limits of the pay-per-use era (docs.x.com fundamentals/rate-limits, July 2026).
- * liking_users has no app bucket on X (it refuses app-only tokens); the number is never used for apps.
+ * liking_users has no app bucket on X (it refuses app-only tokens); the number is never used for apps. The
+ * filtered-stream endpoints are app-only the other way round.
  */
 export const DEFAULT_ENDPOINT_LIMITS: Record<XEndpoint, EndpointLimit> = {
   search_recent: { app: 450, user: 300 },
@@ -33,4 +37,8 @@ export const DEFAULT_ENDPOINT_LIMITS: Record<XEndpoint, EndpointLimit> = {
   user_posts: { app: 10000, user: 900 },
   liking_users: { app: 75, user: 75 },
   retweeted_by: { app: 75, user: 75 },
+  // The filtered stream takes app-only tokens (a user token is refused before any window); no user bucket.
+  stream_connect: { app: 50, user: 0 },
+  stream_rules_read: { app: 450, user: 0 },
+  stream_rules_write: { app: 100, user: 0 },
 };

@@ -16,3 +16,4 @@ export type { QueryNode, QueryTerm } from './query/query-ast';
 export type { Naming } from './fields/field-catalog';
 export type { GeneratorOptions, GeneratorOverrides } from './generator/generator-options';
 export { seededRandom, ZipfSampler } from './generator/zipf';
+export type { StreamStatus, StreamConnectionStatus } from './stream/stream-hub';

@@ -29,6 +29,14 @@ export const simulatorOptionsSchema = z
     indexLagMs: z.number().int().min(0).default(0),
     /** Post reads allowed before every request answers 429 usage-capped; null means no cap. */
     postCap: z.number().int().min(0).nullable().default(null),
+    /** Filtered-stream rules per app: 1,000 on pay-per-use (25,000+ on Enterprise). */
+    streamMaxRules: z.number().int().min(0).max(1_000_000).default(1000),
+    /** Longest filtered-stream rule, in characters: 1,024 on pay-per-use (2,048 on Enterprise). */
+    streamRuleMaxLength: z.number().int().min(1).max(4096).default(1024),
+    /** X writes a blank line (`\r\n`) into an open stream this often. */
+    streamKeepAliveMs: z.number().int().min(1).max(3_600_000).default(20_000),
+    /** Delay between a post's creation and its delivery on the stream. */
+    streamLatencyMs: z.number().int().min(0).max(600_000).default(0),
     requestLogSize: z.number().int().min(0).default(10_000),
     generator: generatorOverridesSchema.default({}),
     /** Starts the generator with the app (the demo does; tests inject posts instead). */

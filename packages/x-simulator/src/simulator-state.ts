@@ -12,14 +12,17 @@ import {
   faultBody,
   injectPostBody,
   replyBody,
+  streamDisconnectBody,
   type CreateUserBody,
   type EngagementBody,
   type FaultBody,
   type InjectPostBody,
   type ReplyBody,
+  type StreamDisconnectBody,
 } from './routes/control.schema';
 import type { SimulatorSettings } from './simulator-options';
 import { SimStore, type SimPost, type SimUser } from './store/sim-store';
+import { StreamHub, type StreamStatus } from './stream/stream-hub';
 
 /**
  * Everything the simulated X knows: the world (users, posts), rate-limit windows, queued faults, the request
@@ -34,6 +37,8 @@ export class SimulatorState {
   readonly faults = new FaultInjector();
   readonly requestLog: RequestLog;
   readonly generator: PostGenerator;
+  /** The filtered stream: rules per app, open connections, delivery. */
+  readonly stream: StreamHub;
 
   constructor(
     readonly settings: SimulatorSettings,
@@ -46,6 +51,9 @@ export class SimulatorState {
     this.limiter = new SimRateLimiter(settings.rateLimitWindowSeconds, settings.rateLimits, now);
     this.requestLog = new RequestLog(settings.requestLogSize);
     this.generator = new PostGenerator(this.store, { now, indexLagMs: settings.indexLagMs }, settings.generator, logger);
+    this.stream = new StreamHub(settings, this.store, this.serializer, this.problems, now, (posts, users) =>
+      this.requestLog.addServed('stream_connect', posts, users),
+    );
   }
 
   createUser(input: CreateUserBody): SimUser {
@@ -119,6 +127,25 @@ export class SimulatorState {
     return this.faults.pending();
   }
 
+  /** Ends the open stream connections (X's operational-disconnect line first when asked); returns how many. */
+  streamDisconnect(input: StreamDisconnectBody = {}): number {
+    const body = streamDisconnectBody.parse(input);
+    return this.stream.disconnect(body.operational);
+  }
+
+  /** Open stream connections stop sending anything, keep-alives included, until resumed or closed. */
+  streamStall(): number {
+    return this.stream.stall();
+  }
+
+  streamResume(): number {
+    return this.stream.resume();
+  }
+
+  streamStatus(): StreamStatus {
+    return this.stream.status();
+  }
+
   /** A post as X would show it with every modelled field, plus its author's handle. */
   describePost(post: SimPost): Record<string, unknown> {
     const author = this.store.userById(post.authorId);
@@ -129,9 +156,10 @@ export class SimulatorState {
     return this.serializer.user(user, ALL_FIELDS.user);
   }
 
-  /** Back to an empty world: no users, posts, windows, faults or log; the generator stops. */
+  /** Back to an empty world: no users, posts, windows, faults, log, stream rules or connections; the generator stops. */
   reset(): void {
     this.generator.stop();
+    this.stream.reset();
     this.store.reset();
     this.limiter.resetWindows();
     this.faults.clear();

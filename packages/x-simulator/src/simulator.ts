@@ -3,6 +3,7 @@ import { controlRouter } from './routes/control.router';
 import { engagementRouter } from './routes/engagement.router';
 import { postsRouter } from './routes/posts.router';
 import { searchRouter } from './routes/search.router';
+import { streamRouter } from './routes/stream.router';
 import { usersRouter } from './routes/users.router';
 import { SimulatorState } from './simulator-state';
 import { simulatorOptionsSchema, type SimulatorOptions } from './simulator-options';
@@ -12,7 +13,7 @@ export interface Simulator {
   app: Express;
   /** The simulated world and its instruments, for in-process tests. */
   state: SimulatorState;
-  /** Stops the generator's timer. */
+  /** Stops the generator's timer and closes open stream connections. */
   close(): void;
 }
 
@@ -26,6 +27,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(controlRouter(state));
+  app.use(streamRouter(state));
   app.use(searchRouter(state));
   app.use(postsRouter(state));
   app.use(usersRouter(state));
@@ -43,5 +45,12 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   app.use(internal);
 
   if (settings.generatorAutoStart) state.generator.start();
-  return { app, state, close: () => state.generator.stop() };
+  return {
+    app,
+    state,
+    close: () => {
+      state.generator.stop();
+      state.stream.disconnect(false);
+    },
+  };
 }

@@ -15,6 +15,11 @@ export interface Caller {
 export interface ServedAnswer extends XAnswer {
   postsServed?: number;
   usersServed?: number;
+  /**
+   * A streaming answer: instead of sending `body`, the pipeline hands the response over once the status and
+   * rate headers are set (the filtered stream holds it open).
+   */
+  stream?: (req: Request, res: Response) => void;
 }
 
 export type EndpointHandler = (req: Request, caller: Caller) => ServedAnswer;
@@ -49,7 +54,7 @@ export function endpoint(
   name: XEndpoint,
   state: SimulatorState,
   handler: EndpointHandler,
-  options: { userContextOnly?: boolean } = {},
+  options: { userContextOnly?: boolean; appOnly?: boolean } = {},
 ): RequestHandler {
   return async (req, res) => {
     const caller = bearer(req, state);
@@ -58,7 +63,9 @@ export function endpoint(
     if (!caller) {
       answer = state.problems.unauthorized();
     } else if (options.userContextOnly && caller.kind === 'app') {
-      answer = state.problems.unsupportedAuthentication();
+      answer = state.problems.unsupportedAuthentication('app');
+    } else if (options.appOnly && caller.kind === 'user') {
+      answer = state.problems.unsupportedAuthentication('user');
     } else {
       const injected = state.faults.take(name);
       fault = injected?.kind ?? null;
@@ -103,6 +110,8 @@ export function endpoint(
       usersServed: billed ? (answer.usersServed ?? 0) : 0,
       fault,
     });
-    if (!res.destroyed) send(res, answer);
+    if (res.destroyed) return;
+    if (answer.stream && answer.status === 200) answer.stream(req, res);
+    else send(res, answer);
   };
 }

@@ -36,18 +36,62 @@ export class Problems {
     return { status: 401, contentType: PROBLEM, body: { title: 'Unauthorized', type: 'about:blank', status: 401, detail: 'Unauthorized' } };
   }
 
-  unsupportedAuthentication(): XAnswer {
+  /** 403 for the wrong kind of token: an app token on a user-context endpoint, or a user token on an app-only one. */
+  unsupportedAuthentication(refused: 'app' | 'user' = 'app'): XAnswer {
+    const detail =
+      refused === 'app'
+        ? 'Authenticating with OAuth 2.0 Application-Only is forbidden for this endpoint.  Supported authentication types are [OAuth 1.0a User Context, OAuth 2.0 User Context].'
+        : 'Authenticating with OAuth 2.0 User Context is forbidden for this endpoint.  Supported authentication types are [OAuth 2.0 Application-Only].';
     return {
       status: 403,
       contentType: PROBLEM,
-      body: {
-        title: 'Unsupported Authentication',
-        detail:
-          'Authenticating with OAuth 2.0 Application-Only is forbidden for this endpoint.  Supported authentication types are [OAuth 1.0a User Context, OAuth 2.0 User Context].',
-        type: `${this.keys.problemBase}unsupported-authentication`,
-        status: 403,
-      },
+      body: { title: 'Unsupported Authentication', detail, type: `${this.keys.problemBase}unsupported-authentication`, status: 403 },
     };
+  }
+
+  /** ConnectionExceptionProblem: 409 RuleConfigurationIssue (no rules), 429 TooManyConnections (one connection per app). */
+  streamingConnection(issue: 'RuleConfigurationIssue' | 'TooManyConnections'): XAnswer {
+    const status = issue === 'TooManyConnections' ? 429 : 409;
+    const detail =
+      issue === 'TooManyConnections'
+        ? 'This stream is currently at the maximum allowed connection limit.'
+        : 'You must define rules to create a filtered stream connection.';
+    return {
+      status,
+      contentType: PROBLEM,
+      body: { title: 'ConnectionException', detail, connection_issue: issue, type: `${this.keys.problemBase}streaming-connection`, status },
+    };
+  }
+
+  /** The error line X writes into an open stream before dropping it for operational reasons (OperationalDisconnectProblem). */
+  operationalDisconnect(): Record<string, unknown> {
+    return {
+      errors: [
+        {
+          title: 'operational-disconnect',
+          disconnect_type: 'OperationalDisconnect',
+          detail: 'This stream has been disconnected for operational reasons.',
+          type: `${this.keys.problemBase}operational-disconnect`,
+        },
+      ],
+    };
+  }
+
+  /** Per-rule entries of a rules answer's `errors`. */
+  invalidRule(value: string, message: string): Record<string, unknown> {
+    return { value, details: [message], title: 'UnprocessableEntity', type: `${this.keys.problemBase}invalid-rules` };
+  }
+
+  duplicateRule(value: string, id: string): Record<string, unknown> {
+    return { value, id, title: 'DuplicateRule', type: `${this.keys.problemBase}duplicate-rules` };
+  }
+
+  ruleCap(cap: number): Record<string, unknown> {
+    return { title: 'RulesCapExceeded', detail: `Rule cap exceeded: at most ${cap} rules per app`, type: `${this.keys.problemBase}rule-cap` };
+  }
+
+  ruleNotFound(id: string): Record<string, unknown> {
+    return { value: id, title: 'Not Found Error', detail: `Rule ${id} does not exist`, type: `${this.keys.problemBase}resource-not-found`, resource_type: 'rule', resource_id: id };
   }
 
   rateLimited(shape: 'code88' | 'problem'): XAnswer {

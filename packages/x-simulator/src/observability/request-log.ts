@@ -48,6 +48,16 @@ export class RequestLog {
     }
   }
 
+  /** Resources served outside a request's answer (posts delivered on an open stream): billed, not a request. */
+  addServed(endpoint: XEndpoint, postsServed: number, usersServed: number): void {
+    let counters = this.byEndpoint.get(endpoint);
+    if (!counters) this.byEndpoint.set(endpoint, (counters = emptyCounters()));
+    for (const target of [counters, this.totals]) {
+      target.postsServed += postsServed;
+      target.usersServed += usersServed;
+    }
+  }
+
   entries(filter: { endpoint?: string; limit?: number } = {}): RequestLogEntry[] {
     const matching = filter.endpoint ? this.log.filter((entry) => entry.endpoint === filter.endpoint) : this.log;
     return filter.limit === undefined ? [...matching] : matching.slice(-filter.limit);

@@ -35,6 +35,7 @@ export function controlRouter(state: SimulatorState): Router {
   worldRoutes(router, state);
   faultAndLimitRoutes(router, state);
   logAndGeneratorRoutes(router, state);
+  streamRoutes(router, state);
   router.post('/_sim/reset', (_req, res) => {
     state.reset();
     res.status(204).end();
@@ -132,5 +133,21 @@ function logAndGeneratorRoutes(router: Router, state: SimulatorState): void {
   router.post('/_sim/generator/produce', (req, res) => {
     const { count } = produceBody.parse(req.body);
     res.status(201).json({ data: state.generator.produce(count).map((post) => state.describePost(post)) });
+  });
+}
+
+/** The filtered stream's connections: status, disconnects and stalls. */
+function streamRoutes(router: Router, state: SimulatorState): void {
+  router.get('/_sim/stream', (_req, res) => {
+    res.json(state.streamStatus());
+  });
+  router.post('/_sim/stream/disconnect', (req, res) => {
+    res.json({ disconnected: state.streamDisconnect(req.body ?? {}) });
+  });
+  router.post('/_sim/stream/stall', (_req, res) => {
+    res.json({ stalled: state.streamStall() });
+  });
+  router.post('/_sim/stream/resume', (_req, res) => {
+    res.json({ resumed: state.streamResume() });
   });
 }

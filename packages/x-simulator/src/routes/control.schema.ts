@@ -99,6 +99,13 @@ export const requestLogQuery = z
   .object({ endpoint: z.enum(X_ENDPOINTS).optional(), limit: z.coerce.number().int().min(1).max(100_000).optional() })
   .strict();
 
+export const streamDisconnectBody = z
+  .object({
+    /** Write X's operational-disconnect error line before closing; otherwise the socket is just closed. */
+    operational: z.boolean().default(false),
+  })
+  .strict();
+
 export const generatorStartBody = generatorOverridesSchema;
 
 export type CreateUserBody = z.input<typeof createUserBody>;
@@ -106,3 +113,4 @@ export type InjectPostBody = z.input<typeof injectPostBody>;
 export type EngagementBody = z.input<typeof engagementBody>;
 export type ReplyBody = z.input<typeof replyBody>;
 export type FaultBody = z.input<typeof faultBody>;
+export type StreamDisconnectBody = z.input<typeof streamDisconnectBody>;

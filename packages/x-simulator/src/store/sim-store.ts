@@ -117,6 +117,7 @@ export class SimStore {
   private readonly byAuthor = new Map<string, SimPost[]>();
   private readonly ids = new SnowflakeIds((id) => this.postsById.has(id.toString()));
   private nextUserId = 1_000_000_001n;
+  private readonly createdListeners = new Set<(post: SimPost) => void>();
 
   constructor(private readonly now: () => number) {}
 
@@ -226,7 +227,14 @@ export class SimStore {
       original.metrics.retweets += 1;
       if (!original.retweeterIds.includes(author.id)) original.retweeterIds.push(author.id);
     }
+    for (const listener of this.createdListeners) listener(post);
     return post;
+  }
+
+  /** Hears every post as it is created (the filtered stream delivers from here); returns the unsubscribe. */
+  onPostCreated(listener: (post: SimPost) => void): () => void {
+    this.createdListeners.add(listener);
+    return () => this.createdListeners.delete(listener);
   }
 
   /** Named likes (each account once) plus anonymous ones that only move like_count, as X's real totals do. */
