@@ -105,6 +105,18 @@ describe('filtered-stream rules through the client', () => {
     x.sim.state.injectFault({ endpoint: 'stream_rules_write', kind: 'unavailable' });
     expect(await failure(client.addStreamRules([{ value: '#a' }]))).toBeInstanceOf(XUnavailableError);
   });
+
+  it('keeps the rules endpoints on the shared budget: a 429 blocks the next call of any replica', async () => {
+    x.sim.state.injectFault({ endpoint: 'stream_rules_read', kind: 'rate_limited', reset_in_seconds: 30 });
+    expect(await failure(x.client().streamRules())).toMatchObject({ kind: 'rate_limit', upstream: true, endpoint: 'stream_rules_read' });
+    expect(await failure(x.client().streamRules())).toMatchObject({ kind: 'rate_limit', upstream: false });
+    expect(await x.redis.exists(`${x.keyPrefix}:xrl:stream_rules_read`)).toBe(1);
+    // Earlier tests' windows may end in the same second, where the lower remaining wins: start from none.
+    await x.redis.del(`${x.keyPrefix}:xrl:stream_rules_write`);
+    await x.client().addStreamRules([{ value: '#a' }]);
+    expect(await x.client().readBudget('stream_rules_write')).toMatchObject({ limit: 100, remaining: 99 });
+    await x.redis.del(`${x.keyPrefix}:xrl:stream_rules_read`);
+  });
 });
 
 describe('a rule list longer than one page', () => {
