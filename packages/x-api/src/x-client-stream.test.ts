@@ -313,6 +313,30 @@ describe('openStream against a misbehaving server', () => {
   });
 });
 
+describe('openStream against a server that never answers', () => {
+  const x = useXClientFixture();
+  let server: Server;
+  let url = '';
+
+  beforeAll(async () => {
+    server = createServer(() => undefined);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  it('throws XUnavailableError (timeout) when no headers come within timeoutMs', async () => {
+    const started = Date.now();
+    const error = await failure(x.client({ baseUrl: url, timeoutMs: 200 }).openStream({ signal: new AbortController().signal, onPost: () => undefined }));
+    expect(error).toBeInstanceOf(XUnavailableError);
+    expect(error).toMatchObject({ reason: 'timeout', endpoint: 'stream_connect' });
+    expect(Date.now() - started).toBeLessThan(1_000);
+  });
+});
+
 describe('streamReconnectDelayMs', () => {
   it('follows X’s advice', () => {
     expect([1, 2, 3, 64, 65, 100].map((n) => streamReconnectDelayMs('network', n))).toEqual([250, 500, 750, 16_000, 16_000, 16_000]);
