@@ -105,6 +105,18 @@ describe('filtered-stream rules through the client', () => {
     x.sim.state.injectFault({ endpoint: 'stream_rules_write', kind: 'unavailable' });
     expect(await failure(client.addStreamRules([{ value: '#a' }]))).toBeInstanceOf(XUnavailableError);
   });
+
+  it('keeps the rules endpoints on the shared budget: a 429 blocks the next call of any replica', async () => {
+    x.sim.state.injectFault({ endpoint: 'stream_rules_read', kind: 'rate_limited', reset_in_seconds: 30 });
+    expect(await failure(x.client().streamRules())).toMatchObject({ kind: 'rate_limit', upstream: true, endpoint: 'stream_rules_read' });
+    expect(await failure(x.client().streamRules())).toMatchObject({ kind: 'rate_limit', upstream: false });
+    expect(await x.redis.exists(`${x.keyPrefix}:xrl:stream_rules_read`)).toBe(1);
+    // Earlier tests' windows may end in the same second, where the lower remaining wins: start from none.
+    await x.redis.del(`${x.keyPrefix}:xrl:stream_rules_write`);
+    await x.client().addStreamRules([{ value: '#a' }]);
+    expect(await x.client().readBudget('stream_rules_write')).toMatchObject({ limit: 100, remaining: 99 });
+    await x.redis.del(`${x.keyPrefix}:xrl:stream_rules_read`);
+  });
 });
 
 describe('a rule list longer than one page', () => {
@@ -298,6 +310,30 @@ describe('openStream against a misbehaving server', () => {
     const end = await x.client({ baseUrl: url }).openStream({ signal: new AbortController().signal, onPost: (event) => void posts.push(event) });
     expect(end).toEqual({ reason: 'closed', malformedLines: 2, posts: 1 });
     expect(posts.map((event) => [event.post.text, event.matchingRules])).toEqual([['split #btc', [{ id: '9', tag: undefined }]]]);
+  });
+});
+
+describe('openStream against a server that never answers', () => {
+  const x = useXClientFixture();
+  let server: Server;
+  let url = '';
+
+  beforeAll(async () => {
+    server = createServer(() => undefined);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  it('throws XUnavailableError (timeout) when no headers come within timeoutMs', async () => {
+    const started = Date.now();
+    const error = await failure(x.client({ baseUrl: url, timeoutMs: 200 }).openStream({ signal: new AbortController().signal, onPost: () => undefined }));
+    expect(error).toBeInstanceOf(XUnavailableError);
+    expect(error).toMatchObject({ reason: 'timeout', endpoint: 'stream_connect' });
+    expect(Date.now() - started).toBeLessThan(1_000);
   });
 });
 

@@ -221,10 +221,15 @@ async function openStreamWith(
       decompress: false,
     });
   } catch (error) {
-    const reason = signal.aborted ? 'network' : connecting.signal.aborted ? 'timeout' : 'network';
-    log.warn('x stream connect failed', { endpoint, reason: signal.aborted ? 'aborted' : reason, error: (error as Error).message });
+    // The caller's own abort is no failure of X's: logged at info, not counted as an unanswered request.
+    if (signal.aborted) {
+      log.info('x stream connect aborted', { endpoint });
+      throw new XUnavailableError({ endpoint, status: null }, 'network', 'aborted');
+    }
+    const reason = connecting.signal.aborted ? 'timeout' : 'network';
+    log.warn('x stream connect failed', { endpoint, reason, error: (error as Error).message });
     observer?.request(endpoint, null, null);
-    throw new XUnavailableError({ endpoint, status: null }, reason, signal.aborted ? 'aborted' : (error as Error).message);
+    throw new XUnavailableError({ endpoint, status: null }, reason, (error as Error).message);
   } finally {
     clearTimeout(timer);
   }
