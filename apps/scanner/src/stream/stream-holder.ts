@@ -183,6 +183,8 @@ export function startStreamHolder(options: StreamHolderOptions): StreamHolder {
           ready = recordConnection(pool, timing)
             .then(async ({ gapId }) => {
               if (gapId) logger.info('stream gap recorded', { gapId });
+              // Live from the first moment, not from the first heartbeat: a source the stream serves is not searched meanwhile.
+              await recordCoverage(pool, Date.now() - safeUntil);
               lastSync = Date.now();
               await syncRules(true);
             })
