@@ -2,14 +2,15 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
 import type { Logger } from '@hashwatch/logger';
 import type { Queues } from '@hashwatch/queues';
-import { streamReconnectDelayMs, XRateLimitedError, XUnavailableError, type XClient, type XStreamPost } from '@hashwatch/x-api';
+import { streamReconnectDelayMs, XRateLimitedError, XUnavailableError, type XClient } from '@hashwatch/x-api';
 import { DEFAULT_SOURCE_NOTICE_SETTINGS, type SourceNoticeSettings } from '../notices/source-notices';
-import type { TickSummary } from '../scan-pack';
 import { createScannerMetrics, type ScannerMetrics } from '../scanner-metrics';
-import { DEFAULT_STREAM_TIMING, HEARTBEAT_MS, recordConnection, recordCoverage, type StreamTiming } from './coverage';
+import { DEFAULT_STREAM_TIMING, HEARTBEAT_MS, type StreamTiming } from './coverage';
 import type { RuleLimits } from './rule-plan';
 import { syncStreamRules, type RuleSyncResult } from './rule-sync';
-import { storePosts } from './stream-store';
+import { StreamConnection, type ConnectionDeps } from './stream-connection';
+
+type StreamConnectionStore = ConnectionDeps['store'];
 
 /** First key of the advisory lock held by the one replica that keeps the stream (second key 1). */
 export const STREAM_LOCK_CLASS = 0x5ca8;
@@ -89,219 +90,145 @@ function backoffOf(error: unknown, attempt: number, now: number): { kind: Backof
  * back-off by failure kind.
  */
 export function startStreamHolder(options: StreamHolderOptions): StreamHolder {
-  const { pool, x, logger } = options;
-  const metrics = options.metrics ?? createScannerMetrics();
-  const notices = { ...DEFAULT_SOURCE_NOTICE_SETTINGS, ...options.notices };
-  const heartbeatMs = options.heartbeatMs ?? HEARTBEAT_MS;
-  const syncEveryMs = options.syncEveryMs ?? 15_000;
-  const lockRetryMs = options.lockRetryMs ?? 5_000;
-  const flushEveryMs = options.flushEveryMs ?? 200;
-  const maxBatch = options.maxBatch ?? 500;
-  const stableAfterMs = options.stableAfterMs ?? 30_000;
-  const timing = options.timing ?? DEFAULT_STREAM_TIMING;
-  const stopping = new AbortController();
-  let lockClient: pg.PoolClient | null = null;
-  let isConnected = false;
-  const storeCtx = { pool, queues: options.queues, logger, metrics, notices };
-  const summary: TickSummary = { claimed: 0, scanned: 0, failed: 0, requests: 0, stored: 0, merged: 0, overQuota: 0 };
+  const holder = new Holder(options);
+  const loop = holder.run();
+  return {
+    holding: () => holder.lockClient !== null,
+    connected: () => holder.current?.isConnected ?? false,
+    async stop() {
+      holder.stopping.abort();
+      await loop;
+    },
+  };
+}
 
-  const pause = (ms: number) => sleep(ms, undefined, { signal: stopping.signal }).catch(() => undefined);
+/** The holder's state and steps (startStreamHolder runs it). */
+class Holder {
+  readonly stopping = new AbortController();
+  lockClient: pg.PoolClient | null = null;
+  current: StreamConnection | null = null;
+  private readonly metrics: ScannerMetrics;
+  private readonly syncEveryMs: number;
+  private readonly store: StreamConnectionStore;
 
-  /** One connection: from the connect call to its end, with its buffer, heartbeats and rule syncs. */
-  async function connectOnce(lock: pg.PoolClient): Promise<{ connectedFor: number }> {
-    const connection = new AbortController();
-    const abort = () => connection.abort();
-    stopping.signal.addEventListener('abort', abort, { once: true });
-    const buffer: XStreamPost[] = [];
-    let flushing: Promise<void> = Promise.resolve();
-    let flushTimer: NodeJS.Timeout | null = null;
-    let lastActivity = 0;
-    // Everything received before this instant (local clock) is stored; moves only while nothing failed.
-    let safeUntil = 0;
-    let failed = false;
-    let connectedAt = 0;
-    let ready: Promise<void> | null = null;
-    let heartbeat: NodeJS.Timeout | null = null;
-    let lastSync = 0;
-
-    const fail = (what: string, error: unknown) => {
-      if (failed) return;
-      failed = true;
-      logger.error(`stream ${what} failed; reconnecting, the gap is back-filled`, { error });
-      connection.abort();
-    };
-
-    const flush = (): Promise<void> => {
-      if (flushTimer) clearTimeout(flushTimer);
-      flushTimer = null;
-      flushing = flushing.then(async () => {
-        if (failed || buffer.length === 0) return;
-        const batch = buffer.splice(0, buffer.length);
-        try {
-          await storePosts(storeCtx, batch.map((event) => event.post), { postsRead: batch.length, requests: 0 }, summary);
-          metrics.streamPostsStored.inc(batch.length);
-          safeUntil = buffer.length === 0 ? Math.max(safeUntil, lastActivity) : (buffer[0] as XStreamPost).receivedAt - 1;
-        } catch (error) {
-          fail('store', error);
-        }
-      });
-      return flushing;
-    };
-
-    let beating = false;
-    const beat = async () => {
-      if (failed || !ready || beating) return;
-      beating = true;
-      try {
-        await ready;
-        await lock.query('SELECT 1');
-        if (failed) return;
-        await recordCoverage(pool, Date.now() - safeUntil);
-        if (Date.now() - lastSync >= syncEveryMs) {
-          lastSync = Date.now();
-          await syncRules(true);
-        }
-      } catch (error) {
-        fail('heartbeat', error);
-      } finally {
-        beating = false;
-      }
-    };
-
-    try {
-      await x.openStream({
-        signal: connection.signal,
-        ...(options.readTimeoutMs ? { readTimeoutMs: options.readTimeoutMs } : {}),
-        onConnected: (at) => {
-          connectedAt = at;
-          isConnected = true;
-          lastActivity = at;
-          safeUntil = at;
-          metrics.streamConnected.set(1);
-          logger.info('stream connected');
-          // The gap since the last coverage is on record before any heartbeat can move the coverage.
-          ready = recordConnection(pool, timing)
-            .then(async ({ gapId }) => {
-              if (gapId) logger.info('stream gap recorded', { gapId });
-              // Live from the first moment, not from the first heartbeat: a source the stream serves is not searched meanwhile.
-              await recordCoverage(pool, Date.now() - safeUntil);
-              lastSync = Date.now();
-              await syncRules(true);
-            })
-            .catch((error: unknown) => fail('connection record', error));
-          heartbeat = setInterval(() => void beat(), heartbeatMs);
-        },
-        onActivity: (at) => {
-          lastActivity = at;
-          if (buffer.length === 0) void flushing.then(() => {
-            if (buffer.length === 0 && !failed) safeUntil = Math.max(safeUntil, at);
-          });
-        },
-        onPost: async (event) => {
-          metrics.streamPostsReceived.inc();
-          buffer.push(event);
-          if (buffer.length >= maxBatch) await flush();
-          else flushTimer ??= setTimeout(() => void flush(), flushEveryMs);
-        },
-      });
-    } finally {
-      stopping.signal.removeEventListener('abort', abort);
-      if (heartbeat) clearInterval(heartbeat);
-      isConnected = false;
-      metrics.streamConnected.set(0);
-      // What arrived is stored and covered before the next connection records its gap.
-      await flush();
-      if (ready) await ready;
-      if (connectedAt > 0 && !failed) await recordCoverage(pool, Date.now() - safeUntil).catch((error: unknown) => logger.warn('stream coverage not recorded', { error }));
-    }
-    return { connectedFor: connectedAt > 0 ? Date.now() - connectedAt : 0 };
+  constructor(private readonly options: StreamHolderOptions) {
+    this.metrics = options.metrics ?? createScannerMetrics();
+    this.syncEveryMs = options.syncEveryMs ?? 15_000;
+    this.store = { pool: options.pool, queues: options.queues, logger: options.logger, metrics: this.metrics, notices: { ...DEFAULT_SOURCE_NOTICE_SETTINGS, ...options.notices } };
   }
 
-  async function syncRules(connected: boolean): Promise<RuleSyncResult> {
-    const result = await syncStreamRules({ pool, x, logger, limits: options.limits, connected });
-    metrics.streamRules.set(result.rules);
-    metrics.streamSources.set(result.covered);
+  /** Until stopped: take the lock when free, hold the stream while it is this replica's, let go. */
+  async run(): Promise<void> {
+    while (!this.stopping.signal.aborted) {
+      await this.holdWhileLocked();
+      if (!this.stopping.signal.aborted) await this.pause(this.options.lockRetryMs ?? 5_000);
+    }
+  }
+
+  private pause(ms: number): Promise<void> {
+    return sleep(ms, undefined, { signal: this.stopping.signal }).catch(() => undefined);
+  }
+
+  private async syncRules(connected: boolean): Promise<RuleSyncResult> {
+    const { pool, x, logger, limits } = this.options;
+    const result = await syncStreamRules({ pool, x, logger, limits, connected });
+    this.metrics.streamRules.set(result.rules);
+    this.metrics.streamSources.set(result.covered);
     return result;
   }
 
+  private async holdWhileLocked(): Promise<void> {
+    const { pool, logger } = this.options;
+    let lock: pg.PoolClient | null = null;
+    try {
+      lock = await tryLock(pool);
+    } catch (error) {
+      logger.warn('stream lock not tried', { error });
+    }
+    if (!lock) return;
+    this.lockClient = lock;
+    logger.info('stream held by this replica');
+    try {
+      await this.hold(lock);
+    } catch (error) {
+      logger.error('stream holder failed', { error });
+    } finally {
+      this.lockClient = null;
+      // Ending the session drops the lock whatever state the connection is in.
+      try {
+        await lock.query('SELECT pg_advisory_unlock($1, 1)', [STREAM_LOCK_CLASS]);
+        lock.release();
+      } catch (error) {
+        lock.release(error as Error);
+      }
+    }
+  }
+
   /** Holds the stream while the lock is this replica's: rules, connection, reconnects with back-off. */
-  async function hold(lock: pg.PoolClient): Promise<void> {
+  private async hold(lock: pg.PoolClient): Promise<void> {
+    const { logger } = this.options;
     let attempt = 0;
-    while (!stopping.signal.aborted) {
+    while (!this.stopping.signal.aborted) {
       // A lock session that died may be someone else's lock by now: this replica stops holding.
       await lock.query('SELECT 1');
       let rules: number;
       try {
-        rules = (await syncRules(false)).rules;
+        rules = (await this.syncRules(false)).rules;
       } catch (error) {
         attempt += 1;
         const { delayMs } = backoffOf(error, attempt, Date.now());
         logger.warn('stream rules not synced', { error, retryInMs: delayMs });
-        await pause(delayMs);
+        await this.pause(delayMs);
         continue;
       }
       // X refuses a connection without rules (409): nothing to stream until a source appears.
       if (rules === 0) {
-        await pause(syncEveryMs);
+        await this.pause(this.syncEveryMs);
         continue;
       }
       try {
-        const { connectedFor } = await connectOnce(lock);
-        metrics.streamDisconnects.inc();
+        const { connectedFor } = await this.connectOnce(lock);
+        this.metrics.streamDisconnects.inc();
         // X: reconnect at once after a connection that held; a connection that keeps dropping backs off.
-        if (connectedFor >= stableAfterMs) attempt = 0;
+        if (connectedFor >= (this.options.stableAfterMs ?? 30_000)) attempt = 0;
         else {
           attempt += 1;
-          await pause(streamReconnectDelayMs('network', attempt));
+          await this.pause(streamReconnectDelayMs('network', attempt));
         }
       } catch (error) {
         attempt += 1;
         const { kind, delayMs } = backoffOf(error, attempt, Date.now());
-        metrics.streamConnectFailures.inc({ kind });
+        this.metrics.streamConnectFailures.inc({ kind });
         logger.warn('stream connect failed', { error, kind, attempt, retryInMs: delayMs });
-        await pause(delayMs);
+        await this.pause(delayMs);
       }
     }
   }
 
-  const loop = (async () => {
-    while (!stopping.signal.aborted) {
-      let lock: pg.PoolClient | null = null;
-      try {
-        lock = await tryLock(pool);
-      } catch (error) {
-        logger.warn('stream lock not tried', { error });
-      }
-      if (!lock) {
-        await pause(lockRetryMs);
-        continue;
-      }
-      lockClient = lock;
-      logger.info('stream held by this replica');
-      try {
-        await hold(lock);
-      } catch (error) {
-        logger.error('stream holder failed', { error });
-      } finally {
-        lockClient = null;
-        // Ending the session drops the lock whatever state the connection is in.
-        try {
-          await lock.query('SELECT pg_advisory_unlock($1, 1)', [STREAM_LOCK_CLASS]);
-          lock.release();
-        } catch (error) {
-          lock.release(error as Error);
-        }
-      }
-      if (!stopping.signal.aborted) await pause(lockRetryMs);
+  private async connectOnce(lock: pg.PoolClient): Promise<{ connectedFor: number }> {
+    const { options } = this;
+    const connection = new StreamConnection({
+      pool: options.pool,
+      x: options.x,
+      logger: options.logger,
+      store: this.store,
+      lock,
+      timing: options.timing ?? DEFAULT_STREAM_TIMING,
+      heartbeatMs: options.heartbeatMs ?? HEARTBEAT_MS,
+      syncEveryMs: this.syncEveryMs,
+      flushEveryMs: options.flushEveryMs ?? 200,
+      maxBatch: options.maxBatch ?? 500,
+      readTimeoutMs: options.readTimeoutMs,
+      syncRules: () => this.syncRules(true),
+    });
+    const close = () => connection.close();
+    this.stopping.signal.addEventListener('abort', close, { once: true });
+    this.current = connection;
+    try {
+      return await connection.run();
+    } finally {
+      this.current = null;
+      this.stopping.signal.removeEventListener('abort', close);
     }
-  })();
-
-  return {
-    holding: () => lockClient !== null,
-    connected: () => isConnected,
-    async stop() {
-      stopping.abort();
-      await loop;
-    },
-  };
+  }
 }
