@@ -137,3 +137,43 @@ export async function recordGap(pool: pg.Pool, from: Date): Promise<void> {
     [from],
   );
 }
+
+/**
+ * Scan health of the tracks the live stream serves: `last_scanned_at` moves to now (at most once a `everySeconds`,
+ * so the writes stay below what searching the same sources would write) and a stale `scan_error` clears, as a
+ * completed search would; `last_post_at` moves with each stored batch (recordLastPosts).
+ */
+export async function touchStreamedTracks(pool: pg.Pool, everySeconds: number): Promise<number> {
+  const { rows } = await pool.query<{ n: number }>(
+    `WITH t AS (
+       UPDATE tracks t SET last_scanned_at = now(), scan_error = NULL
+         FROM source_cursors s
+        WHERE s.streamed_since IS NOT NULL AND s.source_key = 'tag:' || t.hashtag_norm AND t.status = 'active'
+          AND (t.last_scanned_at IS NULL OR t.last_scanned_at < now() - make_interval(secs => $1))
+       RETURNING 1
+     ), a AS (
+       UPDATE account_tracks a SET last_scanned_at = now(), scan_error = NULL
+         FROM source_cursors s
+        WHERE s.streamed_since IS NOT NULL AND s.source_key = 'user:' || a.username_norm AND a.status = 'active'
+          AND (a.last_scanned_at IS NULL OR a.last_scanned_at < now() - make_interval(secs => $1))
+       RETURNING 1
+     )
+     SELECT ((SELECT count(*) FROM t) + (SELECT count(*) FROM a))::int AS n`,
+    [everySeconds],
+  );
+  return rows[0]?.n ?? 0;
+}
+
+/** `last_post_at` of the tracks and account tracks a stored batch matched (per subscription id), never backwards. */
+export async function recordLastPosts(pool: pg.Pool, lastPostAt: ReadonlyMap<string, Date>): Promise<void> {
+  if (lastPostAt.size === 0) return;
+  const entries = [...lastPostAt].sort(([a], [b]) => (a < b ? -1 : 1));
+  const ids = entries.map(([id]) => id);
+  const times = entries.map(([, at]) => at.toISOString());
+  await pool.query(
+    `WITH v AS (SELECT * FROM unnest($1::text[], $2::timestamptz[]) AS v(id, at)),
+     t AS (UPDATE tracks t SET last_post_at = GREATEST(t.last_post_at, v.at) FROM v WHERE t.id = v.id RETURNING 1)
+     UPDATE account_tracks a SET last_post_at = GREATEST(a.last_post_at, v.at) FROM v WHERE a.id = v.id`,
+    [ids, times],
+  );
+}

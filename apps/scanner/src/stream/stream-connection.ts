@@ -2,8 +2,11 @@ import type pg from 'pg';
 import type { Logger } from '@hashwatch/logger';
 import type { XClient, XStreamPost } from '@hashwatch/x-api';
 import type { ScanContext, TickSummary } from '../scan-pack';
-import { recordConnection, recordCoverage, type StreamTiming } from './coverage';
+import { recordConnection, recordCoverage, touchStreamedTracks, type StreamTiming } from './coverage';
 import { storePosts } from './stream-store';
+
+// How often the tracks the stream serves show it in their scan health (last_scanned_at).
+const TRACK_HEALTH_EVERY_MS = 60_000;
 
 /** What one connection needs from its holder. */
 export interface ConnectionDeps {
@@ -45,6 +48,7 @@ export class StreamConnection {
   private safeUntil = 0;
   private connectedAt = 0;
   private lastSync = 0;
+  private lastTouch = 0;
   private failed = false;
   private beating = false;
 
@@ -147,6 +151,10 @@ export class StreamConnection {
       if (Date.now() - this.lastSync >= this.deps.syncEveryMs) {
         this.lastSync = Date.now();
         await this.deps.syncRules();
+      }
+      if (Date.now() - this.lastTouch >= TRACK_HEALTH_EVERY_MS) {
+        this.lastTouch = Date.now();
+        await touchStreamedTracks(this.deps.pool, TRACK_HEALTH_EVERY_MS / 1000);
       }
     } catch (error) {
       this.fail('heartbeat', error);

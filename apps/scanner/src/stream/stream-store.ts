@@ -3,6 +3,7 @@ import type { XPost } from '@hashwatch/x-api';
 import { countStored, relay, store, type ScanContext, type TickSummary } from '../scan-pack';
 import { loadSubscriptions, type StorePackResult } from '../storing/store-pack';
 import { parseSourceKey, sourceKey, type Source } from '../sources/source';
+import { recordLastPosts } from './coverage';
 
 interface SourceRow {
   source_key: string;
@@ -62,5 +63,7 @@ export async function storePosts(
   const stored = await store(ctx, { sources, claimId: 0, posts: unique, postsRead: billed.postsRead, requests: billed.requests, subscriptions, notices: ctx.notices });
   if (stored.inserted.length > 0) await relay(ctx, stored.outbox);
   countStored(ctx, stored, summary);
+  // Scan health: a search's completing batch moves last_post_at; streamed and back-filled posts move it here.
+  await recordLastPosts(ctx.pool, stored.lastPostAt).catch((error: unknown) => ctx.logger.warn('last_post_at not recorded', { error }));
   return stored;
 }
