@@ -19,3 +19,5 @@ export { startMaintenanceWorker, ensureSweepScheduler, SWEEP_SCHEDULER_ID } from
 // Source notices: the silence detector (bench/silence-detector.ts runs this very module).
 export { DEFAULT_SILENCE_PARAMS, emptySilenceState, observePosts, silenceVerdict, typicalGapSeconds } from './silence/silence-detector';
 export type { SilenceParams, SilenceState, SilenceVerdict } from './silence/silence-detector';
+export { planRules, ruleSources } from './stream/rule-plan';
+export type { RuleLimits, RulePlan } from './stream/rule-plan';
