@@ -16,6 +16,8 @@ export interface Reading {
   redisCommands: number;
   /** Updates of the feed clock's row: one per feed transaction. */
   feedTransactions: number;
+  /** route-alerts jobs the notifiers took (their hashwatch_queue_job_wait_seconds count for alert-routing). */
+  routingJobs: number;
   rowsInserted: Record<string, number>;
   bytes: Record<string, number>;
   cpuSeconds: Record<string, number>;
@@ -93,7 +95,23 @@ async function redisCommands(redis: Redis): Promise<number> {
   return Number(match[1]);
 }
 
-export async function read(pool: pg.Pool, simUrl: string, redis: Redis, pids: Record<string, number[]>): Promise<Reading> {
+const ROUTING_JOBS = /^hashwatch_queue_job_wait_seconds_count\{([^}]*)\} (\S+)$/;
+
+/** Jobs of the alert-routing queue the processes behind `metricsUrls` took, from their GET /metrics. */
+async function routingJobsTaken(metricsUrls: readonly string[]): Promise<number> {
+  let sum = 0;
+  for (const url of metricsUrls) {
+    const response = await fetch(url);
+    if (!response.ok) throw new Error(`${url} answered ${response.status}`);
+    for (const line of (await response.text()).split('\n')) {
+      const match = ROUTING_JOBS.exec(line);
+      if (match?.[1]?.includes('queue="alert-routing"')) sum += Number(match[2]);
+    }
+  }
+  return sum;
+}
+
+export async function read(pool: pg.Pool, simUrl: string, redis: Redis, pids: Record<string, number[]>, notifierMetricsUrls: readonly string[] = []): Promise<Reading> {
   const counters = countersSchema.parse(await (await fetch(`${simUrl}/_sim/counters`)).json());
   const { rows } = await pool.query(
     `SELECT relname, n_tup_ins AS inserted, pg_total_relation_size(relid) AS bytes FROM pg_stat_user_tables WHERE relname = ANY($1::text[])`,
@@ -112,6 +130,7 @@ export async function read(pool: pg.Pool, simUrl: string, redis: Redis, pids: Re
     xCalls: Object.fromEntries(Object.entries(counters.endpoints).map(([endpoint, value]) => [endpoint, value.requests])),
     redisCommands: await redisCommands(redis),
     feedTransactions: Number(clock.rows[0]?.updates ?? 0),
+    routingJobs: await routingJobsTaken(notifierMetricsUrls),
     rowsInserted: Object.fromEntries(stats.map((row) => [row.relname, row.inserted])),
     bytes: Object.fromEntries(stats.map((row) => [row.relname, row.bytes])),
     cpuSeconds,
@@ -124,6 +143,7 @@ export interface Window {
   xCalls: Record<string, number>;
   redisOpsPerSecond: number;
   feedTransactions: number;
+  routingJobs: number;
   rowsInserted: Record<string, number>;
   bytesGrown: Record<string, number>;
   cpuSecondsPerSecond: Record<string, number>;
@@ -137,6 +157,7 @@ export function between(before: Reading, after: Reading): Window {
     xCalls: diff(before.xCalls, after.xCalls),
     redisOpsPerSecond: (after.redisCommands - before.redisCommands) / seconds,
     feedTransactions: after.feedTransactions - before.feedTransactions,
+    routingJobs: after.routingJobs - before.routingJobs,
     rowsInserted: diff(before.rowsInserted, after.rowsInserted),
     bytesGrown: diff(before.bytes, after.bytes),
     cpuSecondsPerSecond: Object.fromEntries(Object.entries(diff(before.cpuSeconds, after.cpuSeconds)).map(([app, value]) => [app, value / seconds])),

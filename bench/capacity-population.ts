@@ -111,21 +111,34 @@ export function buildPopulation(count: number): Population {
   return { accounts, vocabulary: words, handles: [...userInterval.keys()], sources, trackersOfTag };
 }
 
-/** Packed queries per cycle at each cadence, packed as the scanner packs (claims of up to 1,000 sources). */
-export function queriesPerCadence(sources: readonly Source[], maxQueryLength: number, claimSize = 1000): Map<number, number> {
+/**
+ * The packs one cycle of each cadence makes, as the scanner makes them: sources claimed up to 1,000 at a time, each
+ * claim packed. `byKey` claims in `source_key` order (the claim's `ORDER BY next_scan_at, source_key` for sources
+ * due together), which decides which sources share a pack; without it, in the population's order.
+ */
+export function packsPerCadence(sources: readonly Source[], maxQueryLength: number, options: { claimSize?: number; byKey?: boolean } = {}): Map<number, Source[][]> {
+  const { claimSize = 1000, byKey = false } = options;
   const byInterval = new Map<number, Source[]>();
   for (const source of sources) {
     const group = byInterval.get(source.intervalSeconds) ?? [];
     group.push(source);
     byInterval.set(source.intervalSeconds, group);
   }
-  const queries = new Map<number, number>();
+  const packs = new Map<number, Source[][]>();
   for (const [interval, group] of byInterval) {
-    let packs = 0;
-    for (let start = 0; start < group.length; start += claimSize) packs += packSources(group.slice(start, start + claimSize), maxQueryLength).packs.length;
-    queries.set(interval, packs);
+    if (byKey) group.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    const list: Source[][] = [];
+    for (let start = 0; start < group.length; start += claimSize) {
+      for (const pack of packSources(group.slice(start, start + claimSize), maxQueryLength).packs) list.push(pack.sources);
+    }
+    packs.set(interval, list);
   }
-  return queries;
+  return packs;
+}
+
+/** Packed queries per cycle at each cadence (packsPerCadence, counted; the count barely depends on the order). */
+export function queriesPerCadence(sources: readonly Source[], maxQueryLength: number, claimSize = 1000): Map<number, number> {
+  return new Map([...packsPerCadence(sources, maxQueryLength, { claimSize })].map(([interval, packs]) => [interval, packs.length]));
 }
 
 /**
@@ -164,4 +177,110 @@ export function watchersOf(population: Population): Map<string, number[]> {
     }
   }
   return watchers;
+}
+
+/** What the scanner commits for a post stream: feed batches, the route-alerts jobs they carry, and items. */
+export interface FeedBatches {
+  /** Feed transactions: one per pack scan that stores at least one new item (one page at these rates). */
+  batchesPerSecond: number;
+  /** route-alerts jobs: a batch's items in chunks of `maxItemsPerJob` (ROUTE_ALERTS_MAX_ITEMS). */
+  routingJobsPerSecond: number;
+  itemsPerSecond: number;
+}
+
+/** The packs a post reaches and, per pack, the accounts it reaches through that pack's sources. */
+export interface PostHits {
+  hits: { pack: { id: number; cadence: number; phase: number }; accounts: (readonly number[])[] }[];
+}
+
+const hitsCache = new WeakMap<Population, Map<string, PostHits[]>>();
+
+/**
+ * `sample` posts of `postStream(population, seed)` and the packs (claims in `source_key` order, 512-character
+ * queries) that find each; each pack's scans start at a phase of its own. Cached per population.
+ */
+export function postHits(population: Population, seed = 7, sample = 4000): PostHits[] {
+  const cache = hitsCache.get(population) ?? new Map<string, PostHits[]>();
+  hitsCache.set(population, cache);
+  const cached = cache.get(`${seed}:${sample}`);
+  if (cached) return cached;
+  const packOf = new Map<string, PostHits['hits'][number]['pack']>();
+  const phase = seededRandom(SEED + 2);
+  let id = 0;
+  for (const [cadence, packs] of packsPerCadence(population.sources, 512, { byKey: true })) {
+    for (const pack of packs) {
+      const entry = { id, cadence, phase: phase() * cadence };
+      id += 1;
+      for (const source of pack) packOf.set(source.key, entry);
+    }
+  }
+  const watchers = watchersOf(population);
+  const next = postStream(population, seed);
+  const posts: PostHits[] = [];
+  for (let n = 0; n < sample; n += 1) {
+    const post = next();
+    const byPack = new Map<number, PostHits['hits'][number]>();
+    const reach = (key: string, accounts: readonly number[] | undefined) => {
+      const pack = packOf.get(key);
+      if (!pack || !accounts || accounts.length === 0) return;
+      const hit = byPack.get(pack.id) ?? { pack, accounts: [] };
+      hit.accounts.push(accounts);
+      byPack.set(pack.id, hit);
+    };
+    for (const tag of new Set(post.tags)) reach(`tag:${tag}`, population.trackersOfTag.get(tag));
+    reach(`user:${post.author}`, watchers.get(post.author));
+    posts.push({ hits: [...byPack.values()] });
+  }
+  cache.set(`${seed}:${sample}`, posts);
+  return posts;
+}
+
+/** Accounts a post reaches through its packs (fanOut's count, over the packs that find it). */
+export function reachedAccounts(post: PostHits): number {
+  const [only] = post.hits;
+  if (post.hits.length === 1 && only && only.accounts.length === 1) return only.accounts[0]?.length ?? 0;
+  const reached = new Set<number>();
+  for (const hit of post.hits) for (const list of hit.accounts) for (const account of list) reached.add(account);
+  return reached.size;
+}
+
+/**
+ * Feed batches a post stream makes at the plans' scan intervals (postHits' posts published `postsPerSecond`
+ * apart): a pack scanned every `c` seconds commits one batch per scan that found at least one new item, holding
+ * every item of the posts published since its previous scan; an account a post reaches through two packs gets
+ * its item from the pack scanned first (the other merges a source).
+ */
+export function feedBatches(population: Population, postsPerSecond: number, maxItemsPerJob: number, options: { seed?: number; sample?: number } = {}): FeedBatches {
+  const posts = postHits(population, options.seed, options.sample);
+  // Items per batch, by pack and scan number.
+  const batches = new Map<string, number>();
+  posts.forEach((post, n) => {
+    const at = n / postsPerSecond;
+    const scans = post.hits.map((hit) => {
+      const scan = Math.floor((at + hit.pack.phase) / hit.pack.cadence) + 1;
+      return { hit, scan, scannedAt: scan * hit.pack.cadence - hit.pack.phase };
+    });
+    const add = (key: string, items: number) => {
+      if (items > 0) batches.set(key, (batches.get(key) ?? 0) + items);
+    };
+    const [only] = scans;
+    if (scans.length === 1 && only && only.hit.accounts.length === 1) {
+      add(`${only.hit.pack.id}:${only.scan}`, only.hit.accounts[0]?.length ?? 0);
+      return;
+    }
+    const reached = new Set<number>();
+    for (const { hit, scan } of scans.sort((a, b) => a.scannedAt - b.scannedAt)) {
+      const before = reached.size;
+      for (const list of hit.accounts) for (const account of list) reached.add(account);
+      add(`${hit.pack.id}:${scan}`, reached.size - before);
+    }
+  });
+  const seconds = posts.length / postsPerSecond;
+  let routingJobs = 0;
+  let items = 0;
+  for (const count of batches.values()) {
+    routingJobs += Math.ceil(count / maxItemsPerJob);
+    items += count;
+  }
+  return { batchesPerSecond: batches.size / seconds, routingJobsPerSecond: routingJobs / seconds, itemsPerSecond: items / seconds };
 }

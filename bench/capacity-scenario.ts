@@ -8,10 +8,14 @@
 //
 // Scale 1 is today's bench load: 1,000 accounts, the population of bench/scanner-upstream.ts. `--record` writes what
 // it measured per unit of work to bench/capacity-units.json, the figures bench/capacity-model.ts reads. Any other
-// scale prints the model's prediction for the same inputs beside what was measured, as ratios.
-// Phases: warm-up (every source scanned once), "scan" (sources scanned at their cadences, no posts), "posts"
-// (the same with POSTS_PER_SECOND posts), then a drain of the last posts. Options: --seconds (posts phase, default 120).
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+// scale prints the model's prediction for the same inputs beside what was measured, as ratios; `--from <file>`
+// prints that comparison again for a run's saved output.
+// Phases: idle (the processes before any account), warm-up (every source scanned once), "scan" (sources scanned at
+// their cadences, no posts), "single" (posts each reaching one account, so a feed batch holds one item), "posts"
+// (POSTS_PER_SECOND posts of the post stream, a batch holding many items), then a drain of the last posts. The
+// single and posts phases differ in items per batch, which separates the scanner's work per batch from its work
+// per item. Options: --seconds (posts phase, default 120; scan and single phases half of it).
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -24,6 +28,8 @@ import { between, bytesPerRow, createSimUsers, injectPost, liftSimLimits, privat
 import { buildPopulation, fanOut, postStream, queriesPerCadence, watchersOf, type Population } from './capacity-population';
 
 export const POSTS_PER_SECOND = 1;
+/** The single phase: posts each reaching one account (a tag only one Business account tracks, 10 s cadence). */
+export const SINGLE_POSTS_PER_SECOND = 2;
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
 function option(name: string, fallback: number): number {
@@ -64,12 +70,46 @@ async function postsPhase(suite: Suite, population: Population, seconds: number)
   return { posts, fanOutSum };
 }
 
+/** Tags one account tracks and nobody else, that account on Business (scanned every 10 s): one item per post. */
+function singleTags(population: Population): string[] {
+  return [...population.trackersOfTag]
+    .filter(([, trackers]) => trackers.length === 1 && population.accounts[trackers[0] as number]?.plan === 'business')
+    .map(([tag]) => tag);
+}
+
+async function singlePhase(suite: Suite, tags: readonly string[], seconds: number): Promise<number> {
+  if (tags.length === 0) throw new Error('no tag tracked by a single Business account');
+  const start = Date.now();
+  let posts = 0;
+  while (Date.now() - start < seconds * 1000) {
+    const due = Math.floor(((Date.now() - start) / 1000) * SINGLE_POSTS_PER_SECOND) + 1;
+    while (posts < due) {
+      await injectPost(suite.xsim.url, { author: `single${posts % 997}`, tags: [tags[posts % tags.length] as string] }, 1_000_000 + posts);
+      posts += 1;
+    }
+    await sleep(50);
+  }
+  return posts;
+}
+
+function appPids(suite: Suite): Record<string, number[]> {
+  const pids: Record<string, number[]> = {};
+  for (const handle of suite.apps) (pids[handle.app] ??= []).push(handle.pid);
+  return pids;
+}
+
+function notifierMetricsUrls(suite: Suite): string[] {
+  return suite.apps.filter((handle) => handle.app === 'notifier').map((handle) => `http://127.0.0.1:${handle.port}/metrics`);
+}
+
 async function measureIdle(suite: Suite, redisUrl: string): Promise<Window> {
   const redis = privateRedisClient(redisUrl);
+  const pids = appPids(suite);
+  const urls = notifierMetricsUrls(suite);
   try {
-    const start = await read(suite.pool, suite.xsim.url, redis, {});
+    const start = await read(suite.pool, suite.xsim.url, redis, pids, urls);
     await sleep(20_000);
-    return between(start, await read(suite.pool, suite.xsim.url, redis, {}));
+    return between(start, await read(suite.pool, suite.xsim.url, redis, pids, urls));
   } finally {
     redis.disconnect();
   }
@@ -82,10 +122,16 @@ export interface ScenarioResult {
   sources: number;
   queriesPerCadence: Record<string, number>;
   scan: Window;
+  /** Posts each reaching one account (SINGLE_POSTS_PER_SECOND), and 20 s after them for the last to be stored. */
+  single: Window;
+  singlePostsInjected: number;
   posts: Window;
   postsInjected: number;
   meanFanOut: number;
   itemsAfterDrain: number;
+  /** Feed transactions and route-alerts jobs of the posts phase's posts, counted after the drain. */
+  batchesAfterDrain: number;
+  routingJobsAfterDrain: number;
   rowsAfterDrain: Record<string, number>;
   bytesAfterDrain: Record<string, number>;
   bytesPerRow: Record<string, number>;
@@ -93,32 +139,42 @@ export interface ScenarioResult {
 
 async function measure(suite: Suite, redisUrl: string, population: Population, seconds: number): Promise<Omit<ScenarioResult, 'idle'>> {
   const redis = privateRedisClient(redisUrl);
-  const pids: Record<string, number[]> = {};
-  for (const handle of suite.apps) (pids[handle.app] ??= []).push(handle.pid);
+  const pids = appPids(suite);
+  const urls = notifierMetricsUrls(suite);
+  const reading = () => read(suite.pool, suite.xsim.url, redis, pids, urls);
   try {
     await waitForWarmUp(suite.pool, population.sources.length);
     log('warm-up done: every source scanned once');
     await sleep(15_000);
-    const scanStart = await read(suite.pool, suite.xsim.url, redis, pids);
+    const scanStart = await reading();
     await sleep((seconds / 2) * 1000);
-    const scanEnd = await read(suite.pool, suite.xsim.url, redis, pids);
+    const scanEnd = await reading();
     log('scan phase done');
+    const singlePosts = await singlePhase(suite, singleTags(population), seconds / 2);
+    // Their sources are scanned every 10 s: 20 s more stores the last of them.
+    await sleep(20_000);
+    const singleEnd = await reading();
+    log('single phase done');
     const { posts, fanOutSum } = await postsPhase(suite, population, seconds);
-    const postsEnd = await read(suite.pool, suite.xsim.url, redis, pids);
+    const postsEnd = await reading();
     // The last posts reach starter accounts one 60 s cadence later.
     await sleep(70_000);
-    const drained = await read(suite.pool, suite.xsim.url, redis, pids);
-    const postsWindow = between(scanEnd, postsEnd);
-    const afterDrain = between(scanEnd, drained);
+    const drained = await reading();
+    const postsWindow = between(singleEnd, postsEnd);
+    const afterDrain = between(singleEnd, drained);
     return {
       accounts: population.accounts.length,
       sources: population.sources.length,
       queriesPerCadence: Object.fromEntries([...queriesPerCadence(population.sources, 512)].map(([cadence, queries]) => [String(cadence), queries])),
       scan: between(scanStart, scanEnd),
+      single: between(scanEnd, singleEnd),
+      singlePostsInjected: singlePosts,
       posts: postsWindow,
       postsInjected: posts,
       meanFanOut: fanOutSum / posts,
       itemsAfterDrain: afterDrain.rowsInserted.feed_items ?? 0,
+      batchesAfterDrain: afterDrain.feedTransactions,
+      routingJobsAfterDrain: afterDrain.routingJobs,
       rowsAfterDrain: afterDrain.rowsInserted,
       bytesAfterDrain: afterDrain.bytesGrown,
       bytesPerRow: await bytesPerRow(suite.pool),
@@ -128,7 +184,20 @@ async function measure(suite: Suite, redisUrl: string, population: Population, s
   }
 }
 
+/** `--from <file>`: the comparison again for a saved run's output (its JSON line), with the model as it is now. */
+function compareSaved(file: string): void {
+  const line = readFileSync(file, 'utf8').split('\n').find((text) => text.startsWith('{'));
+  if (!line) throw new Error(`${file} holds no scenario result`);
+  const result = JSON.parse(line) as ScenarioResult;
+  for (const text of compareWithModel(result, buildPopulation(result.accounts), POSTS_PER_SECOND)) log(text);
+}
+
 async function main(): Promise<void> {
+  const from = process.argv.indexOf('--from');
+  if (from >= 0) {
+    compareSaved(process.argv[from + 1] ?? '');
+    return;
+  }
   const scale = option('scale', 1);
   const seconds = option('seconds', 120);
   const population = buildPopulation(Math.round(scale * 1000));
