@@ -70,6 +70,21 @@ function xTable(plans: Plan[]): string[] {
   ];
 }
 
+function streamTable(plans: Plan[]): string[] {
+  const apps = (calls: number) => (calls === 0 ? 'none' : `${int(calls)} (${fixed(calls / X_LIMITS.search_recent, 1)}× one app's ${X_LIMITS.search_recent})`);
+  const plansOf = (name: string, pick: (p: Plan) => Plan['stream']['payPerUse']) => [
+    row([`${name}: rules / sources they cover of all`, ...plans.map((p) => `${int(pick(p).rules)} / ${int(pick(p).covered)} of ${int(p.sources)}`)]),
+    row([`${name}: search_recent per 15 minutes left for the sources beyond the rules`, ...plans.map((p) => apps(pick(p).searchesPer15Min))]),
+    row([`${name}: searches one disconnection's back-fill takes (512-character queries)`, ...plans.map((p) => int(pick(p).backfillSearches))]),
+  ];
+  return [
+    row(['with `X_STREAM=true`, one X app', ...plans.map((p) => `${int(p.accounts)} accounts`)]),
+    row(['---', ...plans.map(() => '---:')]),
+    ...plansOf('pay-per-use (1,000 rules × 1,024 characters)', (p) => p.stream.payPerUse),
+    ...plansOf('Enterprise (25,000 rules × 2,048 characters)', (p) => p.stream.enterprise),
+  ];
+}
+
 function loadTable(plans: Plan[]): string[] {
   const tables = Object.keys(plans[0]?.rowsPerDay ?? {});
   return [
@@ -99,6 +114,17 @@ function replicaTable(plans: Plan[]): string[] {
   ];
 }
 
+/** Where the search budget binds again with the stream: the first population whose rules leave more searches than one app's window. */
+function streamBind(plans: Plan[]): string {
+  const over = plans.find((p) => p.stream.payPerUse.searchesPer15Min > X_LIMITS.search_recent);
+  const under = [...plans].reverse().find((p) => p.stream.payPerUse.searchesPer15Min <= X_LIMITS.search_recent);
+  const enterprise = plans.every((p) => p.stream.enterprise.uncovered === 0);
+  const payPerUse = over
+    ? `a pay-per-use app's 1,000 rules hold every source up to ${int(under?.accounts ?? 0)} accounts or more; at ${int(over.accounts)} they leave ${int(over.stream.payPerUse.uncovered)} sources needing ${int(over.stream.payPerUse.searchesPer15Min)} searches per 15 minutes`
+    : `a pay-per-use app's 1,000 rules hold every source up to ${int(plans.at(-1)?.accounts ?? 0)} accounts`;
+  return `${payPerUse}${enterprise ? `; Enterprise's 25,000 rules hold all of them at ${int(plans.at(-1)?.accounts ?? 0)}` : ''}`;
+}
+
 function serialisingTable(plans: Plan[], units: Units): string[] {
   const clockAt = clockBindsAt(plans);
   const searchAt = searchBindsAt(units);
@@ -119,7 +145,7 @@ function serialisingTable(plans: Plan[], units: Units): string[] {
   return [
     '| point | what it serialises | cost per unit (measured) | binds at |',
     '|---|---|---|---|',
-    row(['shared X rate budget (`packages/x-api` rate-budget, one hash per endpoint in Redis)', 'every replica\'s calls to one endpoint draw on one 15-minute window per X app', `${fixed(units.redisOpsPerSearch, 1)} Redis commands per search (two scripts among them)`, `search_recent: between ${int(searchAt / 2)} and ${int(searchAt)} accounts with one app at the plans' intervals; a wait, not an error: cadences stretch`]),
+    row(['shared X rate budget (`packages/x-api` rate-budget, one hash per endpoint in Redis)', 'every replica\'s calls to one endpoint draw on one 15-minute window per X app', `${fixed(units.redisOpsPerSearch, 1)} Redis commands per search (two scripts among them)`, `search_recent: between ${int(searchAt / 2)} and ${int(searchAt)} accounts with one app at the plans' intervals; a wait, not an error: cadences stretch. Removed by the filtered stream (\`X_STREAM=true\`): ${streamBind(plans)}`]),
     row(['feed clock row lock, held to commit (`TAKE_FEED_CLOCK`)', 'every feed transaction of every scanner and poller replica', `${BENCH_FIGURES.feedClockTransactionsPerSecond.value} feed transactions/s at 16 writers (clock bench)`, Number.isFinite(clockAt) ? `${int(clockAt)} accounts (feed batches at the plans' quotas)` : clockNever]),
     row(['channel drain lease (one drain per channel)', 'one channel\'s deliveries', 'one lease per channel', 'per channel at its destination pace, never across accounts']),
     row(['destination pacing (one bucket per URL / chat)', 'sends to one destination', 'one reservation per send', 'per destination (json 10/s): a channel, not the service']),
@@ -143,7 +169,10 @@ function answer(plan: Plan | undefined): string[] {
     `Replicas are not what limits ${int(plan.accounts)} accounts: X is. At the plans' scan intervals they need ${int(plan.searchesPer15Min)} searches per`,
     `15 minutes, ${apps} times one app's ${X_LIMITS.search_recent}; one pay-per-use app (as shipped: one \`X_BEARER_TOKEN\`) makes`,
     `${fixed((100 * X_LIMITS.search_recent) / plan.searchesPer15Min, 1)} % of them, and the shared budget stretches every cadence to match. With \`X_QUERY_MAX_LENGTH=4096\``,
-    `(Enterprise, custom limits) they need ${int(plan.searchesPer15Min4096)}.`,
+    `(Enterprise, custom limits) they need ${int(plan.searchesPer15Min4096)}. With \`X_STREAM=true\` (the filtered stream) on a pay-per-use app,`,
+    plan.stream.payPerUse.uncovered === 0
+      ? `${int(plan.stream.payPerUse.rules)} rules of the allowed 1,000 cover all ${int(plan.stream.payPerUse.covered)} sources and no cadence search is left: X no longer binds.`
+      : `${int(plan.stream.payPerUse.rules)} rules cover ${int(plan.stream.payPerUse.covered)} sources; the other ${int(plan.stream.payPerUse.uncovered)} need ${int(plan.stream.payPerUse.searchesPer15Min)} searches per 15 minutes.`,
   ];
 }
 
@@ -169,6 +198,10 @@ export function markdown(): string {
     '### X calls per 15 minutes per endpoint',
     '',
     ...xTable(plans),
+    '',
+    '### The filtered stream in place of search',
+    '',
+    ...streamTable(plans),
     '',
     '### Redis, PostgreSQL',
     '',

@@ -1,6 +1,7 @@
 // What the capacity scenario seeds and reads: the population's accounts and tracks in the run's database, its
 // watched users in the x-sim, and the counters it compares with the model (X calls per endpoint from the x-sim,
 // Redis commands from INFO of the run's own Redis, PostgreSQL rows and bytes per table, CPU per app process).
+import { readdirSync, readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import type pg from 'pg';
 import { z } from 'zod';
@@ -111,6 +112,23 @@ async function routingJobsTaken(metricsUrls: readonly string[]): Promise<number>
   return sum;
 }
 
+/**
+ * Pids of the PostgreSQL server's processes (postmaster and backends), read afresh at each reading: the server is
+ * shared, so its CPU between two readings says how busy the database was while the scenario ran on it alone.
+ */
+function postgresPids(): string[] {
+  const pids: string[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') pids.push(entry);
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return pids;
+}
+
 export async function read(pool: pg.Pool, simUrl: string, redis: Redis, pids: Record<string, number[]>, notifierMetricsUrls: readonly string[] = []): Promise<Reading> {
   const counters = countersSchema.parse(await (await fetch(`${simUrl}/_sim/counters`)).json());
   const { rows } = await pool.query(
@@ -125,6 +143,8 @@ export async function read(pool: pg.Pool, simUrl: string, redis: Redis, pids: Re
     for (const seconds of cpuSecondsOf(list).values()) sum += seconds;
     cpuSeconds[app] = sum;
   }
+  // Backends that ended between two readings take their CPU with them: a lower bound, the apps' pools keep theirs.
+  cpuSeconds.postgres = [...cpuSecondsOf(postgresPids()).values()].reduce((a, b) => a + b, 0);
   return {
     at: Date.now(),
     xCalls: Object.fromEntries(Object.entries(counters.endpoints).map(([endpoint, value]) => [endpoint, value.requests])),

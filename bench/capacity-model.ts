@@ -10,6 +10,7 @@ import path from 'node:path';
 import { ROUTE_ALERTS_MAX_ITEMS } from '@hashwatch/queues';
 import { buildPopulation, feedBatches, PLAN_MIX, postHits, queriesPerCadence, reachedAccounts, type PlanName, type Population } from './capacity-population';
 import type { ScenarioResult } from './capacity-scenario';
+import { STREAM_LIMITS, streamCoverage, type StreamCoverage } from './capacity-stream';
 
 export const UNITS_PATH = path.join(__dirname, 'capacity-units.json');
 const DOC_PATH = path.join(__dirname, '..', 'docs', 'CAPACITY.md');
@@ -208,6 +209,8 @@ export interface Plan {
   rowsPerDay: Record<string, number>;
   bytesPerDay: Record<string, number>;
   replicas: Record<string, { load: string; computed: number }>;
+  /** With the filtered stream (X_STREAM=true): the rules of one app on each X plan, and the searches left. */
+  stream: Record<keyof typeof STREAM_LIMITS, StreamCoverage>;
 }
 
 function quotaItemsPerSecond(population: Population): number {
@@ -266,6 +269,10 @@ export function planFor(accounts: number, units: Units): Plan {
     postsLookupPer15Min, itemsPerSecond, postsPerSecond, trackedPosts,
     redisOpsPerSecond: units.redisOpsIdle + units.redisOpsPerSearch * searchesPerSecond + units.redisOpsPerRoutingJob * batches.routingJobsPerSecond,
     feedTransactionsPerSecond, routingJobsPerSecond: batches.routingJobsPerSecond, feedTransactionsBound, rowsPerDay, bytesPerDay, replicas,
+    stream: {
+      payPerUse: streamCoverage(population, STREAM_LIMITS.payPerUse, units.searchPerQueryCycle),
+      enterprise: streamCoverage(population, STREAM_LIMITS.enterprise, units.searchPerQueryCycle),
+    },
   };
 }
 

@@ -200,15 +200,17 @@ async function main(): Promise<void> {
   }
   const scale = option('scale', 1);
   const seconds = option('seconds', 120);
+  const scanners = option('scanners', 1);
   const population = buildPopulation(Math.round(scale * 1000));
   log(`machine: ${machineDescription()}`);
-  log(`scale ${scale}: ${population.accounts.length} accounts, ${population.sources.length} sources, ${POSTS_PER_SECOND} post/s for ${seconds} s`);
+  log(`scale ${scale}: ${population.accounts.length} accounts, ${population.sources.length} sources, ${POSTS_PER_SECOND} post/s for ${seconds} s, ${scanners} scanner replica(s)`);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'hw-capacity-'));
   const redis = new PrivateRedis(dir);
   await redis.start();
   let suite: Suite | undefined;
   try {
-    suite = await Suite.start({ redisUrl: redis.url, scanIntervalSeconds: 10, engagementIntervalSeconds: 60, env: { LOG_LEVEL: 'warn' } });
+    // `--scanners`: scanner replicas, e.g. the model's deployment for the population (2 at 10,000 accounts).
+    suite = await Suite.start({ redisUrl: redis.url, scanIntervalSeconds: 10, engagementIntervalSeconds: 60, replicas: { scanner: scanners }, env: { LOG_LEVEL: 'warn' } });
     await liftSimLimits(suite.xsim.url);
     // Idle: the five processes with no source to scan, their fixed Redis work (BullMQ's polling, schedulers).
     const idle = await measureIdle(suite, redis.url);
