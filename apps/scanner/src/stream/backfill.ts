@@ -2,8 +2,7 @@ import type pg from 'pg';
 import { XRateLimitedError, XUnavailableError, type XClient } from '@hashwatch/x-api';
 import { packSources } from '../packing/pack-sources';
 import type { ScanContext, TickSummary } from '../scan-pack';
-import { parseSourceKey, type Source } from '../sources/source';
-import { storePosts } from './stream-store';
+import { SOURCE_COLUMNS, storePosts, toSources, type SourceRow } from './stream-store';
 
 /** First key of the advisory lock a replica holds on a gap while back-filling it (second key: the gap's id). */
 export const STREAM_GAP_LOCK_CLASS = 0x5ca9;
@@ -19,19 +18,12 @@ interface GapRow {
   ends_at: Date;
 }
 
-interface SourceRow {
-  source_key: string;
-  since_id: string | null;
-  not_before: Date;
-  interval_seconds: number;
-  failures: number;
-}
 
 // The sources that were streamed at some point of the window: those streamed since before its end. A source
 // that left the stream meanwhile had its cursor set below the oldest unfilled gap (unmarkStreamed), so its own
 // search covers the window.
 const GAP_SOURCES = `
-SELECT source_key, since_id, not_before, interval_seconds, failures FROM source_cursors
+SELECT ${SOURCE_COLUMNS} FROM source_cursors
  WHERE streamed_since IS NOT NULL AND streamed_since < $1
  ORDER BY source_key`;
 
@@ -120,10 +112,7 @@ async function fillGap(ctx: ScanContext, client: pg.PoolClient, gap: GapRow, max
   }
   const window = { start: new Date(Math.max(gap.starts_at.getTime(), windowFloor)), end: gap.ends_at };
   const { rows } = await client.query<SourceRow>(GAP_SOURCES, [gap.ends_at]);
-  const sources = rows.flatMap((row): Source[] => {
-    const parsed = parseSourceKey(row.source_key);
-    return parsed ? [{ key: row.source_key, ...parsed, sinceId: row.since_id, notBefore: row.not_before, intervalSeconds: row.interval_seconds, failures: row.failures }] : [];
-  });
+  const sources = toSources(rows);
   // One query serves every cadence here: the window is the same for all.
   const { packs } = packSources(sources.map((source) => ({ ...source, intervalSeconds: 0 })), maxQueryLength);
   let requests = 0;

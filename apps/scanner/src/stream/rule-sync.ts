@@ -1,7 +1,8 @@
 import type pg from 'pg';
 import type { Logger } from '@hashwatch/logger';
 import type { XClient } from '@hashwatch/x-api';
-import { parseSourceKey, type Source } from '../sources/source';
+import type { Source } from '../sources/source';
+import { SOURCE_COLUMNS, toSources, type SourceRow } from './stream-store';
 import { markStreamed, recordGap, streamedKeys, unmarkStreamed } from './coverage';
 import { isOurRule, planRules, ruleSources, type RuleLimits } from './rule-plan';
 
@@ -18,15 +19,11 @@ export interface RuleSyncResult {
 
 // Every source the service needs, fastest cadence first: under the rule cap, the sources whose accounts pay for the
 // shortest intervals get the stream, the rest keep being searched.
-const WANTED_SOURCES = `
-SELECT source_key, since_id, not_before, interval_seconds, failures FROM source_cursors ORDER BY interval_seconds, source_key`;
+const WANTED_SOURCES = `SELECT ${SOURCE_COLUMNS} FROM source_cursors ORDER BY interval_seconds, source_key`;
 
 async function wantedSources(pool: pg.Pool): Promise<Source[]> {
-  const { rows } = await pool.query<{ source_key: string; since_id: string | null; not_before: Date; interval_seconds: number; failures: number }>(WANTED_SOURCES);
-  return rows.flatMap((row): Source[] => {
-    const parsed = parseSourceKey(row.source_key);
-    return parsed ? [{ key: row.source_key, ...parsed, sinceId: row.since_id, notBefore: row.not_before, intervalSeconds: row.interval_seconds, failures: row.failures }] : [];
-  });
+  const { rows } = await pool.query<SourceRow>(WANTED_SOURCES);
+  return toSources(rows);
 }
 
 /**

@@ -5,12 +5,23 @@ import { loadSubscriptions, type StorePackResult } from '../storing/store-pack';
 import { parseSourceKey, sourceKey, type Source } from '../sources/source';
 import { recordLastPosts } from './coverage';
 
-interface SourceRow {
+/** A source_cursors row as the stream's queries select it (SOURCE_COLUMNS). */
+export interface SourceRow {
   source_key: string;
   since_id: string | null;
   not_before: Date;
   interval_seconds: number;
   failures: number;
+}
+
+export const SOURCE_COLUMNS = 'source_key, since_id, not_before, interval_seconds, failures';
+
+/** The sources of rows whose key parses (every row the scanner writes does). */
+export function toSources(rows: readonly SourceRow[]): Source[] {
+  return rows.flatMap((row): Source[] => {
+    const parsed = parseSourceKey(row.source_key);
+    return parsed ? [{ key: row.source_key, ...parsed, sinceId: row.since_id, notBefore: row.not_before, intervalSeconds: row.interval_seconds, failures: row.failures }] : [];
+  });
 }
 
 // The sources a post can hit (its hashtags, cashtags and author, as matchPosts reads them), and account sources
@@ -36,11 +47,7 @@ export async function sourcesOfPosts(db: Pick<pg.Pool, 'query'>, posts: readonly
   const authors = [...new Set(posts.flatMap((post) => (post.author ? [] : post.authorId ? [post.authorId] : [])))].sort();
   if (keys.length === 0 && authors.length === 0) return [];
   const { rows } = await db.query<SourceRow>(SOURCES_OF_POSTS, [keys, authors]);
-  return rows.flatMap((row): Source[] => {
-    const parsed = parseSourceKey(row.source_key);
-    if (!parsed) return [];
-    return [{ key: row.source_key, ...parsed, sinceId: row.since_id, notBefore: row.not_before, intervalSeconds: row.interval_seconds, failures: row.failures }];
-  });
+  return toSources(rows);
 }
 
 /**
