@@ -33,12 +33,12 @@ describe('the filtered stream, its holder SIGKILLed', () => {
     const streamServed = async () => {
       const { rows } = await running.pool.query<{ n: number }>(
         `SELECT count(*)::int AS n FROM source_cursors
-          WHERE streamed_since IS NOT NULL AND last_scan_at >= streamed_since + make_interval(secs => $1)`,
+          WHERE streamed_since IS NOT NULL AND scan_started_at >= streamed_since + make_interval(secs => $1) AND last_scan_at >= scan_started_at`,
         [MARGIN_SECONDS],
       );
       return rows[0]?.n ?? 0;
     };
-    // Each source joins the stream, then has its own search a margin later: from then on the stream alone serves it.
+    // Each source joins the stream, then has a search that starts a margin later: from then on the stream alone serves it.
     await waitUntil(async () => (await streamServed()) === TAGS.length, 60_000, 'both sources served by the stream', 250);
 
     const cadenceSearches = async () => (await running.xsim.requests('search_recent')).filter((request) => request.query.end_time === undefined).length;

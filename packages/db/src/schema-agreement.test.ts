@@ -98,7 +98,7 @@ describe('schema.prisma and the migrated database', () => {
     const delivery = { id: 'dlv_rt', userId: user.id, channelId: channel.id, feedItemId: feedItem.id, messageId: 'msg_1', status: 'skipped' as const, attempts: 3, lastError: '500', lastStatus: 500, nextAttemptAt: at(22), deliveredAt: at(23), digestId: 'dig_1', claimToken: 'tok_1', late: true, createdAt: at(24), updatedAt: at(25) };
     const xPost = { id: '1', authorId: '42', authorUsername: 'alice', authorName: 'Alice', text: 'hi #btc', lang: 'en', conversationId: '1', isRetweet: true, isReply: true, postedAt: at(26), firstSeenAt: at(27) };
     const engagement = { xPostId: '1', intervalSeconds: 60, pollUntil: at(28), nextPollAt: at(29), retweetCount: 1, likeCount: 2, replyCount: 3, sampledRetweets: 4, sampledLikes: 5, sampledReplies: 6, retweeters: ['@a'], likers: ['@b'], repliers: ['@c'], countsUpdatedAt: at(30), samplesUpdatedAt: at(31), createdAt: at(32) };
-    const cursor = { sourceKey: 'tag:btc', sinceId: '99', notBefore: at(33), lastScanAt: at(34), lastError: 'timeout', updatedAt: at(35), intervalSeconds: 10, nextScanAt: at(38), claimedBy: 7, failures: 2, streamedSince: at(60) };
+    const cursor = { sourceKey: 'tag:btc', sinceId: '99', notBefore: at(33), lastScanAt: at(34), lastError: 'timeout', updatedAt: at(35), intervalSeconds: 10, nextScanAt: at(38), claimedBy: 7, failures: 2, streamedSince: at(60), scanStartedAt: at(68) };
     const keyCheck = { id: 1, sealed: 'v1.c', createdAt: at(39), updatedAt: at(40) };
     const checkout = { id: 'chk_rt', userId: user.id, planId: 'rt', provider: 'stripe', providerSessionId: 'cs_rt', url: 'https://checkout.example/cs_rt', createdAt: at(41), completedAt: at(42) };
     const session = { id: 'ses_rt', userId: user.id, tokenHash: new Uint8Array([4, 5]), createdAt: at(43), lastSeenAt: at(44), expiresAt: at(45) };
@@ -109,7 +109,7 @@ describe('schema.prisma and the migrated database', () => {
     const noticeSend = { id: 'dlv_nrt', userId: user.id, noticeId: notice.id, state: 'resolved', channelId: channel.id, messageId: 'ntc_rt:resolved', status: 'delivered' as const, attempts: 2, lastError: '503', lastStatus: 503, nextAttemptAt: at(53), deliveredAt: at(54), claimToken: 'tok_2', createdAt: at(55), updatedAt: at(56) };
     const activity = { sourceKey: cursor.sourceKey, lastPostAt: at(57), gapHistogram: [0, 1.5, 2.25e6], samples: 20, longGaps: 1, silentSince: at(58), updatedAt: at(59) };
     const streamState = { id: 1, coveredUntil: at(61), connectedAt: at(62), marginSeconds: 30, staleSeconds: 60, updatedAt: at(63) };
-    const streamGap = { startsAt: at(64), endsAt: at(65), createdAt: at(66), filledAt: at(67), attempts: 2, lastError: 'timeout' };
+    const streamGap = { startsAt: at(64), endsAt: at(65), createdAt: at(66), filledAt: at(67), attempts: 2, lastError: 'timeout', doneKeys: ['tag:btc'] };
     const outbox = { queue: 'alert-routing', name: 'route-alert', jobId: 'route-post_rt', payload: { feedItemId: 'post_rt', nested: [1, 'a', null] }, createdAt: at(36) };
 
     await prisma.plan.create({ data: plan });

@@ -2,6 +2,9 @@
 -- the windows a disconnection left uncovered until a search back-fills them (docs/DECISIONS.md, "Filtered stream").
 -- `streamed_since`: when the source's rule was first in place on a live connection; null while it is searched.
 ALTER TABLE "source_cursors" ADD COLUMN "streamed_since" TIMESTAMPTZ(6);
+-- When the source's current or latest scan was claimed: a completed scan (last_scan_at after it) that started a
+-- margin after the source joined the stream read everything published before the stream matched it.
+ALTER TABLE "source_cursors" ADD COLUMN "scan_started_at" TIMESTAMPTZ(6);
 
 -- One row: every post X delivered before `covered_until` (a keep-alive or a post received once everything before it
 -- was stored) is in the feed. Written by the replica holding the stream every few seconds; a stale value is how
@@ -30,6 +33,8 @@ CREATE TABLE "stream_gaps" (
   "filled_at" TIMESTAMPTZ(6),
   "attempts" INTEGER NOT NULL DEFAULT 0,
   "last_error" TEXT,
+  -- Sources whose posts of the window are stored: a back-fill that stops (rate limit, a crash) resumes after them.
+  "done_keys" TEXT[] NOT NULL DEFAULT '{}',
   CONSTRAINT "stream_gaps_pkey" PRIMARY KEY ("id")
 );
 CREATE INDEX "stream_gaps_unfilled_idx" ON "stream_gaps" ("starts_at") WHERE "filled_at" IS NULL;

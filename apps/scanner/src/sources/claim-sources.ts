@@ -49,7 +49,7 @@ live AS MATERIALIZED (
      AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
 )
 UPDATE source_cursors s
-   SET claimed_by = $1, next_scan_at = (SELECT at FROM tick) + make_interval(secs => s.interval_seconds)
+   SET claimed_by = $1, next_scan_at = (SELECT at FROM tick) + make_interval(secs => s.interval_seconds), scan_started_at = now()
  WHERE s.source_key IN (
    SELECT c.source_key FROM source_cursors c
     WHERE c.next_scan_at <= (SELECT at FROM tick) + interval '2 seconds'

@@ -66,65 +66,88 @@ async function searchWithRetries(ctx: ScanContext, params: Parameters<XClient['s
  * Back-fills the windows the stream did not cover, oldest first, while X lets it: every streamed source's posts of
  * the window are searched (start_time/end_time, packed like a scan) and stored like streamed posts, so a post the
  * stream delivered as well is stored once. A window is taken by one replica at a time (an advisory lock that dies
- * with its session) and marked filled once every page of every pack is stored; a failure leaves it for the next
- * tick, which searches it again from the start (what was stored stays, and is not stored twice). A window still
+ * with its session). Each pack's sources are recorded done once all its pages are stored, so a back-fill that stops
+ * (a rate limit, a crash, this tick's share used up) resumes after them; the window is filled once every source is
+ * done. One call searches at most `maxPacks` packs, so back-fill never holds a scan tick for long. A window still
  * ending within X's 10 s end_time margin waits.
  */
-export async function backfillGaps(ctx: ScanContext, maxQueryLength: number, summary: TickSummary, maxGaps = 5): Promise<BackfillResult> {
+export async function backfillGaps(ctx: ScanContext, maxQueryLength: number, summary: TickSummary, maxPacks = 20): Promise<BackfillResult> {
   const result: BackfillResult = { filled: 0, requests: 0 };
-  const now = ctx.now();
   const { rows: gaps } = await ctx.pool.query<GapRow>(
     `SELECT id, starts_at, ends_at FROM stream_gaps
       WHERE filled_at IS NULL AND ends_at <= $1::timestamptz ORDER BY starts_at, id LIMIT 50`,
-    [new Date(now - END_TIME_MARGIN_MS)],
+    [new Date(ctx.now() - END_TIME_MARGIN_MS)],
   );
+  let packsLeft = maxPacks;
   for (const gap of gaps) {
-    if (result.filled >= maxGaps) break;
+    if (packsLeft <= 0) break;
     const client = await ctx.pool.connect();
     let locked = false;
+    let releaseError: Error | undefined;
     try {
       const { rows } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, ($2::bigint % 2147483647)::int) AS ok', [STREAM_GAP_LOCK_CLASS, gap.id]);
       locked = rows[0]?.ok === true;
       if (!locked) continue;
-      // Filled by another replica between the list and the lock.
-      const { rows: still } = await client.query('SELECT 1 FROM stream_gaps WHERE id = $1 AND filled_at IS NULL', [gap.id]);
-      if (still.length === 0) continue;
-      const outcome = await fillGap(ctx, client, gap, maxQueryLength, summary);
+      const outcome = await fillGap(ctx, client, gap, maxQueryLength, summary, packsLeft);
       result.requests += outcome.requests;
+      packsLeft -= outcome.packs;
       if (outcome.filled) result.filled += 1;
       if (outcome.stop) break;
     } finally {
-      if (locked) await client.query('SELECT pg_advisory_unlock($1, ($2::bigint % 2147483647)::int)', [STREAM_GAP_LOCK_CLASS, gap.id]).catch(() => undefined);
-      client.release();
+      if (locked) {
+        await client.query('SELECT pg_advisory_unlock($1, ($2::bigint % 2147483647)::int)', [STREAM_GAP_LOCK_CLASS, gap.id]).catch((error: unknown) => {
+          // A session that may still hold the lock must not go back to the pool.
+          releaseError = error as Error;
+        });
+      }
+      client.release(releaseError);
     }
   }
   return result;
 }
 
-async function fillGap(ctx: ScanContext, client: pg.PoolClient, gap: GapRow, maxQueryLength: number, summary: TickSummary): Promise<{ filled: boolean; requests: number; stop: boolean }> {
+interface FillOutcome {
+  filled: boolean;
+  requests: number;
+  packs: number;
+  stop: boolean;
+}
+
+async function fillGap(ctx: ScanContext, client: pg.PoolClient, gap: GapRow, maxQueryLength: number, summary: TickSummary, maxPacks: number): Promise<FillOutcome> {
   const log = ctx.logger.child({ gap: gap.id });
   const windowFloor = ctx.now() - SEARCH_WINDOW_MS;
   if (gap.ends_at.getTime() <= windowFloor) {
     // Past recent search's reach: nothing can fetch it any more. Said loudly, and never retried.
     log.error('stream gap beyond the search window', { startsAt: gap.starts_at, endsAt: gap.ends_at });
     await client.query(`UPDATE stream_gaps SET filled_at = now(), last_error = 'older than the 7-day search window' WHERE id = $1`, [gap.id]);
-    return { filled: true, requests: 0, stop: false };
+    return { filled: true, requests: 0, packs: 0, stop: false };
   }
+  if (gap.starts_at.getTime() < windowFloor) log.error('stream gap partly beyond the search window: its oldest part cannot be searched', { startsAt: gap.starts_at, searchableFrom: new Date(windowFloor) });
   const window = { start: new Date(Math.max(gap.starts_at.getTime(), windowFloor)), end: gap.ends_at };
+  // Still unfilled (another replica may have filled it between the list and the lock), with what is done.
+  const { rows: state } = await client.query<{ done_keys: string[] }>('SELECT done_keys FROM stream_gaps WHERE id = $1 AND filled_at IS NULL', [gap.id]);
+  if (!state[0]) return { filled: false, requests: 0, packs: 0, stop: false };
+  const done = new Set(state[0].done_keys);
   const { rows } = await client.query<SourceRow>(GAP_SOURCES, [gap.ends_at]);
-  const sources = toSources(rows);
+  const sources = toSources(rows).filter((source) => !done.has(source.key));
   // One query serves every cadence here: the window is the same for all.
   const { packs } = packSources(sources.map((source) => ({ ...source, intervalSeconds: 0 })), maxQueryLength);
   let requests = 0;
-  try {
-    for (const pack of packs) requests += await searchWindow(ctx, pack.query, window, summary);
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    log.warn('stream gap back-fill failed', { error, packs: packs.length });
-    await client.query('UPDATE stream_gaps SET attempts = attempts + 1, last_error = $2 WHERE id = $1', [gap.id, reason.slice(0, 500)]);
-    return { filled: false, requests, stop: error instanceof XRateLimitedError };
+  let searched = 0;
+  for (const pack of packs.slice(0, maxPacks)) {
+    try {
+      requests += await searchWindow(ctx, pack.query, window, summary);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      log.warn('stream gap back-fill stopped', { error, packsLeft: packs.length - searched });
+      await client.query('UPDATE stream_gaps SET attempts = attempts + 1, last_error = $2 WHERE id = $1', [gap.id, reason.slice(0, 500)]);
+      return { filled: false, requests, packs: searched + 1, stop: error instanceof XRateLimitedError };
+    }
+    searched += 1;
+    await client.query('UPDATE stream_gaps SET done_keys = done_keys || $2::text[] WHERE id = $1', [gap.id, pack.sources.map((source) => source.key)]);
   }
+  if (searched < packs.length) return { filled: false, requests, packs: searched, stop: true };
   await client.query('UPDATE stream_gaps SET filled_at = now(), attempts = attempts + 1, last_error = NULL WHERE id = $1', [gap.id]);
-  log.info('stream gap back-filled', { startsAt: gap.starts_at, endsAt: gap.ends_at, sources: sources.length, packs: packs.length, requests });
-  return { filled: true, requests, stop: false };
+  log.info('stream gap back-filled', { startsAt: gap.starts_at, endsAt: gap.ends_at, sources: done.size + sources.length, requests });
+  return { filled: true, requests, packs: searched, stop: false };
 }

@@ -31,9 +31,13 @@ export const STREAM_LIVE = `EXISTS (SELECT 1 FROM stream_state st WHERE st.id = 
 export const COVERAGE_FLOOR = `(SELECT LEAST(st.covered_until, (SELECT min(g.starts_at) FROM stream_gaps g WHERE g.filled_at IS NULL))
           - make_interval(secs => st.margin_seconds) FROM stream_state st WHERE st.id = 1)`;
 
-/** SQL: a source (alias) that joined the stream and has been searched since, so the stream alone serves it. */
+/**
+ * SQL: a source (alias) that joined the stream and whose last completed scan started a margin after that, so the
+ * stream alone serves it. Never NULL: a source never scanned, or whose scan is still running, is not served.
+ */
 export const STREAM_SERVED = (alias: string) =>
-  `(${alias}.streamed_since IS NOT NULL AND ${alias}.last_scan_at >= ${alias}.streamed_since + ${MARGIN})`;
+  `COALESCE(${alias}.streamed_since IS NOT NULL AND ${alias}.scan_started_at >= ${alias}.streamed_since + ${MARGIN}
+     AND ${alias}.last_scan_at >= ${alias}.scan_started_at, false)`;
 
 /** SQL: the smallest X post id created at or after a timestamptz expression (snowflake: ms since X's epoch, above 22 bits). */
 export const snowflakeAt = (time: string) => `((((extract(epoch FROM ${time}) * 1000)::bigint - 1288834974657) << 22)::numeric)`;
@@ -148,14 +152,16 @@ export async function touchStreamedTracks(pool: pg.Pool, everySeconds: number): 
     `WITH t AS (
        UPDATE tracks t SET last_scanned_at = now(), scan_error = NULL
          FROM source_cursors s
-        WHERE s.streamed_since IS NOT NULL AND s.source_key = 'tag:' || t.hashtag_norm AND t.status = 'active'
+        WHERE ${STREAM_SERVED('s')} AND s.source_key = 'tag:' || t.hashtag_norm AND t.status = 'active'
           AND (t.last_scanned_at IS NULL OR t.last_scanned_at < now() - make_interval(secs => $1))
+          AND ${STREAM_LIVE}
        RETURNING 1
      ), a AS (
        UPDATE account_tracks a SET last_scanned_at = now(), scan_error = NULL
          FROM source_cursors s
-        WHERE s.streamed_since IS NOT NULL AND s.source_key = 'user:' || a.username_norm AND a.status = 'active'
+        WHERE ${STREAM_SERVED('s')} AND s.source_key = 'user:' || a.username_norm AND a.status = 'active'
           AND (a.last_scanned_at IS NULL OR a.last_scanned_at < now() - make_interval(secs => $1))
+          AND ${STREAM_LIVE}
        RETURNING 1
      )
      SELECT ((SELECT count(*) FROM t) + (SELECT count(*) FROM a))::int AS n`,

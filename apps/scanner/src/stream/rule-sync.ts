@@ -4,7 +4,7 @@ import type { XClient } from '@hashwatch/x-api';
 import type { Source } from '../sources/source';
 import { SOURCE_COLUMNS, toSources, type SourceRow } from './stream-store';
 import { markStreamed, recordGap, streamedKeys, unmarkStreamed } from './coverage';
-import { isOurRule, planRules, ruleSources, type RuleLimits } from './rule-plan';
+import { isOurRule, planRules, ruleSources, type ExistingRule, type RuleLimits } from './rule-plan';
 
 export interface RuleSyncResult {
   /** Our rules on X after the sync. */
@@ -37,33 +37,49 @@ export async function syncStreamRules(options: { pool: pg.Pool; x: XClient; logg
   const { pool, x, logger, limits, connected } = options;
   const wanted = await wantedSources(pool);
   const wantedKeys = new Set(wanted.map((source) => source.key));
-  let rules = await x.streamRules();
+  let rules: ExistingRule[] = await x.streamRules();
   const plan = planRules(rules, wanted, limits);
   const startedAt = new Date();
   let added = 0;
   let deleted = 0;
+  const created: ExistingRule[] = [];
   const add = async (batch: typeof plan.addFirst) => {
     if (batch.length === 0) return;
     const change = await x.addStreamRules(batch);
     added += change.created.length;
+    created.push(...change.created);
     if (change.errors.length > 0) logger.warn('stream rules refused', { errors: change.errors.slice(0, 5), refused: change.errors.length });
   };
+  // What the marks follow: the sources our rules on X cover (and are wanted), as listed or as known so far.
+  const coveredBy = (list: readonly ExistingRule[]) => new Set(list.filter(isOurRule).flatMap((rule) => ruleSources(rule.value)).filter((key) => wantedKeys.has(key)));
+  const unmarkUncovered = async (covered: ReadonlySet<string>, goneAt: Date) => {
+    const gone = (await streamedKeys(pool)).filter((key) => !covered.has(key));
+    if (gone.length > 0) await unmarkStreamed(pool, gone, goneAt);
+  };
+
   await add(plan.addFirst);
   const deletedAt = new Date();
-  if (plan.delete.length > 0) deleted = (await x.deleteStreamRules(plan.delete)).deleted;
-  if (plan.addAfter.length > 0) {
-    await add(plan.addAfter);
-    if (connected) await recordGap(pool, deletedAt);
-  }
+  if (plan.delete.length > 0) {
+    deleted = (await x.deleteStreamRules(plan.delete)).deleted;
+    try {
+      if (plan.addAfter.length > 0) {
+        await add(plan.addAfter);
+        if (connected) await recordGap(pool, deletedAt);
+      }
+    } catch (error) {
+      // The deleted rules' sources lost their rule at deletedAt: back to search from there, not from whenever a
+      // later sync succeeds.
+      const gone = new Set(plan.delete);
+      await unmarkUncovered(coveredBy([...rules.filter((rule) => !gone.has(rule.id)), ...created]), deletedAt);
+      throw error;
+    }
+  } else await add(plan.addAfter);
   if (added > 0 || deleted > 0) {
     rules = await x.streamRules();
     logger.info('stream rules synced', { added, deleted, uncovered: plan.uncovered.length });
   }
-  const ours = rules.filter(isOurRule);
-  const covered = new Set(ours.flatMap((rule) => ruleSources(rule.value)).filter((key) => wantedKeys.has(key)));
-  const streamed = await streamedKeys(pool);
-  const gone = streamed.filter((key) => !covered.has(key));
-  if (gone.length > 0) await unmarkStreamed(pool, gone, plan.delete.length > 0 ? deletedAt : startedAt);
+  const covered = coveredBy(rules);
+  await unmarkUncovered(covered, plan.delete.length > 0 ? deletedAt : startedAt);
   if (connected) await markStreamed(pool, [...covered]);
-  return { rules: ours.length, covered: covered.size, uncovered: wanted.length - covered.size, added, deleted };
+  return { rules: rules.filter(isOurRule).length, covered: covered.size, uncovered: wanted.length - covered.size, added, deleted };
 }

@@ -50,7 +50,7 @@ export class StreamConnection {
   private lastSync = 0;
   private lastTouch = 0;
   private failed = false;
-  private beating = false;
+  private beating: Promise<void> | null = null;
 
   constructor(private readonly deps: ConnectionDeps) {}
 
@@ -66,6 +66,7 @@ export class StreamConnection {
   /** Connects and reads until the connection ends; answers how long it was open (0: it never opened). */
   async run(): Promise<{ connectedFor: number; failed: boolean }> {
     const { metrics } = this.deps.store;
+    let thrown: { error: unknown } | null = null;
     try {
       await this.deps.x.openStream({
         signal: this.abort.signal,
@@ -79,10 +80,13 @@ export class StreamConnection {
           else this.flushTimer ??= setTimeout(() => void this.flush(), this.deps.flushEveryMs);
         },
       });
-    } finally {
-      await this.finish();
+    } catch (error) {
+      thrown = { error };
     }
-    return { connectedFor: this.connectedAt > 0 ? Date.now() - this.connectedAt : 0, failed: this.failed };
+    const openedAt = this.connectedAt;
+    await this.finish();
+    if (thrown) throw thrown.error;
+    return { connectedFor: openedAt > 0 ? Date.now() - openedAt : 0, failed: this.failed };
   }
 
   private connected(at: number): void {
@@ -97,10 +101,10 @@ export class StreamConnection {
       .then(async ({ gapId }) => {
         if (gapId) this.deps.logger.info('stream gap recorded', { gapId });
         await recordCoverage(this.deps.pool, Date.now() - this.safeUntil);
-        this.lastSync = Date.now();
-        await this.deps.syncRules();
       })
       .catch((error: unknown) => this.fail('connection record', error));
+    // The sources join the stream now that it is live; a sync that fails is retried at the next beat.
+    this.lastSync = 0;
     this.heartbeat = setInterval(() => void this.beat(), this.deps.heartbeatMs);
   }
 
@@ -139,33 +143,47 @@ export class StreamConnection {
     return this.flushing;
   }
 
-  /** Every heartbeat: the lock still held, the coverage recorded, and the rules synced when due. */
-  private async beat(): Promise<void> {
-    if (this.failed || !this.ready || this.beating) return;
-    this.beating = true;
-    try {
-      await this.ready;
-      await this.deps.lock.query('SELECT 1');
-      if (this.failed) return;
-      await recordCoverage(this.deps.pool, Date.now() - this.safeUntil);
-      if (Date.now() - this.lastSync >= this.deps.syncEveryMs) {
-        this.lastSync = Date.now();
-        await this.deps.syncRules();
+  /**
+   * Every heartbeat: the lock still held and the coverage recorded (either failing ends the connection: coverage
+   * must not be claimed without them), then the rules synced and the tracks' health written when due (a failure
+   * there, say X refusing a rule write for a while, is logged and retried at the next beat; the connection holds).
+   */
+  private beat(): Promise<void> {
+    if (this.failed || !this.ready || this.beating) return this.beating ?? Promise.resolve();
+    const ready = this.ready;
+    this.beating = (async () => {
+      try {
+        await ready;
+        await this.deps.lock.query('SELECT 1');
+        if (this.failed) return;
+        await recordCoverage(this.deps.pool, Date.now() - this.safeUntil);
+      } catch (error) {
+        this.fail('heartbeat', error);
+        return;
       }
-      if (Date.now() - this.lastTouch >= TRACK_HEALTH_EVERY_MS) {
-        this.lastTouch = Date.now();
-        await touchStreamedTracks(this.deps.pool, TRACK_HEALTH_EVERY_MS / 1000);
+      try {
+        if (Date.now() - this.lastSync >= this.deps.syncEveryMs) {
+          this.lastSync = Date.now();
+          await this.deps.syncRules();
+        }
+        if (Date.now() - this.lastTouch >= TRACK_HEALTH_EVERY_MS) {
+          this.lastTouch = Date.now();
+          await touchStreamedTracks(this.deps.pool, TRACK_HEALTH_EVERY_MS / 1000);
+        }
+      } catch (error) {
+        this.deps.logger.warn('stream rules or track health not synced; retried at the next heartbeat', { error });
       }
-    } catch (error) {
-      this.fail('heartbeat', error);
-    } finally {
-      this.beating = false;
-    }
+    })().finally(() => {
+      this.beating = null;
+    });
+    return this.beating;
   }
 
   /** After the connection ended: what arrived is stored and covered before the next connection records its gap. */
   private async finish(): Promise<void> {
     if (this.heartbeat) clearInterval(this.heartbeat);
+    // A beat in flight (a rule sync, a coverage write) ends before the connection is over.
+    await this.beating;
     this.deps.store.metrics.streamConnected.set(0);
     await this.flush();
     if (this.ready) await this.ready;

@@ -66,14 +66,22 @@ async function tryLock(pool: pg.Pool): Promise<pg.PoolClient | null> {
 
 type BackoffKind = 'network' | 'http' | 'rate_limited';
 
+function kindOf(error: unknown): BackoffKind {
+  if (error instanceof XRateLimitedError) return 'rate_limited';
+  return error instanceof XUnavailableError && error.status === null ? 'network' : 'http';
+}
+
+// X names no ceiling for its 429 back-off; past one rate window (15 minutes) waiting longer only keeps the stream
+// down, while every source is searched meanwhile.
+const RATE_LIMITED_MAX_MS = 15 * 60_000;
+
 function backoffOf(error: unknown, attempt: number, now: number): { kind: BackoffKind; delayMs: number } {
+  const kind = kindOf(error);
   if (error instanceof XRateLimitedError) {
-    const delay = streamReconnectDelayMs('rate_limited', attempt);
+    const delay = Math.min(streamReconnectDelayMs('rate_limited', attempt), RATE_LIMITED_MAX_MS);
     // The shared budget (or X) says when the window opens again; X's own advice may be longer.
-    return { kind: 'rate_limited', delayMs: Math.max(delay, error.resetAt.getTime() - now) };
+    return { kind, delayMs: Math.max(delay, error.resetAt.getTime() - now) };
   }
-  const network = error instanceof XUnavailableError && error.status === null;
-  const kind: BackoffKind = network ? 'network' : 'http';
   return { kind, delayMs: streamReconnectDelayMs(kind, attempt) };
 }
 
@@ -167,7 +175,14 @@ class Holder {
   /** Holds the stream while the lock is this replica's: rules, connection, reconnects with back-off. */
   private async hold(lock: pg.PoolClient): Promise<void> {
     const { logger } = this.options;
+    // Failures in a row of one kind: X's back-off for each kind starts over when the kind changes.
     let attempt = 0;
+    let lastKind: BackoffKind | null = null;
+    const failed = (kind: BackoffKind) => {
+      attempt = kind === lastKind ? attempt + 1 : 1;
+      lastKind = kind;
+      return attempt;
+    };
     while (!this.stopping.signal.aborted) {
       // A lock session that died may be someone else's lock by now: this replica stops holding.
       await lock.query('SELECT 1');
@@ -175,8 +190,7 @@ class Holder {
       try {
         rules = (await this.syncRules(false)).rules;
       } catch (error) {
-        attempt += 1;
-        const { delayMs } = backoffOf(error, attempt, Date.now());
+        const { delayMs } = backoffOf(error, failed(kindOf(error)), Date.now());
         logger.warn('stream rules not synced', { error, retryInMs: delayMs });
         await this.pause(delayMs);
         continue;
@@ -190,14 +204,12 @@ class Holder {
         const { connectedFor } = await this.connectOnce(lock);
         this.metrics.streamDisconnects.inc();
         // X: reconnect at once after a connection that held; a connection that keeps dropping backs off.
-        if (connectedFor >= (this.options.stableAfterMs ?? 30_000)) attempt = 0;
-        else {
-          attempt += 1;
-          await this.pause(streamReconnectDelayMs('network', attempt));
-        }
+        if (connectedFor >= (this.options.stableAfterMs ?? 30_000)) {
+          attempt = 0;
+          lastKind = null;
+        } else await this.pause(streamReconnectDelayMs('network', failed('network')));
       } catch (error) {
-        attempt += 1;
-        const { kind, delayMs } = backoffOf(error, attempt, Date.now());
+        const { kind, delayMs } = backoffOf(error, failed(kindOf(error)), Date.now());
         this.metrics.streamConnectFailures.inc({ kind });
         logger.warn('stream connect failed', { error, kind, attempt, retryInMs: delayMs });
         await this.pause(delayMs);
@@ -223,6 +235,8 @@ class Holder {
     });
     const close = () => connection.close();
     this.stopping.signal.addEventListener('abort', close, { once: true });
+    // Stopped while the rules were being synced: the listener above came too late to hear it.
+    if (this.stopping.signal.aborted) connection.close();
     this.current = connection;
     try {
       return await connection.run();

@@ -47,7 +47,9 @@ export async function sourcesOfPosts(db: Pick<pg.Pool, 'query'>, posts: readonly
   const authors = [...new Set(posts.flatMap((post) => (post.author ? [] : post.authorId ? [post.authorId] : [])))].sort();
   if (keys.length === 0 && authors.length === 0) return [];
   const { rows } = await db.query<SourceRow>(SOURCES_OF_POSTS, [keys, authors]);
-  return toSources(rows);
+  // No cursor bound: a post the stream or a back-fill brings may be older than a cursor a search set before the
+  // post was indexed. The feed's one item per account and post keeps a post seen twice from being stored twice.
+  return toSources(rows).map((source) => ({ ...source, sinceId: null }));
 }
 
 /**

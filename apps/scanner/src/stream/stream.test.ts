@@ -56,10 +56,10 @@ const streamedCount = async (tags: readonly string[]) => {
   return rows[0]?.n ?? 0;
 };
 
-/** As if each source's own search had run a margin after it joined the stream: from now on the stream alone serves it. */
+/** As if each source's last search had started a margin after it joined the stream: from now on the stream alone serves it. */
 async function searchedSinceJoining(tags: readonly string[]): Promise<void> {
   await fx.pool().query(
-    `UPDATE source_cursors SET streamed_since = last_scan_at - interval '3 seconds' WHERE source_key = ANY($1) AND streamed_since IS NOT NULL`,
+    `UPDATE source_cursors SET streamed_since = scan_started_at - interval '3 seconds' WHERE source_key = ANY($1) AND streamed_since IS NOT NULL`,
     [tags.map((tag) => `tag:${tag}`)],
   );
 }
@@ -105,6 +105,18 @@ describe('the filtered stream', () => {
     await fx.scanner().runTick();
     expect(fx.searchRequests()).toBe(before);
     expect((await readCoverage(fx.pool())).live).toBe(true);
+  });
+
+  it('keeps searching a streamed source until a search that started after it joined has completed', async () => {
+    const { tags } = await watching();
+    const stream = holder();
+    await waitFor(async () => stream.connected() && (await streamedCount(tags)) === 2, 10_000, 'both sources streamed');
+    // As if their first search had failed: never completed, so nothing vouches for what came before the stream.
+    await fx.pool().query(`UPDATE source_cursors SET last_scan_at = NULL, scan_started_at = NULL WHERE source_key = ANY($1)`, [tags.map((tag) => `tag:${tag}`)]);
+    await fx.makeDue();
+    const before = fx.searchRequests();
+    await fx.scanner().runTick();
+    expect(fx.searchRequests()).toBeGreaterThan(before);
   });
 
   it('back-fills what was published while it was disconnected, once, and nothing twice', async () => {
