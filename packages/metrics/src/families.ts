@@ -100,7 +100,7 @@ export function deliveryMetrics(registry: Registry) {
 /** The scanner's own work besides X calls and feed writes. */
 export function scannerMetrics(registry: Registry) {
   const counter = (name: string, help: string) => new Counter({ name, help, registers: [registry] });
-  return {
+  const families = {
     ticks: counter('hashwatch_scanner_ticks_total', 'Scan ticks run.'),
     sourcesScanned: counter('hashwatch_scanner_sources_scanned_total', 'Sources whose scan succeeded.'),
     postsRead: counter('hashwatch_scanner_posts_read_total', 'Posts X billed for the recent-search calls.'),
@@ -121,6 +121,9 @@ export function scannerMetrics(registry: Registry) {
     }),
     gapsFilled: counter('hashwatch_scanner_stream_gaps_filled_total', 'Windows the stream missed, back-filled by search.'),
   };
+  // Every kind at zero from the start, so a dashboard plots a flat line rather than no series.
+  for (const kind of ['network', 'http', 'rate_limited']) families.streamConnectFailures.inc({ kind }, 0);
+  return families;
 }
 
 /** The engagement poller's cycles, refreshes and samples. */
