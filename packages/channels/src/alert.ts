@@ -1,6 +1,35 @@
 import type { ChannelKind } from './channel-adapter';
 
 export type AlertType = 'hashtag' | 'account' | 'engagement';
+
+/** A link of the post (CONTRACT 9): `url` is X's t.co link as it stands in `text`. */
+export interface AlertUrl {
+  url: string;
+  expanded_url: string;
+  display_url: string;
+}
+
+/** A photo, video or GIF of the post (CONTRACT 9); `url` is set for photos, `preview_image_url` for videos and GIFs. */
+export interface AlertMedia {
+  /** X's media type: `photo`, `video` or `animated_gif` (kept open for new kinds). */
+  type: string;
+  url: string | null;
+  preview_image_url: string | null;
+  width: number | null;
+  height: number | null;
+  alt_text: string | null;
+}
+
+/** The post this one quotes (CONTRACT 9). */
+export interface AlertQuoted {
+  /** X's id of the quoted post. */
+  id: string;
+  /** Handle with `@`. */
+  author: string;
+  author_name: string;
+  text: string;
+  url: string;
+}
 export type EngagementKind = 'retweet' | 'like' | 'reply';
 
 /**
@@ -20,9 +49,24 @@ export interface AlertPost {
   /** Author handle with `@`; for engagement alerts the engaging account. */
   author: string;
   author_name: string;
-  /** Post text; for retweet and like events a fixed note. */
+  /**
+   * Post text as its author wrote it (X's HTML escaping undone, the whole long post, a retweet's whole original):
+   * every formatter escapes it for its own platform. For retweet and like events a fixed note.
+   */
   text: string;
   url: string;
+  /** The post's links; `url` of each is the t.co link in `text`. Absent or empty: none. */
+  urls?: AlertUrl[];
+  /** The post's media, in X's order. Absent or empty: none. */
+  media?: AlertMedia[];
+  /** The quoted post, or null/absent. */
+  quoted?: AlertQuoted | null;
+  /** X's language code (`en`, `und`, `qst`…), or null. */
+  lang?: string | null;
+  /** When the newest version of an edited post was seen; null/absent when never edited. */
+  edited_at?: string | null;
+  /** The post was deleted on X: its text, author name, links and media are gone. */
+  deleted?: boolean;
   posted_at: string | null;
   detected_at: string;
   /** Engagement alerts only: what the account did. */

@@ -149,11 +149,22 @@ describe('X errors become typed errors', () => {
   });
 
   it('throws XInvalidResponseError for a 200 body that does not match the schema', async () => {
-    const { url, server } = await fixedServer(200, '{"data":[{"id":"not-a-number","text":"x"}]}');
+    const { url, server } = await fixedServer(200, '{"data":{"id":"1","text":"x"}}');
     try {
       const error = await failure(x.client({ baseUrl: url }).postsByIds(['1']));
       expect(error).toBeInstanceOf(XInvalidResponseError);
-      expect(error.message).toContain('data.0.id');
+      expect(error.message).toContain('data');
+    } finally {
+      server.close();
+    }
+  });
+
+  it('drops only the post that cannot be read, keeping the rest of the answer', async () => {
+    const { url, server } = await fixedServer(200, '{"data":[{"id":"not-a-number","text":"x"},{"id":"2","text":"fine &amp; dandy"}]}');
+    try {
+      const lookup = await x.client({ baseUrl: url }).postsByIds(['1', '2']);
+      expect(lookup.posts.map((post) => [post.id, post.text])).toEqual([['2', 'fine & dandy']]);
+      expect(lookup.malformed).toEqual([{ id: 'not-a-number', dropped: ['post'] }]);
     } finally {
       server.close();
     }

@@ -24,10 +24,11 @@ describe('createXClient against the simulator (2.166 spellings)', () => {
       query: '#btc',
       max_results: '100',
       'tweet.fields': POST_FIELDS,
-      expansions: 'author_id',
+      expansions: 'author_id,referenced_tweets.id,referenced_tweets.id.author_id,attachments.media_keys',
       'user.fields': 'username,name',
+      'media.fields': 'type,url,preview_image_url,width,height,alt_text',
     });
-    expect(POST_FIELDS).toBe('created_at,lang,public_metrics,referenced_tweets,conversation_id,entities,author_id,in_reply_to_user_id');
+    expect(POST_FIELDS).toBe('created_at,lang,public_metrics,referenced_tweets,conversation_id,entities,author_id,in_reply_to_user_id,note_tweet,attachments,edit_history_tweet_ids,withheld');
   });
 
   it('returns posts newest first in one typed shape, with the author joined from includes.users', async () => {
@@ -36,6 +37,7 @@ describe('createXClient against the simulator (2.166 spellings)', () => {
     const root = page.posts[1]!;
     expect(root).toEqual<XPost>({
       id: rootId,
+      rootId,
       text: 'gm #BTC and $TSLA',
       authorId: expect.any(String),
       author: { id: root.authorId!, username: 'alice', name: 'Alice Liddell' },
@@ -50,8 +52,12 @@ describe('createXClient against the simulator (2.166 spellings)', () => {
       hashtags: [{ start: 3, end: 7, tag: 'BTC' }],
       cashtags: [{ start: 12, end: 17, tag: 'TSLA' }],
       mentions: [],
+      urls: [],
+      media: [],
+      quoted: null,
       metrics: { retweetCount: 3, replyCount: 1, likeCount: 10, quoteCount: 0, bookmarkCount: 0, impressionCount: expect.any(Number) },
       editHistoryPostIds: [rootId],
+      withheldIn: [],
     });
     const reply = page.posts[0]!;
     expect(reply).toMatchObject({ isReply: true, referencedPosts: [{ type: 'replied_to', id: rootId }], inReplyToUserId: root.authorId, conversationId: rootId });
@@ -137,7 +143,7 @@ describe('createXClient against the simulator (2.166 spellings)', () => {
     await expect(client.usersByUsernames(['not a handle'])).rejects.toBeInstanceOf(XInvalidRequestError);
     await expect(client.searchRecent({ query: `#${'a'.repeat(512)}` })).rejects.toThrow(/513 characters; the X plan accepts 512/);
     await expect(client.searchRecent({ query: '#a', maxResults: 5 })).rejects.toBeInstanceOf(XInvalidRequestError);
-    expect(await client.postsByIds([])).toEqual({ posts: [], includedPosts: [], errors: [] });
+    expect(await client.postsByIds([])).toEqual({ posts: [], includedPosts: [], errors: [], malformed: [] });
     expect(await client.usersByUsernames([])).toEqual({ users: [], errors: [] });
     expect(x.sim.state.requestLog.counters().totals.requests).toBe(before);
   });

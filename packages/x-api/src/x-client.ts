@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Logger } from '@hashwatch/logger';
 import { normalizePostCounts, normalizePostLookup, normalizePostPage, normalizeProblem, normalizeUser } from './normalize-response';
 import type { BudgetState } from './rate-budget';
-import { COUNT_FIELDS, POST_EXPANSIONS, POST_FIELDS, USER_FIELDS, type XEndpointName } from './x-endpoints';
+import { COUNT_FIELDS, MEDIA_FIELDS, POST_EXPANSIONS, POST_FIELDS, USER_FIELDS, type XEndpointName } from './x-endpoints';
 import { XInvalidRequestError, XUnavailableError, XUserTokenRequiredError } from './x-errors';
 import { createXTransport, parser, validate, type XClientSettings, type XRequestObserver, type XTransport } from './x-transport';
 import {
@@ -24,6 +24,7 @@ import {
   rulesUpdateResponseSchema,
   singleUserResponseSchema,
   userListResponseSchema,
+  type PostListResponse,
   type RulesUpdateResponse,
 } from './x-response.schema';
 import {
@@ -36,6 +37,24 @@ import {
   type XStreamRuleInput,
 } from './x-stream';
 import type { XPostCountsLookup, XPostLookup, XPostPage, XSingleUser, XUserLookup, XUserPage } from './x-types';
+
+/** The query fields of every request that returns posts (search, timelines, lookups, the filtered stream). */
+function postFields(params: URLSearchParams): URLSearchParams {
+  params.set('tweet.fields', POST_FIELDS);
+  params.set('expansions', POST_EXPANSIONS);
+  params.set('user.fields', USER_FIELDS);
+  params.set('media.fields', MEDIA_FIELDS);
+  return params;
+}
+
+/** Logs, once per answer and post, each post X sent that was stored with only what could be trusted, or dropped. */
+function withMalformedLogged<T extends XPostLookup>(logger: Logger, endpoint: XEndpointName, normalize: (body: PostListResponse) => T): (body: PostListResponse) => T {
+  return (body) => {
+    const lookup = normalize(body);
+    for (const post of lookup.malformed) logger.warn('x post partly unreadable', { component: 'x-api', endpoint, postId: post.id, dropped: post.dropped });
+    return lookup;
+  };
+}
 
 export interface XClientOptions {
   /** Base of X API v2 without the /2, e.g. https://api.x.com or the simulator's address. */
@@ -115,10 +134,7 @@ function xEndTime(date: Date): string {
 function postParams(entries: Record<string, string | undefined>): URLSearchParams {
   const params = new URLSearchParams();
   for (const [key, value] of Object.entries(entries)) if (value !== undefined) params.set(key, value);
-  params.set('tweet.fields', POST_FIELDS);
-  params.set('expansions', POST_EXPANSIONS);
-  params.set('user.fields', USER_FIELDS);
-  return params;
+  return postFields(params);
 }
 
 function userPage(endpoint: XEndpointName) {
@@ -133,8 +149,8 @@ export function createXClient(options: XClientOptions): XClient {
   const settings = clientOptionsSchema.parse({ ...options, redis: undefined, logger: undefined, observer: undefined });
   const transport = createXTransport(settings, options.redis, options.logger, options.observer);
   return {
-    ...searchEndpoints(transport, settings),
-    ...lookupEndpoints(transport, settings),
+    ...searchEndpoints(transport, settings, options.logger),
+    ...lookupEndpoints(transport, settings, options.logger),
     ...engagementEndpoints(transport, settings),
     ...streamEndpoints(transport, settings, options.logger),
     readBudget(endpoint) {
@@ -144,7 +160,7 @@ export function createXClient(options: XClientOptions): XClient {
 }
 
 /** The endpoints that search or list posts. */
-function searchEndpoints({ call }: XTransport, settings: XClientSettings): Pick<XClient, 'searchRecent' | 'userPosts'> {
+function searchEndpoints({ call }: XTransport, settings: XClientSettings, logger: Logger): Pick<XClient, 'searchRecent' | 'userPosts'> {
   return {
     async searchRecent(input) {
       const endpoint = 'search_recent';
@@ -161,7 +177,7 @@ function searchEndpoints({ call }: XTransport, settings: XClientSettings): Pick<
         end_time: params.endTime && xEndTime(params.endTime),
         next_token: params.nextToken,
       });
-      return call(endpoint, '/2/tweets/search/recent', query, settings.bearerToken, parser(endpoint, postListResponseSchema, normalizePostPage));
+      return call(endpoint, '/2/tweets/search/recent', query, settings.bearerToken, parser(endpoint, postListResponseSchema, withMalformedLogged(logger, endpoint, normalizePostPage)));
     },
 
     async userPosts(userId, input) {
@@ -175,13 +191,13 @@ function searchEndpoints({ call }: XTransport, settings: XClientSettings): Pick<
         pagination_token: params.paginationToken,
         exclude: params.exclude && params.exclude.length > 0 ? [...new Set(params.exclude)].join(',') : undefined,
       });
-      return call(endpoint, `/2/users/${id}/tweets`, query, settings.bearerToken, parser(endpoint, postListResponseSchema, normalizePostPage));
+      return call(endpoint, `/2/users/${id}/tweets`, query, settings.bearerToken, parser(endpoint, postListResponseSchema, withMalformedLogged(logger, endpoint, normalizePostPage)));
     },
   };
 }
 
 /** The endpoints that look users and posts up by handle or id. */
-function lookupEndpoints({ call }: XTransport, settings: XClientSettings): Pick<XClient, 'usersByUsernames' | 'userByUsername' | 'postsByIds' | 'postCounts'> {
+function lookupEndpoints({ call }: XTransport, settings: XClientSettings, logger: Logger): Pick<XClient, 'usersByUsernames' | 'userByUsername' | 'postsByIds' | 'postCounts'> {
   return {
     async usersByUsernames(usernames) {
       const endpoint = 'users_by_usernames';
@@ -206,8 +222,8 @@ function lookupEndpoints({ call }: XTransport, settings: XClientSettings): Pick<
     async postsByIds(ids) {
       const endpoint = 'posts_lookup';
       const unique = validate(endpoint, z.array(snowflake).max(100), [...new Set(ids)]);
-      if (unique.length === 0) return { posts: [], includedPosts: [], errors: [] };
-      return call(endpoint, '/2/tweets', postParams({ ids: unique.join(',') }), settings.bearerToken, parser(endpoint, postListResponseSchema, normalizePostLookup));
+      if (unique.length === 0) return { posts: [], includedPosts: [], errors: [], malformed: [] };
+      return call(endpoint, '/2/tweets', postParams({ ids: unique.join(',') }), settings.bearerToken, parser(endpoint, postListResponseSchema, withMalformedLogged(logger, endpoint, normalizePostLookup)));
     },
 
     async postCounts(ids) {
@@ -305,7 +321,7 @@ function streamEndpoints(
     },
 
     async openStream(options) {
-      const query = new URLSearchParams({ 'tweet.fields': POST_FIELDS, expansions: POST_EXPANSIONS, 'user.fields': USER_FIELDS });
+      const query = postFields(new URLSearchParams());
       let stream;
       try {
         stream = await openStream('stream_connect', '/2/tweets/search/stream', query, settings.bearerToken, options.signal);

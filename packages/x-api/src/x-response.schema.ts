@@ -10,6 +10,21 @@ const count = z.number().int().min(0);
 const reference = z.object({ type: z.string().min(1), id: snowflake });
 const tag = z.object({ start: z.number().int(), end: z.number().int(), tag: z.string() });
 const mention = z.object({ start: z.number().int(), end: z.number().int(), username: z.string().nullish(), id: z.string().nullish() });
+const urlEntity = z.object({
+  start: z.number().int(),
+  end: z.number().int(),
+  url: z.string(),
+  expanded_url: z.string().optional(),
+  display_url: z.string().optional(),
+  media_key: z.string().optional(),
+});
+
+export const wireEntitiesSchema = z.object({
+  hashtags: z.array(tag).nullish(),
+  cashtags: z.array(tag).nullish(),
+  mentions: z.array(mention).nullish(),
+  urls: z.array(urlEntity).nullish(),
+});
 
 const publicMetrics = z
   .object({
@@ -28,7 +43,13 @@ const publicMetrics = z
 /** A post as the counts-only lookup returns it; `text` and the rest are X's defaults, not read. */
 const wireCountsSchema = z.object({ id: snowflake, public_metrics: publicMetrics.optional() });
 
-export const wirePostSchema = z.object({
+const withheld = z.object({ copyright: z.boolean().optional(), country_codes: z.array(z.string()).optional(), scope: z.string().optional() });
+
+/**
+ * The fields of a post the client reads. A post that fails this schema is not thrown away: each field is kept
+ * when it parses on its own (salvagePost), so one bad entity never costs a page its other posts.
+ */
+export const wirePostShape = {
   id: snowflake,
   text: z.string(),
   author_id: z.string().optional(),
@@ -38,15 +59,29 @@ export const wirePostSchema = z.object({
   in_reply_to_user_id: z.string().optional(),
   referenced_tweets: z.array(reference).optional(),
   referenced_posts: z.array(reference).optional(),
-  edit_history_tweet_ids: z.array(z.string()).optional(),
-  edit_history_post_ids: z.array(z.string()).optional(),
+  edit_history_tweet_ids: z.array(snowflake).optional(),
+  edit_history_post_ids: z.array(snowflake).optional(),
   public_metrics: publicMetrics.optional(),
-  entities: z
-    .object({ hashtags: z.array(tag).nullish(), cashtags: z.array(tag).nullish(), mentions: z.array(mention).nullish() })
-    .optional(),
-});
+  entities: wireEntitiesSchema.optional(),
+  /** A long post's whole text and its own entities; sent only when tweet.fields asks for note_tweet. */
+  note_tweet: z.object({ text: z.string(), entities: wireEntitiesSchema.optional() }).optional(),
+  attachments: z.object({ media_keys: z.array(z.string()).optional() }).optional(),
+  withheld: withheld.optional(),
+};
+
+export const wirePostSchema = z.object(wirePostShape);
 
 export const wireUserSchema = z.object({ id: z.string().min(1), username: z.string().min(1), name: z.string() });
+
+export const wireMediaSchema = z.object({
+  media_key: z.string().min(1),
+  type: z.string().min(1),
+  url: z.string().optional(),
+  preview_image_url: z.string().optional(),
+  width: z.number().int().min(0).optional(),
+  height: z.number().int().min(0).optional(),
+  alt_text: z.string().optional(),
+});
 
 export const wireProblemSchema = z.object({
   type: z.string().optional(),
@@ -58,11 +93,10 @@ export const wireProblemSchema = z.object({
   value: z.unknown().optional(),
 });
 
-export const wireIncludesSchema = z.object({
-  users: z.array(wireUserSchema).optional(),
-  tweets: z.array(wirePostSchema).optional(),
-  posts: z.array(wirePostSchema).optional(),
-});
+// Posts, users and media are read one by one (normalize-response.ts), so one that does not parse costs only itself.
+const items = z.array(z.unknown()).optional();
+
+export const wireIncludesSchema = z.object({ users: items, tweets: items, posts: items, media: items });
 
 const pageMeta = z.object({
   result_count: z.number().int().min(0).optional(),
@@ -73,7 +107,7 @@ const pageMeta = z.object({
 
 /** search/recent, users/:id/tweets and GET /2/tweets?ids=. */
 export const postListResponseSchema = z.object({
-  data: z.array(wirePostSchema).optional(),
+  data: items,
   includes: wireIncludesSchema.optional(),
   errors: z.array(wireProblemSchema).optional(),
   meta: pageMeta.optional(),
@@ -132,7 +166,7 @@ export const rulesUpdateResponseSchema = z.object({
 
 /** One line of the filtered stream: a post with its includes and matching rules, or errors (an operational disconnect). */
 export const streamLineSchema = z.object({
-  data: wirePostSchema.optional(),
+  data: z.unknown().optional(),
   includes: wireIncludesSchema.optional(),
   matching_rules: z.array(z.object({ id: z.string().min(1), tag: z.string().optional() })).optional(),
   errors: z.array(wireProblemSchema.extend({ disconnect_type: z.string().optional(), connection_issue: z.string().optional() })).optional(),
@@ -150,6 +184,9 @@ export const errorBodySchema = z.object({
 
 export type WirePost = z.infer<typeof wirePostSchema>;
 export type WireUser = z.infer<typeof wireUserSchema>;
+export type WireMedia = z.infer<typeof wireMediaSchema>;
+export type WireEntities = z.infer<typeof wireEntitiesSchema>;
+export type WireIncludes = z.infer<typeof wireIncludesSchema>;
 export type WireProblem = z.infer<typeof wireProblemSchema>;
 export type PostListResponse = z.infer<typeof postListResponseSchema>;
 export type PostCountsResponse = z.infer<typeof postCountsResponseSchema>;

@@ -23,6 +23,39 @@ export interface XMentionEntity {
   id: string | null;
 }
 
+/** A link of a post: `url` is the t.co link as it stands in `text`; offsets as in {@link XTagEntity}. */
+export interface XUrlEntity {
+  start: number;
+  end: number;
+  url: string;
+  expandedUrl: string;
+  displayUrl: string;
+  /** Set on the link X adds for the post's own photo or video page. */
+  mediaKey: string | null;
+}
+
+/** A photo, video or GIF from `includes.media`, as the post lists them in `attachments.media_keys`. */
+export interface XMedia {
+  key: string;
+  /** `photo`, `video`, `animated_gif`, or a kind X adds later. */
+  type: string;
+  /** Photos only. */
+  url: string | null;
+  /** Videos and GIFs. */
+  previewImageUrl: string | null;
+  width: number | null;
+  height: number | null;
+  altText: string | null;
+}
+
+/** The post a post quotes, from `includes`, with its whole text as written. */
+export interface XQuotedPost {
+  id: string;
+  authorId: string | null;
+  author: XUser | null;
+  text: string;
+}
+
 /** public_metrics, whichever spelling X used (`retweet_count` or `repost_count`). */
 export interface XPostMetrics {
   retweetCount: number;
@@ -33,9 +66,18 @@ export interface XPostMetrics {
   impressionCount: number | null;
 }
 
-/** A post in one shape for both of X's spellings, with its author joined from `includes.users`. */
+/**
+ * A post in one shape for both of X's spellings, with its author joined from `includes.users`. Its text is the
+ * post as its author wrote it: X's HTML escaping undone once, a long post's whole `note_tweet`, a retweet's
+ * whole original after `RT @author: `; entity offsets count code points over that text.
+ */
 export interface XPost {
   id: string;
+  /**
+   * The first version of the post's edit chain (`edit_history_tweet_ids[0]`): the same for every version, so an
+   * edit is recognised as the post it edits. Equal to `id` for a post never edited.
+   */
+  rootId: string;
   text: string;
   authorId: string | null;
   /** From includes.users; null when X did not include the author. */
@@ -52,8 +94,24 @@ export interface XPost {
   hashtags: XTagEntity[];
   cashtags: XTagEntity[];
   mentions: XMentionEntity[];
+  urls: XUrlEntity[];
+  /** The post's media (a retweet's: the original's), in the order of its media keys. */
+  media: XMedia[];
+  /** The quoted post when X included it; null otherwise. */
+  quoted: XQuotedPost | null;
   metrics: XPostMetrics | null;
+  /** Every version's id, oldest first (this post's own id among them). */
   editHistoryPostIds: string[];
+  /** X withholds the post in some countries (`withheld.country_codes`); it is still served elsewhere. */
+  withheldIn: string[];
+}
+
+/** A post X sent that did not fully parse: what was kept of it, and what was left out. */
+export interface XMalformedPost {
+  /** The post's id, or null when even that was missing (the post was then dropped). */
+  id: string | null;
+  /** The fields left out (`entities.hashtags.2`, `author`, …), or `post` when the whole post was dropped. */
+  dropped: string[];
 }
 
 /** A partial error X sent beside (or instead of) `data` in a 200, e.g. a deleted post in a lookup. */
@@ -81,6 +139,8 @@ export interface XPostLookup {
   /** Posts X put in includes.tweets / includes.posts (referenced posts), normalised the same way. */
   includedPosts: XPost[];
   errors: XProblem[];
+  /** Posts stored with what could be trusted of them, or dropped: the client logs each once. */
+  malformed: XMalformedPost[];
 }
 
 /** One post's counts from the counts-only lookup; `metrics` is null when X sent none for it. */
