@@ -1,4 +1,4 @@
-import type { AlertPost, NoticeBody, SystemNotice } from '../alert';
+import type { AlertMedia, AlertPost, AlertQuoted, AlertUrl, NoticeBody, SystemNotice } from '../alert';
 import { noticeContent, plainNotice } from '../notice-content';
 import { cardContent, plainCard } from '../card-content';
 import { renderTemplate } from '../template';
@@ -12,8 +12,16 @@ export interface JsonPost {
   account: string | null;
   author: string;
   author_name: string;
+  /** As the author wrote it (X's HTML escaping undone): receivers escape it for wherever they show it. */
   text: string;
   url: string;
+  /** CONTRACT 9, as `GET /v1/posts` gives them: `[]` when none. */
+  urls: AlertUrl[];
+  media: AlertMedia[];
+  quoted: AlertQuoted | null;
+  lang: string | null;
+  edited_at: string | null;
+  deleted: boolean;
   posted_at: string | null;
   detected_at: string;
   kind?: AlertPost['kind'];
@@ -43,6 +51,20 @@ export function jsonPost(alert: AlertPost): JsonPost {
     author_name: alert.author_name,
     text: alert.text,
     url: alert.url,
+    // Copied field by field, so the payload holds exactly the documented fields whatever else the alert carries.
+    urls: (alert.urls ?? []).map(({ url, expanded_url, display_url }) => ({ url, expanded_url, display_url })),
+    media: (alert.media ?? []).map(({ type, url, preview_image_url, width, height, alt_text }) => ({
+      type,
+      url,
+      preview_image_url,
+      width,
+      height,
+      alt_text,
+    })),
+    quoted: alert.quoted ? { id: alert.quoted.id, author: alert.quoted.author, author_name: alert.quoted.author_name, text: alert.quoted.text, url: alert.quoted.url } : null,
+    lang: alert.lang ?? null,
+    edited_at: alert.edited_at ?? null,
+    deleted: alert.deleted ?? false,
     posted_at: alert.posted_at,
     detected_at: alert.detected_at,
   };

@@ -1,5 +1,5 @@
 import { ChannelConfigError, createSender, deliver, generateSigningSecret, jsonChannel, takesDigests, UnsupportedMessageError, verifyWebhookSignature, type RequestMeta } from '../index';
-import { accountAlert, channel, EVERY_PLACEHOLDER, hashtagAlert, likeAlert, meta } from '../test-support/alerts';
+import { accountAlert, channel, EVERY_PLACEHOLDER, hashtagAlert, likeAlert, meta, richAlert } from '../test-support/alerts';
 import { startLocalServer, type LocalServer } from '../test-support/local-server';
 
 const POST_URL = 'https://x.com/alice/status/1890000000000000001';
@@ -40,12 +40,56 @@ describe('json channel', () => {
         author_name: 'Alice Example',
         text: 'Bitcoin just crossed 100k #btc',
         url: POST_URL,
+        urls: [],
+        media: [],
+        quoted: null,
+        lang: null,
+        edited_at: null,
+        deleted: false,
         posted_at: '2026-11-22T01:24:00.000Z',
         detected_at: '2026-11-22T01:24:59.123Z',
       },
       text: `New post on #btc\n@alice · Alice Example\n\nBitcoin just crossed 100k #btc\n\n${POST_URL}`,
     });
     expect(verifyWebhookSignature(secret, request.headers, request.body, { now: meta.timestamp }).valid).toBe(true);
+  });
+
+  it('gives a receiver the fields GET /v1/posts has: links, media, the quoted post, language and edit, text as written', () => {
+    const { post } = JSON.parse(jsonChannel.buildRequest(richAlert, target(), meta).body);
+    expect(post).toEqual({
+      id: 'post_rich',
+      type: 'hashtag',
+      source: '#btc',
+      hashtag: 'btc',
+      account: null,
+      author: '@alice',
+      author_name: 'Alice Example',
+      text: 'Fish & Chips <3 > 2, I typed &amp; myself. Menu: https://t.co/Menu123 https://t.co/Pic4567',
+      url: 'https://x.com/alice/status/1890000000000000002',
+      urls: [
+        { url: 'https://t.co/Menu123', expanded_url: 'https://example.com/menu_(2026)?a=1&b=2', display_url: 'example.com/menu_(2026)?a=1…' },
+        { url: 'https://t.co/Pic4567', expanded_url: 'https://x.com/alice/status/1890000000000000002/photo/1', display_url: 'pic.x.com/Pic4567' },
+      ],
+      media: [{ type: 'photo', url: 'https://pbs.twimg.com/media/Fish.jpg', preview_image_url: null, width: 1200, height: 675, alt_text: 'Fish & chips on a plate' }],
+      quoted: {
+        id: '1889999999999999999',
+        author: '@bob',
+        author_name: 'Bob <Chef>',
+        text: 'Chips > fries & that is final',
+        url: 'https://x.com/bob/status/1889999999999999999',
+      },
+      lang: 'en',
+      edited_at: '2026-11-22T01:26:00.000Z',
+      deleted: false,
+      posted_at: '2026-11-22T01:24:00.000Z',
+      detected_at: '2026-11-22T01:24:59.123Z',
+    });
+  });
+
+  it('sends a deleted post with deleted: true and its links and media gone', () => {
+    const deleted = { ...richAlert, text: '', author_name: '', urls: [], media: [], deleted: true };
+    const { post } = JSON.parse(jsonChannel.buildRequest(deleted, target(), meta).body);
+    expect(post).toMatchObject({ text: '', author_name: '', urls: [], media: [], deleted: true });
   });
 
   it('adds a top-level late: true beside type, post and text to a late alert, and nothing to a timely one', () => {

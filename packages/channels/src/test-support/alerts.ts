@@ -53,3 +53,33 @@ export function channel<K extends ChannelKind>(config: { kind: K } & Partial<Cha
 
 /** Every template placeholder renderTemplate fills, plus one that is not a placeholder. */
 export const EVERY_PLACEHOLDER = '{source}|{author}|{name}|{text}|{url}|{hashtag}|{account}|{unknown}';
+
+export const RICH_POST_URL = 'https://x.com/alice/status/1890000000000000002';
+
+/**
+ * A post with everything a post carries (CONTRACT 9): text with characters every platform treats differently and
+ * an "&amp;" its author really typed, a link, a trailing media link, a photo, a quoted post, an edit.
+ */
+export const richAlert: AlertPost = {
+  ...hashtagAlert,
+  id: 'post_rich',
+  text: 'Fish & Chips <3 > 2, I typed &amp; myself. Menu: https://t.co/Menu123 https://t.co/Pic4567',
+  url: RICH_POST_URL,
+  urls: [
+    { url: 'https://t.co/Menu123', expanded_url: 'https://example.com/menu_(2026)?a=1&b=2', display_url: 'example.com/menu_(2026)?a=1…' },
+    { url: 'https://t.co/Pic4567', expanded_url: `${RICH_POST_URL}/photo/1`, display_url: 'pic.x.com/Pic4567' },
+  ],
+  media: [
+    { type: 'photo', url: 'https://pbs.twimg.com/media/Fish.jpg', preview_image_url: null, width: 1200, height: 675, alt_text: 'Fish & chips on a plate' },
+  ],
+  quoted: {
+    id: '1889999999999999999',
+    author: '@bob',
+    author_name: 'Bob <Chef>',
+    text: 'Chips > fries & that is final',
+    url: 'https://x.com/bob/status/1889999999999999999',
+  },
+  lang: 'en',
+  edited_at: '2026-11-22T01:26:00.000Z',
+  deleted: false,
+};
