@@ -89,6 +89,9 @@ describe('schema.prisma and the migrated database', () => {
     const accountTrack = { id: 'acc_rt', userId: user.id, username: 'Alice', usernameNorm: 'alice', xUserId: '42', excludeReplies: false, trackEngagement: true, trackLikes: false, trackReposts: false, trackComments: false, status: 'active', createdAt: at(11), lastScannedAt: at(12), lastPostAt: at(13), scanError: 'user suspended' };
     const feedItem = {
       id: 'post_rt', userId: user.id, dedupeKey: 'x:1', type: 'engagement' as const, hashtag: 'btc', account: 'alice', sources: ['#btc', '@alice'], xPostId: '1', authorId: '42', author: '@alice', authorName: 'Alice', text: 'hi', url: 'https://x.com/alice/status/1',
+      lang: 'en', urls: [{ url: 'https://t.co/a', expanded_url: 'https://example.com/a', display_url: 'example.com/a' }],
+      media: [{ type: 'photo', url: 'https://pbs.twimg.com/media/a.jpg', preview_image_url: null, width: 10, height: 20, alt_text: null }],
+      quoted: { id: '2', author: '@bob', author_name: 'Bob', text: 'q', url: 'https://x.com/bob/status/2' }, editedAt: at(15), deleted: true,
       postedAt: at(14), detectedAt: at(15), parentId: 'post_parent', kind: 'like' as const, engagementTracked: true, trackLikes: false, trackReposts: false, trackComments: false, retweetCount: 1, likeCount: 2, replyCount: 3,
       retweeters: ['@a'], likers: ['@b'], repliers: ['@c'], engagementUpdatedAt: at(16),
     };
@@ -96,7 +99,7 @@ describe('schema.prisma and the migrated database', () => {
     const bySource = { userId: user.id, periodStart: at(17), source: '#btc', reads: new Prisma.Decimal('12.345678'), requests: new Prisma.Decimal('0.000001'), updatedAt: at(19) };
     const channel = { id: 'wh_rt', userId: user.id, kind: 'webhook' as const, position: 2, url: 'https://example.com/h', format: 'json', botName: 'Bot', hashtags: ['btc'], accounts: ['alice'], sourceFilter: 'hashtags', engagementAlerts: true, template: '{url}', enabled: false, signingSecretEnc: 'v1.s', botTokenEnc: 'v1.t', tokenHint: 'wxyz', chatId: '-100', disabledReason: 'discord answered 404', notices: true, failingSince: at(19), lastFailure: 'the receiver answered 500', lastFailureStatus: 500, failureNoticed: true, createdAt: at(20), updatedAt: at(21) };
     const delivery = { id: 'dlv_rt', userId: user.id, channelId: channel.id, feedItemId: feedItem.id, messageId: 'msg_1', status: 'skipped' as const, attempts: 3, lastError: '500', lastStatus: 500, nextAttemptAt: at(22), deliveredAt: at(23), digestId: 'dig_1', claimToken: 'tok_1', late: true, createdAt: at(24), updatedAt: at(25) };
-    const xPost = { id: '1', authorId: '42', authorUsername: 'alice', authorName: 'Alice', text: 'hi #btc', lang: 'en', conversationId: '1', isRetweet: true, isReply: true, postedAt: at(26), firstSeenAt: at(27) };
+    const xPost = { id: '1', authorId: '42', authorUsername: 'alice', authorName: 'Alice', text: 'hi #btc', lang: 'en', conversationId: '1', isRetweet: true, isReply: true, postedAt: at(26), firstSeenAt: at(27), versionIds: ['1', '3'], editedAt: at(27), deletedAt: at(28) };
     const engagement = { xPostId: '1', intervalSeconds: 60, pollUntil: at(28), nextPollAt: at(29), retweetCount: 1, likeCount: 2, replyCount: 3, sampledRetweets: 4, sampledLikes: 5, sampledReplies: 6, retweeters: ['@a'], likers: ['@b'], repliers: ['@c'], countsUpdatedAt: at(30), samplesUpdatedAt: at(31), createdAt: at(32) };
     const cursor = { sourceKey: 'tag:btc', sinceId: '99', notBefore: at(33), lastScanAt: at(34), lastError: 'timeout', updatedAt: at(35), intervalSeconds: 10, nextScanAt: at(38), claimedBy: 7, failures: 2, streamedSince: at(60), scanStartedAt: at(68) };
     const keyCheck = { id: 1, sealed: 'v1.c', createdAt: at(39), updatedAt: at(40) };
@@ -194,7 +197,8 @@ describe('schema.prisma and the migrated database', () => {
     const { rows } = await env.database.db.pool.query<{ item_head: string }>('SELECT item_head FROM feed_items WHERE id = $1', [feedItem.id]);
     expect(JSON.parse(`${rows[0]?.item_head},"engagement":null}`)).toEqual({
       id: 'post_rt', type: 'engagement', hashtag: 'btc', account: 'alice', sources: ['#btc', '@alice'], author: '@alice', author_name: 'Alice', text: 'hi',
-      url: 'https://x.com/alice/status/1', posted_at: '2026-11-22T01:24:14.123Z', detected_at: '2026-11-22T01:24:15.123Z', parent_id: 'post_parent', kind: 'like',
+      url: 'https://x.com/alice/status/1', urls: feedItem.urls, media: feedItem.media, quoted: feedItem.quoted, lang: 'en', edited_at: '2026-11-22T01:24:15.123Z', deleted: true,
+      posted_at: '2026-11-22T01:24:14.123Z', detected_at: '2026-11-22T01:24:15.123Z', parent_id: 'post_parent', kind: 'like',
       engagement: null,
     });
     // The one model the client leaves out is written by the database too: one row per source of the item.

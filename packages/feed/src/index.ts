@@ -1,5 +1,5 @@
 export { insertFeedItems } from './insert-feed-items';
-export type { NewFeedItem, FeedItemRow } from './insert-feed-items';
+export type { NewFeedItem, FeedItemRow, FeedMedia, FeedQuoted, FeedUrl } from './insert-feed-items';
 export { lockAlertQuota, periodSubjectSql, QUOTA_WARNING_SHARE, usageQuery } from './alert-quota';
 export type { AlertQuota, AlongsideLock, SourceShare, UpstreamShares, UsageStatement } from './alert-quota';
 export { LATENCY_SAMPLE_ITEMS, latencyFrom, latencyOf, latencyStatement } from './latency';

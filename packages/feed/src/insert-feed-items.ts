@@ -2,6 +2,32 @@ import type pg from 'pg';
 import { newIds, type EngagementKind, type FeedItemType } from '@hashwatch/db';
 import { TAKE_FEED_CLOCK } from './feed-clock';
 
+/** A link of a post as the feed shows it (CONTRACT 9): `url` is the t.co link in `text`. */
+export interface FeedUrl {
+  url: string;
+  expanded_url: string;
+  display_url: string;
+}
+
+/** A photo, video or GIF of a post as the feed shows it (CONTRACT 9). */
+export interface FeedMedia {
+  type: string;
+  url: string | null;
+  preview_image_url: string | null;
+  width: number | null;
+  height: number | null;
+  alt_text: string | null;
+}
+
+/** The post a post quotes, as the feed shows it (CONTRACT 9); `author` with `@`. */
+export interface FeedQuoted {
+  id: string;
+  author: string;
+  author_name: string;
+  text: string;
+  url: string;
+}
+
 /** A feed item to store for one account. Engagement counts and samples start empty; the poller fills them. */
 export interface NewFeedItem {
   userId: string;
@@ -21,6 +47,14 @@ export interface NewFeedItem {
   authorName: string;
   text: string;
   url: string;
+  /** X's language code, or null (engagement items: null). */
+  lang?: string | null;
+  /** Empty or absent: none. */
+  urls?: readonly FeedUrl[];
+  media?: readonly FeedMedia[];
+  quoted?: FeedQuoted | null;
+  /** The post was already an edit when first stored: its edited_at is its detected_at. Default false. */
+  edited?: boolean;
   /** Null for retweet and like events. */
   postedAt: Date | null;
   /** Engagement items only: the `post_` id of the engaged feed item. */
@@ -50,16 +84,19 @@ WITH clock AS (${TAKE_FEED_CLOCK}
 ), stored AS (
   INSERT INTO feed_items (id, user_id, dedupe_key, type, hashtag, account, sources, x_post_id, author_id, author,
                           author_name, text, url, posted_at, detected_at, parent_id, kind, engagement_tracked,
-                          track_likes, track_reposts, track_comments)
+                          track_likes, track_reposts, track_comments, lang, urls, media, quoted, edited_at)
   SELECT r.id, r.user_id, r.dedupe_key, r.type, r.hashtag, r.account,
          ARRAY(SELECT jsonb_array_elements_text(r.sources::jsonb)), r.x_post_id, r.author_id, r.author,
          r.author_name, r.text, r.url, r.posted_at, (SELECT last FROM clock), r.parent_id, r.kind, r.engagement_tracked,
-         r.track_likes, r.track_reposts, r.track_comments
+         r.track_likes, r.track_reposts, r.track_comments, r.lang, r.urls::jsonb, r.media::jsonb, r.quoted::jsonb,
+         CASE WHEN r.edited THEN (SELECT last FROM clock) END
     FROM unnest($1::text[], $2::text[], $3::text[], $4::feed_item_type[], $5::text[], $6::text[], $7::text[],
                 $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::timestamptz[],
-                $15::text[], $16::engagement_kind[], $17::boolean[], $18::boolean[], $19::boolean[], $20::boolean[])
+                $15::text[], $16::engagement_kind[], $17::boolean[], $18::boolean[], $19::boolean[], $20::boolean[],
+                $21::text[], $22::text[], $23::text[], $24::text[], $25::boolean[])
       AS r(id, user_id, dedupe_key, type, hashtag, account, sources, x_post_id, author_id, author, author_name,
-           text, url, posted_at, parent_id, kind, engagement_tracked, track_likes, track_reposts, track_comments)
+           text, url, posted_at, parent_id, kind, engagement_tracked, track_likes, track_reposts, track_comments,
+           lang, urls, media, quoted, edited)
   ON CONFLICT (user_id, dedupe_key) DO NOTHING
   RETURNING id
 )
@@ -95,7 +132,8 @@ export async function insertFeedItems(client: pg.PoolClient, items: readonly New
     ids, columns.userIds, columns.dedupeKeys, columns.types, columns.hashtags, columns.accounts, columns.sourcesJson,
     columns.xPostIds, columns.authorIds, columns.authors, columns.authorNames, columns.texts, columns.urls,
     columns.postedAts, columns.parentIds, columns.kinds, columns.engagementTracked, columns.trackLikes,
-    columns.trackReposts, columns.trackComments,
+    columns.trackReposts, columns.trackComments, columns.langs, columns.urlsJson, columns.mediaJson, columns.quotedJson,
+    columns.edited,
   ]);
   const answer = rows[0];
   if (!answer) throw new Error('the feed insert returned no row');
@@ -132,6 +170,16 @@ interface FeedColumns {
   trackLikes: boolean[];
   trackReposts: boolean[];
   trackComments: boolean[];
+  langs: (string | null)[];
+  /** JSON text, null when the list is empty (stored as null, shown as []). */
+  urlsJson: (string | null)[];
+  mediaJson: (string | null)[];
+  quotedJson: (string | null)[];
+  edited: boolean[];
+}
+
+function jsonList(list: readonly unknown[] | undefined): string | null {
+  return list === undefined || list.length === 0 ? null : JSON.stringify(list);
 }
 
 /**
@@ -142,7 +190,8 @@ function toColumns(items: readonly NewFeedItem[]): FeedColumns {
   const c: FeedColumns = {
     kept: [], userIds: [], dedupeKeys: [], types: [], hashtags: [], accounts: [], sources: [], sourcesJson: [], xPostIds: [],
     authorIds: [], authors: [], authorNames: [], texts: [], urls: [], postedAts: [], parentIds: [], kinds: [],
-    engagementTracked: [], trackLikes: [], trackReposts: [], trackComments: [],
+    engagementTracked: [], trackLikes: [], trackReposts: [], trackComments: [], langs: [], urlsJson: [], mediaJson: [],
+    quotedJson: [], edited: [],
   };
   const seen = new Set<string>();
   for (let i = 0; i < items.length; i += 1) {
@@ -175,6 +224,11 @@ function toColumns(items: readonly NewFeedItem[]): FeedColumns {
     c.trackLikes.push(item.trackLikes ?? true);
     c.trackReposts.push(item.trackReposts ?? true);
     c.trackComments.push(item.trackComments ?? true);
+    c.langs.push(item.lang ?? null);
+    c.urlsJson.push(jsonList(item.urls));
+    c.mediaJson.push(jsonList(item.media));
+    c.quotedJson.push(item.quoted ? JSON.stringify(item.quoted) : null);
+    c.edited.push(item.edited ?? false);
   }
   return c;
 }
@@ -203,6 +257,11 @@ function toRow(c: FeedColumns, i: number, id: string, detectedAt: Date): FeedIte
     trackLikes: c.trackLikes[i] as boolean,
     trackReposts: c.trackReposts[i] as boolean,
     trackComments: c.trackComments[i] as boolean,
+    lang: item.lang ?? null,
+    urls: item.urls ?? [],
+    media: item.media ?? [],
+    quoted: item.quoted ?? null,
+    edited: c.edited[i] as boolean,
     detectedAt,
   };
 }

@@ -42,9 +42,29 @@ describe('feed_items.item_head', () => {
       author_name: 'Ünïcode "Name"',
       text,
       url: item.url,
+      urls: [],
+      media: [],
+      quoted: null,
+      lang: null,
+      edited_at: null,
+      deleted: false,
       posted_at: '2026-11-22T01:24:59.120Z',
       detected_at: item.detectedAt.toISOString(),
     });
+  });
+
+  it('shows a post\'s language, links, media and quote as stored, and an edit and a deletion as they happen', async () => {
+    const urls = [{ url: 'https://t.co/abc', expanded_url: 'https://example.com/a?b=1&c=<2>', display_url: 'example.com/a?b=1…' }];
+    const media = [{ type: 'photo', url: 'https://pbs.twimg.com/media/x.jpg', preview_image_url: null, width: 1200, height: 675, alt_text: 'A chart "BTC" ↗' }];
+    const quoted = { id: '77', author: '@q', author_name: 'Q', text: 'Fish & Chips <3', url: 'https://x.com/q/status/77' };
+    const { inserted } = await transaction(pool(), (client) =>
+      insertFeedItems(client, [hashtagPost(userId, 5, { lang: 'und', urls, media, quoted, edited: true, text: 'a & b https://t.co/abc' })]),
+    );
+    const item = inserted[0];
+    if (!item) throw new Error('not stored');
+    expect(await head(item.id)).toMatchObject({ text: 'a & b https://t.co/abc', urls, media, quoted, lang: 'und', edited_at: item.detectedAt.toISOString(), deleted: false });
+    await pool().query(`UPDATE feed_items SET text = '', author_name = '', urls = NULL, media = NULL, quoted = NULL, deleted = true WHERE id = $1`, [item.id]);
+    expect(await head(item.id)).toMatchObject({ text: '', author_name: '', urls: [], media: [], quoted: null, deleted: true, edited_at: item.detectedAt.toISOString() });
   });
 
   it('carries parent_id and kind for engagement items, and null for what is missing', async () => {

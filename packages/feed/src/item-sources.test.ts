@@ -129,9 +129,18 @@ describe('feed_item_sources', () => {
            FROM plans WHERE id = 'starter'`,
         [accountId],
       );
-      const { inserted } = await transaction(db.pool, (client) =>
-        insertFeedItems(client, [hashtagPost(accountId, 1, { sources: ['#btc', '@alice'] }), hashtagPost(accountId, 2, { sources: ['#eth'] })]),
-      );
+      // As the feed writer of that time stored them (today's writes columns added since).
+      const inserted = [
+        { id: 'post_before1', n: 1, sources: ['#btc', '@alice'] },
+        { id: 'post_before2', n: 2, sources: ['#eth'] },
+      ];
+      for (const { id, n, sources } of inserted) {
+        await db.pool.query(
+          `INSERT INTO feed_items (id, user_id, dedupe_key, type, hashtag, sources, x_post_id, author, author_name, text, url, posted_at, detected_at)
+           VALUES ($1, $2, $3, 'hashtag', 'btc', $4, $5, '@a', 'A', 'post', 'https://x.com/a/status/1', now(), now())`,
+          [id, accountId, `x:${n}`, sources, String(n)],
+        );
+      }
       expect((await migrate(db.pool)).applied).toContain('20261125190000_feed_item_sources');
       const { rows } = await db.pool.query<{ source: string; item_id: string; same_time: boolean; type: string }>(
         `SELECT s.source, s.item_id, s.detected_at = f.detected_at AS same_time, s.type::text AS type

@@ -1,0 +1,58 @@
+-- What a post carries (CONTRACT 9): its language, links, media and quoted post, when its newest version was seen,
+-- and whether X deleted it.
+--
+-- x_posts is keyed by the first id of the post's edit chain (X gives every edit a new id and lists them all in
+-- edit_history_tweet_ids), so an edit is the post it edits: `version_ids` is the chain as the newest version seen
+-- lists it (null for a post never edited; X counts engagement per version, so the poller reads them all),
+-- `edited_at` when that version was seen, `deleted_at` when X answered the post as not found (its text and author
+-- name are then cleared).
+ALTER TABLE "x_posts"
+  ADD COLUMN "version_ids" TEXT[],
+  ADD COLUMN "edited_at" TIMESTAMPTZ(6),
+  ADD COLUMN "deleted_at" TIMESTAMPTZ(6);
+
+-- On feed items the lists are null when empty (nearly every post), so the hot insert passes nothing for them;
+-- the item's JSON shows null lists as [].
+ALTER TABLE "feed_items"
+  ADD COLUMN "lang" TEXT,
+  ADD COLUMN "urls" JSONB,
+  ADD COLUMN "media" JSONB,
+  ADD COLUMN "quoted" JSONB,
+  ADD COLUMN "edited_at" TIMESTAMPTZ(6),
+  ADD COLUMN "deleted" BOOLEAN NOT NULL DEFAULT false;
+
+CREATE OR REPLACE FUNCTION "feed_items_write_head"() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+  NEW.item_head := '{"id":' || to_json(NEW.id)::text
+    || ',"type":"' || NEW.type::text
+    || '","hashtag":' || COALESCE(to_json(NEW.hashtag)::text, 'null')
+    || ',"account":' || COALESCE(to_json(NEW.account)::text, 'null')
+    || ',"sources":' || COALESCE(array_to_json(NEW.sources)::text, '[]')
+    || ',"author":' || to_json(NEW.author)::text
+    || ',"author_name":' || to_json(NEW.author_name)::text
+    || ',"text":' || to_json(NEW.text)::text
+    || ',"url":' || to_json(NEW.url)::text
+    || ',"urls":' || COALESCE(NEW.urls::text, '[]')
+    || ',"media":' || COALESCE(NEW.media::text, '[]')
+    || ',"quoted":' || COALESCE(NEW.quoted::text, 'null')
+    || ',"lang":' || COALESCE(to_json(NEW.lang)::text, 'null')
+    || ',"edited_at":' || COALESCE('"' || to_char(NEW.edited_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '"', 'null')
+    || ',"deleted":' || CASE WHEN NEW.deleted THEN 'true' ELSE 'false' END
+    || ',"posted_at":' || COALESCE('"' || to_char(NEW.posted_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '"', 'null')
+    || ',"detected_at":"' || to_char(NEW.detected_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '"'
+    || CASE WHEN NEW.type = 'engagement'
+         THEN ',"parent_id":' || COALESCE(to_json(NEW.parent_id)::text, 'null') || ',"kind":' || COALESCE('"' || NEW.kind::text || '"', 'null')
+         ELSE '' END;
+  RETURN NEW;
+END
+$fn$;
+
+DROP TRIGGER "feed_items_head" ON "feed_items";
+CREATE TRIGGER "feed_items_head"
+  BEFORE INSERT OR UPDATE OF "id", "type", "hashtag", "account", "sources", "author", "author_name", "text", "url",
+                             "urls", "media", "quoted", "lang", "edited_at", "deleted",
+                             "posted_at", "detected_at", "parent_id", "kind", "item_head"
+  ON "feed_items" FOR EACH ROW EXECUTE FUNCTION "feed_items_write_head"();
+
+-- Items stored before: their JSON gains the new fields (empty lists, null, false).
+UPDATE "feed_items" SET "item_head" = NULL;
