@@ -86,8 +86,10 @@ export type DeliveryOutcome =
   /** `pauseMs`: the target said its budget is spent (Discord's rate-limit headers); send nothing more for that long. */
   | { outcome: 'delivered'; pauseMs?: number }
   | { outcome: 'retry'; afterMs?: number; reason: string }
-  /** Telegram could not parse the formatted text: resend once with `buildPlainRequest`. */
+  /** Telegram could not parse the formatted text: resend at once in the form without markup. */
   | { outcome: 'retry-plain'; reason: string }
+  /** Telegram refused the media (could not fetch the photo): resend at once in the form without media, a text message. */
+  | { outcome: 'retry-without-media'; reason: string }
   | {
       outcome: 'permanent';
       reason: string;
@@ -97,12 +99,23 @@ export type DeliveryOutcome =
       migrateToChatId?: string;
     };
 
+/**
+ * The form a message is built in: the full one first, then, only where the platform refused part of it
+ * (Telegram), the same content without that part, so the alert still arrives.
+ */
+export interface MessageForm {
+  /** Formatting (Telegram's HTML); off after the platform could not parse it. */
+  markup: boolean;
+  /** Media sent with the card (Telegram's sendPhoto); off after the platform refused the media. */
+  media: boolean;
+}
+
+export const FULL_FORM: MessageForm = { markup: true, media: true };
+
 /** One kind of destination: it builds requests for its own kind's config only. */
 export interface ChannelAdapter<K extends ChannelKind> {
-  /** Pure: the same message, channel and meta always give the same request. */
-  buildRequest(message: ChannelMessage, channel: ChannelConfigOf<K>, meta: RequestMeta): OutgoingRequest;
-  /** Only where the platform can reject formatting (Telegram): the same content as unformatted text. */
-  buildPlainRequest?(message: ChannelMessage, channel: ChannelConfigOf<K>, meta: RequestMeta): OutgoingRequest;
+  /** Pure: the same message, channel, meta and form always give the same request. `form` defaults to {@link FULL_FORM}. */
+  buildRequest(message: ChannelMessage, channel: ChannelConfigOf<K>, meta: RequestMeta, form?: MessageForm): OutgoingRequest;
   /** Pure: what to do after one attempt. Reasons never carry a secret. */
   interpret(result: SendResult): DeliveryOutcome;
 }

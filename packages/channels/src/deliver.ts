@@ -1,5 +1,14 @@
 import type { ChannelMessage } from './alert';
-import { isSendFailure, type ChannelConfigOf, type ChannelKind, type DeliveryOutcome, type RequestMeta, type SendResult } from './channel-adapter';
+import {
+  FULL_FORM,
+  isSendFailure,
+  type ChannelConfigOf,
+  type ChannelKind,
+  type DeliveryOutcome,
+  type MessageForm,
+  type RequestMeta,
+  type SendResult,
+} from './channel-adapter';
 import { adapterFor } from './channel-adapters';
 import type { Sender } from './create-sender';
 
@@ -13,10 +22,18 @@ function statusOf(result: SendResult): number | null {
   return isSendFailure(result) ? null : result.status;
 }
 
+/** The form to resend in after `outcome`, or null when the outcome is final. Each fallback is taken once. */
+function fallbackForm(form: MessageForm, outcome: DeliveryOutcome): MessageForm | null {
+  if (outcome.outcome === 'retry-plain' && form.markup) return { ...form, markup: false };
+  if (outcome.outcome === 'retry-without-media' && form.media) return { ...form, media: false };
+  return null;
+}
+
 /**
- * One delivery attempt: build, send, interpret. When Telegram cannot parse the formatted text, the same
- * content is resent once as plain text, within this attempt; a second parse failure is permanent.
- * Retries over time, pacing and digests are the caller's.
+ * One delivery attempt: build, send, interpret. Where the platform refuses part of a message (Telegram: HTML it
+ * cannot parse, a photo it cannot fetch), the same content is resent at once without that part, each fallback
+ * once, within this attempt; a refusal of a part already left out is permanent. Retries over time, pacing and
+ * digests are the caller's.
  */
 export async function deliver<K extends ChannelKind>(
   message: ChannelMessage,
@@ -25,15 +42,17 @@ export async function deliver<K extends ChannelKind>(
   sender: Sender,
 ): Promise<DeliveryAttempt> {
   const adapter = adapterFor<K>(channel.kind);
-  const result = await sender.send(adapter.buildRequest(message, channel, meta));
-  const outcome = adapter.interpret(result);
-  if (outcome.outcome !== 'retry-plain') return { outcome, status: statusOf(result) };
-  if (!adapter.buildPlainRequest) return { outcome: { outcome: 'permanent', reason: outcome.reason }, status: statusOf(result) };
-
-  const plainResult = await sender.send(adapter.buildPlainRequest(message, channel, meta));
-  const plainOutcome = adapter.interpret(plainResult);
-  return {
-    outcome: plainOutcome.outcome === 'retry-plain' ? { outcome: 'permanent', reason: plainOutcome.reason } : plainOutcome,
-    status: statusOf(plainResult),
-  };
+  let form = FULL_FORM;
+  for (;;) {
+    const result = await sender.send(adapter.buildRequest(message, channel, meta, form));
+    const outcome = adapter.interpret(result);
+    const next = fallbackForm(form, outcome);
+    if (next) {
+      form = next;
+      continue;
+    }
+    const final: DeliveryOutcome =
+      outcome.outcome === 'retry-plain' || outcome.outcome === 'retry-without-media' ? { outcome: 'permanent', reason: outcome.reason } : outcome;
+    return { outcome: final, status: statusOf(result) };
+  }
 }

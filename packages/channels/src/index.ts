@@ -1,7 +1,19 @@
 export { isDigest, isNotice, MAX_DIGEST_ALERTS, takesDigests } from './alert';
-export type { AlertDigest, AlertPost, AlertType, ChannelMessage, EngagementKind, NoticeBody, NoticeKindName, SystemNotice } from './alert';
+export type {
+  AlertDigest,
+  AlertMedia,
+  AlertPost,
+  AlertQuoted,
+  AlertType,
+  AlertUrl,
+  ChannelMessage,
+  EngagementKind,
+  NoticeBody,
+  NoticeKindName,
+  SystemNotice,
+} from './alert';
 export { NOTICE_OPEN_TITLE, NOTICE_RESOLVED_TITLE } from './notice-content';
-export { ChannelConfigError, isSendFailure, UnsupportedMessageError } from './channel-adapter';
+export { ChannelConfigError, FULL_FORM, isSendFailure, UnsupportedMessageError } from './channel-adapter';
 export type {
   ChannelAdapter,
   ChannelConfig,
@@ -13,6 +25,7 @@ export type {
   TelegramChannelConfig,
   DeliveryOutcome,
   HttpResponse,
+  MessageForm,
   OutgoingRequest,
   RequestMeta,
   SendFailure,

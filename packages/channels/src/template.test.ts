@@ -1,3 +1,4 @@
+import { escapeMrkdwn } from './slack/slack-format';
 import { renderTemplate } from './template';
 import { fitText } from './text-fit';
 import { accountAlert, EVERY_PLACEHOLDER, hashtagAlert } from './test-support/alerts';
@@ -15,6 +16,12 @@ describe('renderTemplate', () => {
 
   it('does not expand placeholders that appear inside a value', () => {
     expect(renderTemplate('{text}', { ...hashtagAlert, text: 'literal {url} here' })).toBe('literal {url} here');
+  });
+
+  it('fills {text} with the post as its author wrote it, an "&amp;" they typed included, escaped only by the caller', () => {
+    const alert = { ...hashtagAlert, text: 'Fish & Chips <3 > 2 &amp; more' };
+    expect(renderTemplate('{text}', alert)).toBe('Fish & Chips <3 > 2 &amp; more');
+    expect(renderTemplate('{text}', alert, { escape: escapeMrkdwn })).toBe('Fish &amp; Chips &lt;3 &gt; 2 &amp;amp; more');
   });
 
   it('escapes substituted values but not the template itself', () => {

@@ -1,9 +1,17 @@
 import { createSender, deliver, discordChannel, type AlertPost } from '../index';
-import { accountAlert, channel, EVERY_PLACEHOLDER, hashtagAlert, likeAlert, meta } from '../test-support/alerts';
+import { accountAlert, channel, EVERY_PLACEHOLDER, hashtagAlert, likeAlert, meta, RICH_POST_URL, richAlert } from '../test-support/alerts';
 import { startFakeDiscord, type FakeDiscord } from '../test-support/fake-discord';
 import { discordUsername } from './discord-format';
 
 const POST_URL = 'https://x.com/alice/status/1890000000000000001';
+
+// A surrogate half without its partner: what a cut through an emoji leaves.
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** What is left of markdown once whole masked links and escaped characters are taken out: a "[" or "]" here is a cut link. */
+function strayBrackets(markdown: string): string[] {
+  return markdown.replace(/\\./g, '').replace(/\[[^\]]*\]\([^)\s]*\)/g, '').match(/[[\]]/g) ?? [];
+}
 
 describe('discord channel', () => {
   let discord: FakeDiscord;
@@ -98,6 +106,142 @@ describe('discord channel', () => {
     const content: string = JSON.parse(request.body).content;
     expect(content.length).toBeLessThanOrEqual(2000);
     expect(content.endsWith(`… ${POST_URL}`)).toBe(true);
+    expect(discordChannel.interpret(await sender.send(request))).toEqual({ outcome: 'delivered' });
+  });
+
+  it('shows links as [display_url](expanded_url), the photo as the image, the quoted post as a field and an edit in the footer, and Discord saves it', async () => {
+    const expected = {
+      username: 'Hashwatch',
+      embeds: [
+        {
+          title: 'New post on #btc',
+          url: RICH_POST_URL,
+          // The trailing media link is left out: the photo is the embed's image.
+          description:
+            '**@alice** · Alice Example\n\nFish & Chips <3 > 2, I typed &amp; myself. Menu: ' +
+            `[example.com/menu\\_(2026)?a=1…](https://example.com/menu_%282026%29?a=1&b=2)\n\n[View post](${RICH_POST_URL})`,
+          color: 0x1d9bf0,
+          timestamp: '2026-11-22T01:24:00.000Z',
+          image: { url: 'https://pbs.twimg.com/media/Fish.jpg' },
+          fields: [
+            {
+              name: 'Quoting',
+              value: '**@bob** · Bob <Chef>\nChips > fries & that is final\n[View quoted post](https://x.com/bob/status/1889999999999999999)',
+            },
+          ],
+          footer: { text: 'edited' },
+        },
+      ],
+      allowed_mentions: { parse: [] },
+    };
+    expect(JSON.parse(discordChannel.buildRequest(richAlert, target(), meta).body)).toEqual(expected);
+    expect(await deliver(richAlert, target(), meta, sender)).toEqual({ outcome: { outcome: 'delivered' }, status: 200 });
+    expect(discord.messages.at(-1)).toEqual(expected);
+  });
+
+  it('shows "Fish & Chips <3 > 2" as typed: & < > mean nothing to Discord', () => {
+    const alert: AlertPost = { ...hashtagAlert, text: 'Fish & Chips <3 > 2 &amp; more' };
+    expect(JSON.parse(discordChannel.buildRequest(alert, target(), meta).body).embeds[0].description).toBe(
+      `**@alice** · Alice Example\n\nFish & Chips <3 > 2 &amp; more\n\n[View post](${POST_URL})`,
+    );
+  });
+
+  it('escapes markdown in the post text so it cannot forge a link, format, quote, head or mention', () => {
+    const alert: AlertPost = {
+      ...hashtagAlert,
+      author_name: 'Ali*ce*',
+      text: '[free money](https://evil.example) **big** _it_ ~~s~~ ||spoiler|| `code` <@123> <t:1:R> a\\b\n> not a quote\n# not a heading\n- not a list\n1. not a list',
+    };
+    const description: string = JSON.parse(discordChannel.buildRequest(alert, target(), meta).body).embeds[0].description;
+    expect(description).toBe(
+      '**@alice** · Ali\\*ce\\*\n\n' +
+        '\\[free money\\](https://evil.example) \\*\\*big\\*\\* \\_it\\_ \\~\\~s\\~\\~ \\|\\|spoiler\\|\\| \\`code\\` \\<@123> \\<t:1:R> a\\\\b\n' +
+        '\\> not a quote\n\\# not a heading\n\\- not a list\n1\\. not a list' +
+        `\n\n[View post](${POST_URL})`,
+    );
+    expect(strayBrackets(description)).toEqual([]);
+  });
+
+  it('keeps a media link that is not last, and shows a video by its preview image', () => {
+    const alert: AlertPost = {
+      ...richAlert,
+      text: 'Watch https://t.co/Pic4567 then read https://t.co/Menu123',
+      media: [{ type: 'video', url: null, preview_image_url: 'https://pbs.twimg.com/ext_tw_video_thumb/1/pu/img/Clip.jpg', width: 1280, height: 720, alt_text: null }],
+      quoted: null,
+      edited_at: null,
+    };
+    const [embed] = JSON.parse(discordChannel.buildRequest(alert, target(), meta).body).embeds;
+    expect(embed.image).toEqual({ url: 'https://pbs.twimg.com/ext_tw_video_thumb/1/pu/img/Clip.jpg' });
+    expect(embed.description).toBe(
+      `**@alice** · Alice Example\n\nWatch [pic.x.com/Pic4567](${RICH_POST_URL}/photo/1) then read ` +
+        `[example.com/menu\\_(2026)?a=1…](https://example.com/menu_%282026%29?a=1&b=2)\n\n[View post](${RICH_POST_URL})`,
+    );
+    expect(embed).not.toHaveProperty('fields');
+    expect(embed).not.toHaveProperty('footer');
+  });
+
+  it('keeps the trailing media link as a link when the post has no image to show', () => {
+    const alert: AlertPost = { ...richAlert, media: [], quoted: null, edited_at: null };
+    const [embed] = JSON.parse(discordChannel.buildRequest(alert, target(), meta).body).embeds;
+    expect(embed).not.toHaveProperty('image');
+    expect(embed.description).toContain(`[pic.x.com/Pic4567](${RICH_POST_URL}/photo/1)\n\n[View post]`);
+  });
+
+  it('cuts a long post with many links between links and whole emoji, within 4096, and Discord accepts it', async () => {
+    const urls = Array.from({ length: 60 }, (_, i) => ({ url: `https://t.co/L${i}`, expanded_url: `https://example.com/${i}`, display_url: `example.com/${i}` }));
+    const text = urls.map((url, i) => `😀 item_${i} ${'🎉'.repeat(20)} ${url.url}`).join(' ');
+    const alert: AlertPost = { ...hashtagAlert, text, urls };
+    const request = discordChannel.buildRequest(alert, target(), meta);
+    const description: string = JSON.parse(request.body).embeds[0].description;
+    expect(description.length).toBeLessThanOrEqual(4096);
+    expect(description.length).toBeGreaterThan(4000);
+    expect(description).toMatch(/…\n\n\[View post\]\(https:\/\/x\.com\/alice\/status\/1890000000000000001\)$/);
+    expect(strayBrackets(description)).toEqual([]);
+    expect(description).not.toMatch(LONE_SURROGATE);
+    expect(discordChannel.interpret(await sender.send(request))).toEqual({ outcome: 'delivered' });
+  });
+
+  it('cuts a long quoted post to the 1024-character field value, keeping its link, within 6000 for the message', async () => {
+    const alert: AlertPost = { ...richAlert, text: 'z'.repeat(5000), quoted: { ...richAlert.quoted!, text: '*'.repeat(3000) } };
+    const request = discordChannel.buildRequest(alert, target(), meta);
+    const [embed] = JSON.parse(request.body).embeds;
+    const value: string = embed.fields[0].value;
+    expect(value.length).toBeLessThanOrEqual(1024);
+    expect(value).toMatch(/^\*\*@bob\*\* · Bob <Chef>\n(\\\*)+…\n\[View quoted post\]\(https:\/\/x\.com\/bob\/status\/1889999999999999999\)$/);
+    const total = [embed.title, embed.description, embed.fields[0].name, value, embed.footer.text].join('').length;
+    expect(total).toBeLessThanOrEqual(6000);
+    expect(embed.description.length).toBeLessThanOrEqual(4096);
+    expect(discordChannel.interpret(await sender.send(request))).toEqual({ outcome: 'delivered' });
+  });
+
+  it('keeps the plain card for a deleted post: no image, links, quote or edit mark', () => {
+    const deleted: AlertPost = { ...richAlert, text: '', author_name: '', urls: [], media: [], deleted: true };
+    expect(JSON.parse(discordChannel.buildRequest(deleted, target(), meta).body).embeds).toEqual([
+      {
+        title: 'New post on #btc',
+        url: RICH_POST_URL,
+        description: `**@alice**\n\n[View post](${RICH_POST_URL})`,
+        color: 0x1d9bf0,
+        timestamp: '2026-11-22T01:24:00.000Z',
+      },
+    ]);
+  });
+
+  it('keeps the engagement card whatever links, media or quote the alert carries', () => {
+    const like: AlertPost = { ...likeAlert, urls: richAlert.urls, media: richAlert.media, quoted: richAlert.quoted, edited_at: richAlert.edited_at };
+    expect(JSON.parse(discordChannel.buildRequest(like, target(), meta).body)).toEqual(JSON.parse(discordChannel.buildRequest(likeAlert, target(), meta).body));
+  });
+
+  it('lists a digest of rich posts with links as their display text, escaped, within the limits', async () => {
+    const alerts = Array.from({ length: 10 }, (_, i) => ({ ...richAlert, text: `[x](y) ${i} ${'😀'.repeat(300)} https://t.co/Menu123` }));
+    const request = discordChannel.buildRequest({ type: 'digest', alerts, total: 14 }, target(), meta);
+    const [embed] = JSON.parse(request.body).embeds;
+    const lines: string[] = embed.description.split('\n');
+    expect(lines).toHaveLength(11);
+    expect(lines[0]).toMatch(/^\*\*#btc\*\* · @alice: \\\[x\\\]\(y\) 0 (😀)+… \[View post\]\(https:\/\/x\.com\/alice\/status\/1890000000000000002\)$/);
+    expect(lines[10]).toBe('…and 4 more');
+    expect(embed.description.length + embed.title.length).toBeLessThanOrEqual(6000);
+    expect(embed.description).not.toMatch(LONE_SURROGATE);
     expect(discordChannel.interpret(await sender.send(request))).toEqual({ outcome: 'delivered' });
   });
 

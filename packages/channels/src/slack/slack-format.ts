@@ -1,15 +1,30 @@
 import type { AlertDigest, AlertPost, SystemNotice } from '../alert';
-import { cardContent, digestContent, joinSections, LINK_LABEL, moreLine, quoteLines } from '../card-content';
+import {
+  cardContent,
+  digestContent,
+  EDITED_LABEL,
+  joinSections,
+  LINK_LABEL,
+  moreLine,
+  QUOTED_LINK_LABEL,
+  QUOTING_LABEL,
+  quoteLines,
+  type CardContent,
+} from '../card-content';
 import { noticeContent } from '../notice-content';
+import { fitParts, type BodyPart, type CardImage } from '../post-body';
 import { effectiveTemplate, renderTemplate } from '../template';
 import { fitList, fitRendered, fitText } from '../text-fit';
 
 /*
  * Slack incoming-webhook and Block Kit limits: section text ≤ 3,000 characters, ≤ 50 blocks, message `text`
- * truncated past 40,000. App webhooks cannot override the username or icon, so the bot name is written
- * into the message as a context line. mrkdwn needs only & < > escaped; links are <url|label>.
+ * truncated past 40,000; an image block needs `image_url` (≤ 3,000) and a non-empty plain-text `alt_text`
+ * (≤ 2,000). App webhooks cannot override the username or icon, so the bot name is written into the message
+ * as a context line. mrkdwn needs only & < > escaped; links are <url|label>.
  */
 export const SLACK_SECTION_LIMIT = 3000;
+export const SLACK_IMAGE_URL_LIMIT = 3000;
+export const SLACK_ALT_TEXT_LIMIT = 2000;
 
 export interface SlackTextObject {
   type: 'mrkdwn';
@@ -18,7 +33,8 @@ export interface SlackTextObject {
 
 export type SlackBlock =
   | { type: 'section'; text: SlackTextObject }
-  | { type: 'context'; elements: SlackTextObject[] };
+  | { type: 'context'; elements: SlackTextObject[] }
+  | { type: 'image'; image_url: string; alt_text: string };
 
 export interface SlackPayload {
   /** The notification fallback shown where blocks are not. */
@@ -46,9 +62,34 @@ function context(text: string): SlackBlock {
   return { type: 'context', elements: [{ type: 'mrkdwn', text }] };
 }
 
-/** Slack's "> " quote marker must stay literal, so the quoted text is escaped before it is added. */
-function renderBody(body: string, quoted: boolean): string {
-  return quoted ? quoteLines(escapeMrkdwn(body), '>') : escapeMrkdwn(body);
+/** The body with each link as `<expanded_url|display_url>`, the text between escaped. */
+function renderParts(parts: readonly BodyPart[]): string {
+  return parts.map((part) => (part.kind === 'text' ? escapeMrkdwn(part.text) : slackLink(part.url, part.label))).join('');
+}
+
+/** Slack's ">" quote marker must stay literal, so the quoted text is escaped before it is added. */
+function renderBody(parts: readonly BodyPart[], quoted: boolean): string {
+  return quoted ? quoteLines(renderParts(parts), '>') : renderParts(parts);
+}
+
+/** Slack refuses an image block without alt text: the author's description, else what the image is. */
+function altText(image: CardImage, handle: string): string {
+  const kind = image.type === 'photo' ? 'Photo' : image.type === 'animated_gif' ? 'GIF preview' : 'Video preview';
+  return fitText(image.alt ?? `${kind} from the post by ${handle || 'its author'}`, SLACK_ALT_TEXT_LIMIT);
+}
+
+function imageBlock(image: CardImage, handle: string): SlackBlock {
+  return { type: 'image', image_url: image.url, alt_text: altText(image, handle) };
+}
+
+function quotedSection(card: CardContent): SlackBlock | null {
+  const quote = card.quotedPost;
+  if (!quote) return null;
+  const author = `${QUOTING_LABEL} *${escapeMrkdwn(quote.handle)}*${quote.name ? ` · ${escapeMrkdwn(quote.name)}` : ''}`;
+  const link = slackLink(quote.url, QUOTED_LINK_LABEL);
+  return section(
+    fitRendered(quote.text, SLACK_SECTION_LIMIT, (text) => joinSections([[author, text === '' ? '' : quoteLines(escapeMrkdwn(text), '>'), link]])),
+  );
 }
 
 export function slackAlertPayload(alert: AlertPost, botName: string, customTemplate: string): SlackPayload {
@@ -58,16 +99,24 @@ export function slackAlertPayload(alert: AlertPost, botName: string, customTempl
     const text = renderTemplate(template, alert, { escape: escapeMrkdwn, maxLength: SLACK_SECTION_LIMIT });
     return { text, blocks: [sender, section(text)] };
   }
-  const card = cardContent(alert);
+  let card = cardContent(alert, { showImage: true });
+  // An image Slack would refuse is not shown; its media link then stays in the text.
+  if (card.image && card.image.url.length > SLACK_IMAGE_URL_LIMIT) card = cardContent(alert);
   const header = `*${escapeMrkdwn(card.header)}*`;
   const byline = card.byline
-    ? `*${escapeMrkdwn(card.byline.handle)}*${card.byline.name ? ` · ${escapeMrkdwn(card.byline.name)}` : ''}`
+    ? [`*${escapeMrkdwn(card.byline.handle)}*`, escapeMrkdwn(card.byline.name), card.edited ? `_${EDITED_LABEL}_` : '']
+        .filter((part) => part !== '')
+        .join(' · ')
     : '';
-  const text = fitRendered(card.body, SLACK_SECTION_LIMIT, (body) =>
-    joinSections([[header, byline], [renderBody(body, card.quoted)], [slackLink(card.link, LINK_LABEL)]]),
-  );
+  const render = (parts: readonly BodyPart[]) =>
+    joinSections([[header, byline], [renderBody(parts, card.quoted)], [slackLink(card.link, LINK_LABEL)]]);
+  const text = render(fitParts(card.parts, SLACK_SECTION_LIMIT, (parts) => render(parts).length));
+  const blocks = [sender, section(text)];
+  if (card.image) blocks.push(imageBlock(card.image, card.byline?.handle ?? ''));
+  const quoted = quotedSection(card);
+  if (quoted) blocks.push(quoted);
   const fallback = escapeMrkdwn(card.byline ? `${card.header} · ${card.byline.handle}` : card.header);
-  return { text: fallback, blocks: [sender, section(text)] };
+  return { text: fallback, blocks };
 }
 
 export function slackDigestPayload(digest: AlertDigest, botName: string): SlackPayload {

@@ -1,8 +1,13 @@
 import { createSender, deliver, slackChannel, type AlertPost } from '../index';
-import { channel, EVERY_PLACEHOLDER, hashtagAlert, likeAlert, meta } from '../test-support/alerts';
+import { channel, EVERY_PLACEHOLDER, hashtagAlert, likeAlert, meta, RICH_POST_URL, richAlert } from '../test-support/alerts';
 import { startFakeSlack, type FakeSlack } from '../test-support/fake-slack';
 
 const POST_URL = 'https://x.com/alice/status/1890000000000000001';
+
+/** mrkdwn with whole links and whole escapes taken out: any "<", ">" or "&" left is a cut link or a split escape. */
+function strayMarkup(mrkdwn: string): string[] {
+  return mrkdwn.replace(/<[^<>|]+\|[^<>]*>/g, '').replace(/&(?:amp|lt|gt);/g, '').match(/[<>&]/g) ?? [];
+}
 
 describe('slack channel', () => {
   let slack: FakeSlack;
@@ -40,6 +45,92 @@ describe('slack channel', () => {
     expect(section).toBe(
       `*New post on #btc*\n*@alice* · A&amp;B\n\nhi &lt;!channel&gt; &amp; &lt;https://evil.example|x&gt; *bold* _it_\n\n<${POST_URL}|View post>`,
     );
+  });
+
+  it('links as <expanded_url|display_url>, shows the photo in an image block, the quoted post in a section, and marks the edit', async () => {
+    const expected = {
+      text: 'New post on #btc · @alice',
+      blocks: [
+        { type: 'context', elements: [{ type: 'mrkdwn', text: '*Hashwatch*' }] },
+        {
+          type: 'section',
+          text: {
+            type: 'mrkdwn',
+            text:
+              '*New post on #btc*\n*@alice* · Alice Example · _edited_\n\n' +
+              'Fish &amp; Chips &lt;3 &gt; 2, I typed &amp;amp; myself. Menu: <https://example.com/menu_(2026)?a=1&amp;b=2|example.com/menu_(2026)?a=1…>' +
+              `\n\n<${RICH_POST_URL}|View post>`,
+          },
+        },
+        { type: 'image', image_url: 'https://pbs.twimg.com/media/Fish.jpg', alt_text: 'Fish & chips on a plate' },
+        {
+          type: 'section',
+          text: {
+            type: 'mrkdwn',
+            text: 'Quoting *@bob* · Bob &lt;Chef&gt;\n>Chips &gt; fries &amp; that is final\n<https://x.com/bob/status/1889999999999999999|View quoted post>',
+          },
+        },
+      ],
+    };
+    expect(JSON.parse(slackChannel.buildRequest(richAlert, target(), meta).body)).toEqual(expected);
+    expect(await deliver(richAlert, target(), meta, sender)).toEqual({ outcome: { outcome: 'delivered' }, status: 200 });
+    expect(slack.messages.at(-1)).toEqual(expected);
+  });
+
+  it('shows "Fish & Chips <3 > 2" escaped once as Slack asks: &amp; &lt; &gt;', () => {
+    const alert: AlertPost = { ...hashtagAlert, text: 'Fish & Chips <3 > 2 &amp; more' };
+    expect(JSON.parse(slackChannel.buildRequest(alert, target(), meta).body).blocks[1].text.text).toBe(
+      `*New post on #btc*\n*@alice* · Alice Example\n\nFish &amp; Chips &lt;3 &gt; 2 &amp;amp; more\n\n<${POST_URL}|View post>`,
+    );
+  });
+
+  it.each([
+    ['photo', { url: 'https://pbs.twimg.com/media/P.jpg', preview_image_url: null }, 'https://pbs.twimg.com/media/P.jpg', 'Photo from the post by @alice'],
+    ['video', { url: null, preview_image_url: 'https://pbs.twimg.com/thumb/V.jpg' }, 'https://pbs.twimg.com/thumb/V.jpg', 'Video preview from the post by @alice'],
+    ['animated_gif', { url: null, preview_image_url: 'https://pbs.twimg.com/thumb/G.jpg' }, 'https://pbs.twimg.com/thumb/G.jpg', 'GIF preview from the post by @alice'],
+  ])('gives media of type %s without alt text an alt text Slack accepts', async (type, urls, imageUrl, alt) => {
+    const alert: AlertPost = { ...richAlert, quoted: null, media: [{ type, ...urls, width: 100, height: 100, alt_text: '  ' }] };
+    const request = slackChannel.buildRequest(alert, target(), meta);
+    expect(JSON.parse(request.body).blocks[2]).toEqual({ type: 'image', image_url: imageUrl, alt_text: alt });
+    expect(slackChannel.interpret(await sender.send(request))).toEqual({ outcome: 'delivered' });
+  });
+
+  it('keeps the trailing media link as a link when there is no image to show', () => {
+    const alert: AlertPost = { ...richAlert, media: [], quoted: null, edited_at: null };
+    const body = JSON.parse(slackChannel.buildRequest(alert, target(), meta).body);
+    expect(body.blocks.map((block: { type: string }) => block.type)).toEqual(['context', 'section']);
+    expect(body.blocks[1].text.text).toContain(`|example.com/menu_(2026)?a=1…> <${RICH_POST_URL}/photo/1|pic.x.com/Pic4567>\n\n`);
+  });
+
+  it('cuts a long post with links and escapes within 3000 without splitting a link or an escape, and Slack accepts it', async () => {
+    const urls = Array.from({ length: 80 }, (_, i) => ({ url: `https://t.co/L${i}`, expanded_url: `https://example.com/?a=${i}&b=<${i}>`, display_url: `example.com/?a=${i}&…` }));
+    const alert: AlertPost = { ...hashtagAlert, text: urls.map((url) => `<&> ${url.url}`).join(' & '), urls };
+    const request = slackChannel.buildRequest(alert, target(), meta);
+    const section: string = JSON.parse(request.body).blocks[1].text.text;
+    expect(section.length).toBeLessThanOrEqual(3000);
+    expect(section.length).toBeGreaterThan(2900);
+    expect(section.endsWith(`…\n\n<${POST_URL}|View post>`)).toBe(true);
+    expect(strayMarkup(section)).toEqual([]);
+    expect(slackChannel.interpret(await sender.send(request))).toEqual({ outcome: 'delivered' });
+  });
+
+  it('cuts a long quoted post within its 3000-character section and keeps its link', async () => {
+    const alert: AlertPost = { ...richAlert, quoted: { ...richAlert.quoted!, text: '&'.repeat(4000) } };
+    const request = slackChannel.buildRequest(alert, target(), meta);
+    const quote: string = JSON.parse(request.body).blocks[3].text.text;
+    expect(quote.length).toBeLessThanOrEqual(3000);
+    expect(quote).toMatch(/^Quoting \*@bob\* · Bob &lt;Chef&gt;\n>(&amp;)+…\n<https:\/\/x\.com\/bob\/status\/1889999999999999999\|View quoted post>$/);
+    expect(slackChannel.interpret(await sender.send(request))).toEqual({ outcome: 'delivered' });
+  });
+
+  it('keeps the plain card for a deleted post and for an engagement alert', () => {
+    const deleted: AlertPost = { ...richAlert, text: '', author_name: '', urls: [], media: [], deleted: true };
+    expect(JSON.parse(slackChannel.buildRequest(deleted, target(), meta).body).blocks).toEqual([
+      { type: 'context', elements: [{ type: 'mrkdwn', text: '*Hashwatch*' }] },
+      { type: 'section', text: { type: 'mrkdwn', text: `*New post on #btc*\n*@alice*\n\n<${RICH_POST_URL}|View post>` } },
+    ]);
+    const like: AlertPost = { ...likeAlert, urls: richAlert.urls, media: richAlert.media, quoted: richAlert.quoted, edited_at: richAlert.edited_at };
+    expect(slackChannel.buildRequest(like, target(), meta).body).toBe(slackChannel.buildRequest(likeAlert, target(), meta).body);
   });
 
   it('gives a like its own card quoting the liked post', () => {

@@ -1,7 +1,8 @@
 import { ChannelConfigError, createSender, deliver, telegramChannel, type AlertPost, type ChannelMessage, type TelegramChannelConfig } from '../index';
-import { channel, EVERY_PLACEHOLDER, hashtagAlert, likeAlert, meta } from '../test-support/alerts';
+import { channel, EVERY_PLACEHOLDER, hashtagAlert, likeAlert, meta, RICH_POST_URL, richAlert } from '../test-support/alerts';
 import { startFakeTelegram, type FakeTelegram } from '../test-support/fake-telegram';
-import { startLocalServer } from '../test-support/local-server';
+import { startLocalServer, type LocalServer } from '../test-support/local-server';
+import { visibleLength } from './telegram-format';
 
 const POST_URL = 'https://x.com/alice/status/1890000000000000001';
 const TOKEN = '123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw';
@@ -9,15 +10,25 @@ const CHAT = '-1001234567890';
 
 describe('telegram channel', () => {
   let telegram: FakeTelegram;
+  // Where the posts' photos are: Telegram downloads a photo given by URL before it sends it.
+  let images: LocalServer;
   const sender = createSender({ allowPrivateNetworks: true, timeoutMs: 5000 });
   beforeAll(async () => {
     telegram = await startFakeTelegram({ token: TOKEN, chats: [CHAT, '42'], blocked: ['42'], migrated: { '-100': -1009999 } });
+    images = await startLocalServer((request) => {
+      if (request.path === '/media/Fish.jpg') return { status: 200, headers: { 'content-type': 'image/jpeg' }, body: 'JFIF' };
+      if (request.path === '/page') return { status: 200, headers: { 'content-type': 'text/html' }, body: '<html></html>' };
+      return { status: 404 };
+    });
   });
   afterEach(() => telegram.rejectHtml(false));
   afterAll(async () => {
     sender.close();
     await telegram.close();
+    await images.close();
   });
+  const photoAlert = (path = '/media/Fish.jpg'): AlertPost => ({ ...richAlert, media: [{ ...richAlert.media![0]!, url: `${images.origin}${path}` }] });
+  const bodiesSince = (count: number) => telegram.received.slice(count).map((request) => ({ path: request.path, body: JSON.parse(request.body) }));
   const target = (overrides: Partial<TelegramChannelConfig> = {}) =>
     channel({ kind: 'telegram', botToken: TOKEN, chatId: CHAT, telegramBaseUrl: telegram.origin, ...overrides });
   const sent = (alert: ChannelMessage, config = target()) => JSON.parse(telegramChannel.buildRequest(alert, config, meta).body);
@@ -48,10 +59,164 @@ describe('telegram channel', () => {
     });
   });
 
+  it('sends a post with a photo as sendPhoto, the card as its HTML caption without the media link, and the reader sees it', async () => {
+    const alert = photoAlert();
+    const caption =
+      '<b>New post on #btc</b>\n<b>@alice</b> · Alice Example · <i>edited</i>\n\n' +
+      'Fish &amp; Chips &lt;3 &gt; 2, I typed &amp;amp; myself. Menu: <a href="https://example.com/menu_(2026)?a=1&amp;b=2">example.com/menu_(2026)?a=1…</a>\n\n' +
+      'Quoting <b>@bob</b> · Bob &lt;Chef&gt;\n<blockquote>Chips &gt; fries &amp; that is final</blockquote>\n' +
+      '<a href="https://x.com/bob/status/1889999999999999999">View quoted post</a>\n\n' +
+      `<a href="${RICH_POST_URL}">View post</a>`;
+    const before = telegram.received.length;
+    expect(await deliver(alert, target(), meta, sender)).toEqual({ outcome: { outcome: 'delivered' }, status: 200 });
+    expect(bodiesSince(before)).toEqual([
+      { path: `/bot${TOKEN}/sendPhoto`, body: { chat_id: CHAT, photo: `${images.origin}/media/Fish.jpg`, caption, parse_mode: 'HTML' } },
+    ]);
+    expect(telegram.delivered.at(-1)).toEqual({
+      chatId: CHAT,
+      html: true,
+      photo: `${images.origin}/media/Fish.jpg`,
+      text:
+        'New post on #btc\n@alice · Alice Example · edited\n\nFish & Chips <3 > 2, I typed &amp; myself. Menu: example.com/menu_(2026)?a=1…\n\n' +
+        'Quoting @bob · Bob <Chef>\nChips > fries & that is final\nView quoted post\n\nView post',
+    });
+  });
+
+  it('shows "Fish & Chips <3 > 2" escaped exactly once in the HTML and as typed to the reader', async () => {
+    const alert: AlertPost = { ...hashtagAlert, text: 'Fish & Chips <3 > 2 &amp; more' };
+    expect(sent(alert).text).toBe(
+      `<b>New post on #btc</b>\n<b>@alice</b> · Alice Example\n\nFish &amp; Chips &lt;3 &gt; 2 &amp;amp; more\n\n<a href="${POST_URL}">View post</a>`,
+    );
+    await deliver(alert, target(), meta, sender);
+    expect(telegram.delivered.at(-1)?.text).toBe('New post on #btc\n@alice · Alice Example\n\nFish & Chips <3 > 2 &amp; more\n\nView post');
+  });
+
+  it('sends a post without an image as sendMessage with links as <a href> and a preview of its first link', () => {
+    const alert: AlertPost = { ...richAlert, media: [], quoted: null, edited_at: null };
+    expect(sent(alert)).toEqual({
+      chat_id: CHAT,
+      text:
+        '<b>New post on #btc</b>\n<b>@alice</b> · Alice Example\n\nFish &amp; Chips &lt;3 &gt; 2, I typed &amp;amp; myself. Menu: ' +
+        '<a href="https://example.com/menu_(2026)?a=1&amp;b=2">example.com/menu_(2026)?a=1…</a> ' +
+        `<a href="${RICH_POST_URL}/photo/1">pic.x.com/Pic4567</a>\n\n<a href="${RICH_POST_URL}">View post</a>`,
+      parse_mode: 'HTML',
+      link_preview_options: { is_disabled: false, url: 'https://example.com/menu_(2026)?a=1&b=2' },
+    });
+  });
+
+  it('cuts the caption to 1024 characters as Telegram counts them (after entity parsing), whole entities and links, no tag left open', async () => {
+    const urls = Array.from({ length: 80 }, (_, i) => ({ url: `https://t.co/L${i}`, expanded_url: `https://example.com/${i}?a&b`, display_url: `example.com/${i}` }));
+    const alert: AlertPost = { ...photoAlert(), quoted: null, text: urls.map((url) => `<&> ${url.url}`).join(' && '), urls };
+    const { caption } = sent(alert);
+    expect(caption.length).toBeGreaterThan(1024);
+    expect(visibleLength(caption)).toBeLessThanOrEqual(1024);
+    expect(visibleLength(caption)).toBeGreaterThan(1000);
+    expect(caption).toMatch(/…\n\n<a href="https:\/\/x\.com\/alice\/status\/1890000000000000002">View post<\/a>$/);
+    expect(await deliver(alert, target(), meta, sender)).toEqual({ outcome: { outcome: 'delivered' }, status: 200 });
+    expect(telegram.delivered.at(-1)!.text.length).toBeLessThanOrEqual(1024);
+  });
+
+  it('cuts a long text message to 4096 after entity parsing without splitting an entity or a link', async () => {
+    const urls = Array.from({ length: 300 }, (_, i) => ({ url: `https://t.co/L${i}`, expanded_url: `https://example.com/${i}?a&b`, display_url: `example.com/${i}` }));
+    const alert: AlertPost = { ...hashtagAlert, text: urls.map((url) => `😀<&> ${url.url}`).join(' && '), urls };
+    const { text } = sent(alert);
+    expect(visibleLength(text)).toBeLessThanOrEqual(4096);
+    expect(visibleLength(text)).toBeGreaterThan(4000);
+    expect(await deliver(alert, target(), meta, sender)).toEqual({ outcome: { outcome: 'delivered' }, status: 200 });
+  });
+
+  it('falls back to sendMessage with the same card, media link kept, when Telegram cannot fetch the photo', async () => {
+    const alert = photoAlert('/media/gone.jpg');
+    const before = telegram.received.length;
+    expect(await deliver(alert, target(), meta, sender)).toEqual({ outcome: { outcome: 'delivered' }, status: 200 });
+    const [photo, message] = bodiesSince(before);
+    expect(photo!.path).toBe(`/bot${TOKEN}/sendPhoto`);
+    expect(message).toEqual({
+      path: `/bot${TOKEN}/sendMessage`,
+      body: {
+        chat_id: CHAT,
+        text:
+          '<b>New post on #btc</b>\n<b>@alice</b> · Alice Example · <i>edited</i>\n\n' +
+          'Fish &amp; Chips &lt;3 &gt; 2, I typed &amp;amp; myself. Menu: <a href="https://example.com/menu_(2026)?a=1&amp;b=2">example.com/menu_(2026)?a=1…</a> ' +
+          `<a href="${RICH_POST_URL}/photo/1">pic.x.com/Pic4567</a>\n\n` +
+          'Quoting <b>@bob</b> · Bob &lt;Chef&gt;\n<blockquote>Chips &gt; fries &amp; that is final</blockquote>\n' +
+          '<a href="https://x.com/bob/status/1889999999999999999">View quoted post</a>\n\n' +
+          `<a href="${RICH_POST_URL}">View post</a>`,
+        parse_mode: 'HTML',
+        link_preview_options: { is_disabled: false, url: 'https://example.com/menu_(2026)?a=1&b=2' },
+      },
+    });
+    expect(telegram.delivered.at(-1)).not.toHaveProperty('photo');
+  });
+
+  it.each([
+    ['failed to get HTTP URL content', '/media/gone.jpg', 'Bad Request: failed to get HTTP URL content'],
+    ['wrong type of the web page content', '/page', 'Bad Request: wrong type of the web page content'],
+  ])('asks for a resend without the photo when Telegram answers %s', async (_what, path, description) => {
+    const result = await sender.send(telegramChannel.buildRequest(photoAlert(path), target(), meta));
+    expect(telegramChannel.interpret(result)).toEqual({ outcome: 'retry-without-media', reason: `Telegram answered 400: ${description}` });
+  });
+
+  it('asks for a resend without the photo when Telegram answers wrong file identifier/HTTP URL specified', async () => {
+    const request = telegramChannel.buildRequest(photoAlert(), target(), meta);
+    const result = await sender.send({ ...request, body: JSON.stringify({ ...JSON.parse(request.body), photo: 'not a file id' }) });
+    expect(telegramChannel.interpret(result)).toEqual({
+      outcome: 'retry-without-media',
+      reason: 'Telegram answered 400: Bad Request: wrong file identifier/HTTP URL specified',
+    });
+  });
+
+  it('asks for a resend as a text message when Telegram answers message caption is too long', async () => {
+    const request = telegramChannel.buildRequest(photoAlert(), target(), meta);
+    const result = await sender.send({ ...request, body: JSON.stringify({ ...JSON.parse(request.body), caption: '&amp;'.repeat(1025) }) });
+    expect(telegramChannel.interpret(result)).toEqual({ outcome: 'retry-without-media', reason: 'Telegram answered 400: Bad Request: message caption is too long' });
+  });
+
+  it('fails permanently when Telegram answers message is too long', async () => {
+    const request = telegramChannel.buildRequest(hashtagAlert, target(), meta);
+    const result = await sender.send({ ...request, body: JSON.stringify({ ...JSON.parse(request.body), text: 'x'.repeat(4097) }) });
+    expect(telegramChannel.interpret(result)).toEqual({ outcome: 'permanent', reason: 'Telegram answered 400: Bad Request: message is too long' });
+  });
+
+  it('resends a photo card with a plain caption when HTML cannot be parsed, then as plain text when the photo cannot be fetched', async () => {
+    telegram.rejectHtml(true);
+    const before = telegram.received.length;
+    expect(await deliver(photoAlert('/media/gone.jpg'), target(), meta, sender)).toEqual({ outcome: { outcome: 'delivered' }, status: 200 });
+    const sentNow = bodiesSince(before);
+    expect(sentNow.map(({ path, body }) => [path.replace(`/bot${TOKEN}/`, ''), body.parse_mode ?? 'plain'])).toEqual([
+      ['sendPhoto', 'HTML'],
+      ['sendPhoto', 'plain'],
+      ['sendMessage', 'plain'],
+    ]);
+    expect(sentNow[2]!.body.text).toBe(
+      'New post on #btc\n@alice · Alice Example · edited\n\n' +
+        `Fish & Chips <3 > 2, I typed &amp; myself. Menu: https://example.com/menu_(2026)?a=1&b=2 ${RICH_POST_URL}/photo/1\n\n` +
+        'Quoting @bob · Bob <Chef>\n> Chips > fries & that is final\nhttps://x.com/bob/status/1889999999999999999\n\n' +
+        RICH_POST_URL,
+    );
+  });
+
+  it('gives up after the text resend when Telegram refuses that too', async () => {
+    const attempt = await deliver(photoAlert('/media/gone.jpg'), target({ chatId: '-555' }), meta, sender);
+    expect(attempt).toEqual({ outcome: { outcome: 'permanent', reason: 'Telegram answered 400: Bad Request: chat not found', disableChannel: true }, status: 400 });
+  });
+
+  it('keeps the plain card for a deleted post and for an engagement alert', () => {
+    const deleted: AlertPost = { ...richAlert, text: '', author_name: '', urls: [], media: [], deleted: true };
+    expect(sent(deleted)).toEqual({
+      chat_id: CHAT,
+      text: `<b>New post on #btc</b>\n<b>@alice</b>\n\n<a href="${RICH_POST_URL}">View post</a>`,
+      parse_mode: 'HTML',
+      link_preview_options: { is_disabled: false },
+    });
+    const like: AlertPost = { ...likeAlert, urls: richAlert.urls, media: richAlert.media, quoted: richAlert.quoted, edited_at: richAlert.edited_at };
+    expect(sent(like)).toEqual(sent(likeAlert));
+  });
+
   it('sends the default card when a template renders to nothing for this post (Telegram needs 1-4096 characters)', () => {
     expect(sent(hashtagAlert, target({ template: '{account}\n' }))).toEqual(sent(hashtagAlert));
     expect(sent(hashtagAlert, target({ template: '{account}\n' })).parse_mode).toBe('HTML');
-    const plain = JSON.parse(telegramChannel.buildPlainRequest(hashtagAlert, target({ template: '{account}' }), meta).body);
+    const plain = JSON.parse(telegramChannel.buildRequest(hashtagAlert, target({ template: '{account}' }), meta, { markup: false, media: true }).body);
     expect(plain.text).toMatch(/^New post on #btc\n@alice · Alice Example/);
   });
 

@@ -14,6 +14,16 @@ interface Embed {
   footer?: { text?: string };
   author?: { name?: string };
   fields?: { name?: string; value?: string }[];
+  image?: { url?: unknown };
+}
+
+function wellFormedUrl(url: unknown): boolean {
+  if (typeof url !== 'string') return false;
+  try {
+    return ['http:', 'https:'].includes(new URL(url).protocol);
+  } catch {
+    return false;
+  }
 }
 
 const invalidForm = (field: string, message: string): Reply =>
@@ -37,6 +47,12 @@ function validate(payload: Record<string, unknown>): Reply | null {
   for (const embed of embeds) {
     if ((embed.title ?? '').length > 256) return invalidForm('embeds.0.title', 'Must be 256 or fewer in length.');
     if ((embed.description ?? '').length > 4096) return invalidForm('embeds.0.description', 'Must be 4096 or fewer in length.');
+    const fields = embed.fields ?? [];
+    if (fields.length > 25) return invalidForm('embeds.0.fields', 'Must be 25 or fewer in length.');
+    if (fields.some((field) => !field.name || (field.name ?? '').length > 256)) return invalidForm('embeds.0.fields.0.name', 'Must be between 1 and 256 in length.');
+    if (fields.some((field) => !field.value || (field.value ?? '').length > 1024)) return invalidForm('embeds.0.fields.0.value', 'Must be between 1 and 1024 in length.');
+    if ((embed.footer?.text ?? '').length > 2048) return invalidForm('embeds.0.footer.text', 'Must be 2048 or fewer in length.');
+    if (embed.image !== undefined && !wellFormedUrl(embed.image.url)) return invalidForm('embeds.0.image.url', 'Not a well formed URL.');
     total += [embed.title, embed.description, embed.footer?.text, embed.author?.name, ...(embed.fields ?? []).flatMap((f) => [f.name, f.value])]
       .map((part) => (part ?? '').trim().length)
       .reduce((sum, length) => sum + length, 0);

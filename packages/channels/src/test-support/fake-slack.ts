@@ -1,9 +1,28 @@
 import { startLocalServer, type LocalServer, type Reply } from './local-server';
 
+interface Block {
+  type: string;
+  text?: { text: string };
+  elements?: { text?: string }[];
+  image_url?: unknown;
+  alt_text?: unknown;
+}
+
 export interface FakeSlack extends LocalServer {
   webhookUrl: string;
   archivedWebhookUrl: string;
-  messages: { text?: string; blocks?: { type: string; text?: { text: string } }[] }[];
+  messages: { text?: string; blocks?: Block[] }[];
+}
+
+/** Block Kit's limits: section and context text ≤ 3,000; an image needs image_url ≤ 3,000 and a non-empty alt_text ≤ 2,000. */
+function validBlock(block: Block): boolean {
+  if (block.type === 'section') return (block.text?.text.length ?? 0) <= 3000;
+  if (block.type === 'context') return (block.elements ?? []).every((element) => (element.text?.length ?? 0) <= 3000);
+  if (block.type === 'image') {
+    const { image_url: url, alt_text: alt } = block;
+    return typeof url === 'string' && url !== '' && url.length <= 3000 && typeof alt === 'string' && alt !== '' && alt.length <= 2000;
+  }
+  return true;
 }
 
 // Slack answers incoming-webhook errors as plain-text codes (invalid_payload, no_service, …), as Slack documents.
@@ -26,9 +45,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     }
     if (!payload.text && !payload.blocks?.length) return error(400, 'no_text');
     if ((payload.blocks?.length ?? 0) > 50) return error(400, 'invalid_blocks');
-    if (payload.blocks?.some((block) => block.type === 'section' && (block.text?.text.length ?? 0) > 3000)) {
-      return error(400, 'invalid_blocks');
-    }
+    if (payload.blocks?.some((block) => !validBlock(block))) return error(400, 'invalid_blocks');
     messages.push(payload);
     return { status: 200, headers: { 'content-type': 'text/html' }, body: 'ok' };
   });
