@@ -67,6 +67,8 @@ export interface CountsReport {
   /** Posts fully refreshed (the others were only rescheduled). */
   full: number;
   gone: number;
+  /** Of `gone`, posts X deleted: their content was erased from the feed. */
+  deleted: number;
   itemsWritten: number;
   failedPosts: number;
   heldBack: boolean;
@@ -175,7 +177,7 @@ export function createEngagementPoller(deps: EngagementPollerDeps): EngagementPo
 }
 
 async function refreshCounts(ctx: PollerContext, now: Date): Promise<CountsReport> {
-  const report: CountsReport = { batches: 0, refreshed: 0, changed: 0, full: 0, gone: 0, itemsWritten: 0, failedPosts: 0, heldBack: false };
+  const report: CountsReport = { batches: 0, refreshed: 0, changed: 0, full: 0, gone: 0, deleted: 0, itemsWritten: 0, failedPosts: 0, heldBack: false };
   let failuresInARow = 0;
   let stop = false;
   await inParallel(ctx.options.lookupConcurrency, async () => {
@@ -208,6 +210,8 @@ async function refreshCounts(ctx: PollerContext, now: Date): Promise<CountsRepor
       report.changed += outcome.changed;
       report.full += outcome.full;
       report.gone += outcome.gone;
+      report.deleted += outcome.deleted;
+      if (outcome.deleted > 0) ctx.logger.info('posts deleted on X erased', { posts: outcome.deleted });
       report.itemsWritten += outcome.itemsWritten;
     }
   });

@@ -19,8 +19,12 @@ export const LOOKUP_BATCH = 100;
 // the post's own next tick still finds due. Taken only when due, such a tick refreshed a post a moment before its
 // grid's tick was due, moved it off that grid, and the next tick missed it: that refresh came at twice the
 // cadence. The first bound keeps the index range scan.
+//
+// An edited post's counts are the sum of its versions' (X counts each engagement on the version shown at the
+// time): the chain comes from x_posts, read by a subquery so that FOR UPDATE locks only the states.
 export const CLAIM = `
-SELECT x_post_id, retweet_count, like_count, reply_count, counts_updated_at
+SELECT x_post_id, retweet_count, like_count, reply_count, counts_updated_at,
+       (SELECT x.version_ids FROM x_posts x WHERE x.id = engagement_states.x_post_id) AS version_ids
   FROM engagement_states
  WHERE next_poll_at <= $1::timestamptz + interval '2 seconds'
    AND next_poll_at <= $1::timestamptz + make_interval(secs => LEAST(interval_seconds * 0.05, 2))
@@ -131,6 +135,24 @@ SELECT (SELECT count(*) FROM states)::int + (SELECT count(*) FROM rescheduled)::
 // like samples, items and outbox rows always do. docs/DECISIONS.md, Engagement.
 const COMMIT_ASYNC = 'SET LOCAL synchronous_commit = off; COMMIT';
 
+// A post X answers as not found was deleted on X (deleting any version deletes the whole edit chain). X's
+// Developer Agreement asks that what was deleted there be deleted here too: the post keeps its id and times, and
+// loses its text, author name, links, media and quote, in x_posts and in every item showing it (engagement items
+// about it keep their own text: a reply is another post). Its polling stops with the refresh (outcome 'gone').
+const ERASE_DELETED = `
+WITH posts AS (
+  UPDATE x_posts SET text = '', author_name = '', deleted_at = $2 WHERE id = ANY ($1::text[]) AND deleted_at IS NULL
+  RETURNING id
+)
+UPDATE feed_items f
+   SET text = '', author_name = '', urls = NULL, media = NULL, quoted = NULL, deleted = true
+ WHERE f.x_post_id = ANY ($1::text[]) AND f.type <> 'engagement' AND NOT f.deleted`;
+
+/** X's problem type for an id it does not have (deleted, or never was); others (a protected author) are not deletions. */
+function isNotFound(type: string): boolean {
+  return type.endsWith('/resource-not-found');
+}
+
 interface ClaimedRow {
   x_post_id: string;
   retweet_count: number;
@@ -138,6 +160,8 @@ interface ClaimedRow {
   reply_count: number;
   /** When the post last went through the full refresh; null asks for one. */
   counts_updated_at: Date | null;
+  /** Every version of an edited post, oldest first; null for a post never edited. */
+  version_ids: string[] | null;
 }
 
 export type BatchOutcome =
@@ -148,6 +172,8 @@ export type BatchOutcome =
       /** Posts whose counts X reported different from the stored ones. */
       changed: number;
       gone: number;
+      /** Of `gone`, the posts X deleted: their content was erased. */
+      deleted: number;
       /** Posts that went through the full refresh (the rest were only rescheduled). */
       full: number;
       itemsWritten: number;
@@ -157,13 +183,28 @@ export type BatchOutcome =
   /** The lookup failed (timeout, 5xx...): the batch skips this refresh and is due again one interval later. */
   | { kind: 'failed'; posts: number; error: Error };
 
+/** An edited post's counts: the sum over its versions X answered; null when it answered none. */
+function sumMetrics(versions: readonly (XPostMetrics | null)[]): XPostMetrics | null {
+  const answered = versions.filter((metrics): metrics is XPostMetrics => metrics !== null);
+  if (answered.length <= 1) return answered[0] ?? null;
+  return answered.reduce((sum, metrics) => ({
+    retweetCount: sum.retweetCount + metrics.retweetCount,
+    replyCount: sum.replyCount + metrics.replyCount,
+    likeCount: sum.likeCount + metrics.likeCount,
+    quoteCount: sum.quoteCount + metrics.quoteCount,
+    bookmarkCount: sum.bookmarkCount === null || metrics.bookmarkCount === null ? null : sum.bookmarkCount + metrics.bookmarkCount,
+    impressionCount: sum.impressionCount === null || metrics.impressionCount === null ? null : sum.impressionCount + metrics.impressionCount,
+  }));
+}
+
 type FullRefresh = { id: string; metrics: XPostMetrics | null; outcome: 'found' | 'gone' | 'unknown' };
 
 /**
  * Writes a claimed batch: the full refresh of `full`, the next poll of `rescheduled`, then commits, without
  * waiting for the WAL flush unless an item's switches changed (COMMIT_ASYNC).
  */
-async function writeAndCommit(client: pg.PoolClient, now: Date, likesSampled: boolean, full: FullRefresh[], rescheduled: string[]): Promise<number> {
+async function writeAndCommit(client: pg.PoolClient, now: Date, likesSampled: boolean, full: FullRefresh[], rescheduled: string[], deleted: readonly string[] = []): Promise<number> {
+  if (deleted.length > 0) await client.query(ERASE_DELETED, [deleted, now]);
   // Named: prepared once per connection, so a cycle of 1,000 batches does not plan this 1,000 times.
   const { rows } = await client.query<{ refreshed: number; items_written: number; switches_written: number }>({
     name: 'engagement-write-counts',
@@ -204,36 +245,48 @@ export async function refreshCountsBatch(
       await client.query('COMMIT');
       return { kind: 'empty' };
     }
-    const ids = rows.map((row) => row.x_post_id);
+    const versionsOf = (row: ClaimedRow) => (row.version_ids && row.version_ids.length > 0 ? row.version_ids : [row.x_post_id]);
+    const ids = [...new Set(rows.flatMap(versionsOf))];
     let lookup: Awaited<ReturnType<XClient['postCounts']>>;
     try {
-      // Counts only (tweet.fields=public_metrics, no expansions): nothing else of the post is read here.
-      lookup = await x.postCounts(ids);
+      // Counts only (tweet.fields=public_metrics, no expansions): nothing else of the post is read here. An edited
+      // post's versions ride in the same calls, 100 ids each.
+      lookup = { posts: [], errors: [] };
+      for (let at = 0; at < ids.length; at += LOOKUP_BATCH) {
+        const part = await x.postCounts(ids.slice(at, at + LOOKUP_BATCH));
+        lookup.posts.push(...part.posts);
+        lookup.errors.push(...part.errors);
+      }
     } catch (error) {
       if (error instanceof XRateLimitedError || error instanceof XUsageCappedError) {
         await client.query('ROLLBACK');
         return { kind: 'held_back', error };
       }
       // This refresh is skipped: the posts move to their next one.
-      await writeAndCommit(client, now, options.likesSampled, [], ids);
-      return { kind: 'failed', posts: ids.length, error: error as Error };
+      await writeAndCommit(client, now, options.likesSampled, [], rows.map((row) => row.x_post_id));
+      return { kind: 'failed', posts: rows.length, error: error as Error };
     }
     const found = new Map(lookup.posts.map((post) => [post.id, post]));
     const gone = new Set(lookup.errors.map((problem) => problem.resourceId).filter((id): id is string => id !== null));
+    const notFound = new Set(lookup.errors.filter((problem) => isNotFound(problem.type)).map((problem) => problem.resourceId));
     const stale = now.getTime() - options.fullRefreshSeconds * 1000;
     const full: FullRefresh[] = [];
     const rescheduled: string[] = [];
+    const deleted: string[] = [];
     let changed = 0;
     for (const row of rows) {
-      const metrics = found.get(row.x_post_id)?.metrics ?? null;
+      const versions = versionsOf(row);
+      const metrics = sumMetrics(versions.map((id) => found.get(id)?.metrics ?? null));
       const moved = metrics !== null && (metrics.retweetCount !== row.retweet_count || metrics.likeCount !== row.like_count || metrics.replyCount !== row.reply_count);
       if (moved) changed += 1;
-      const outcome = metrics ? 'found' : gone.has(row.x_post_id) ? 'gone' : 'unknown';
-      if (moved || outcome === 'gone' || row.counts_updated_at === null || row.counts_updated_at.getTime() <= stale) full.push({ id: row.x_post_id, metrics, outcome });
+      const isGone = versions.some((id) => gone.has(id));
+      if (versions.some((id) => notFound.has(id))) deleted.push(row.x_post_id);
+      const outcome = isGone ? 'gone' : metrics ? 'found' : 'unknown';
+      if (moved || outcome === 'gone' || row.counts_updated_at === null || row.counts_updated_at.getTime() <= stale) full.push({ id: row.x_post_id, metrics: outcome === 'gone' ? null : metrics, outcome });
       else rescheduled.push(row.x_post_id);
     }
-    const itemsWritten = await writeAndCommit(client, now, options.likesSampled, full, rescheduled);
-    return { kind: 'refreshed', refreshed: rows.length, changed, gone: full.filter((post) => post.outcome === 'gone').length, full: full.length, itemsWritten };
+    const itemsWritten = await writeAndCommit(client, now, options.likesSampled, full, rescheduled, deleted.sort());
+    return { kind: 'refreshed', refreshed: rows.length, changed, gone: full.filter((post) => post.outcome === 'gone').length, deleted: deleted.length, full: full.length, itemsWritten };
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
     throw error;

@@ -2,6 +2,7 @@ import type { NewFeedItem } from '@hashwatch/feed';
 import type { XPost } from '@hashwatch/x-api';
 import { snowflakeFloor, snowflakeTime } from '../snowflake';
 import { sourceKey, type Source } from '../sources/source';
+import { postContent } from './post-content';
 
 /** A track or account track of a served account, as matching needs it. */
 export interface Subscription {
@@ -59,9 +60,11 @@ export function sourceLowerBound(source: Pick<Source, 'sinceId' | 'notBefore'>):
  * When a post was published, to the millisecond, for the "published after the source was created" rule only.
  * X's created_at is whole seconds; the snowflake id carries the millisecond, and a track created at .500 must
  * not lose a post published at .900 of the same second. created_at wins when the id is not a snowflake of that
- * second (very old posts have sequential ids).
+ * second (very old posts have sequential ids). An edit was published when its first version was: an edit made
+ * today of last week's post is not a new post.
  */
 export function publishedMsOf(post: XPost): number {
+  if (post.rootId !== post.id) return snowflakeTime(post.rootId);
   const fromId = snowflakeTime(post.id);
   if (post.createdAt === null) return fromId;
   const createdAt = Date.parse(post.createdAt);
@@ -73,6 +76,8 @@ export function publishedMsOf(post: XPost): number {
  * one post has the same posted_at whichever app stored it. Without created_at, the id's second stands in.
  */
 export function postedAtOf(post: XPost): Date {
+  // An edit's created_at is the edit's; the post was published with its first version.
+  if (post.rootId !== post.id) return new Date(Math.floor(snowflakeTime(post.rootId) / 1000) * 1000);
   if (post.createdAt !== null) return new Date(post.createdAt);
   return new Date(Math.floor(snowflakeTime(post.id) / 1000) * 1000);
 }
@@ -108,8 +113,13 @@ export function matchPosts(posts: readonly XPost[], sources: readonly Source[], 
     if (subscription.kind === 'account' && subscription.xUserId) userSourceByXId.set(subscription.xUserId, subscription.sourceKey);
   }
 
-  const seen = new Set<string>();
-  const ordered = posts.filter((post) => !seen.has(post.id) && seen.add(post.id)).sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
+  // One post per edit chain, its newest version: an edit is the post it edits.
+  const newest = new Map<string, XPost>();
+  for (const post of posts) {
+    const held = newest.get(post.rootId);
+    if (!held || BigInt(held.id) < BigInt(post.id)) newest.set(post.rootId, post);
+  }
+  const ordered = [...newest.values()].sort((a, b) => (BigInt(a.rootId) < BigInt(b.rootId) ? -1 : BigInt(a.rootId) > BigInt(b.rootId) ? 1 : 0));
   const candidates: Candidate[] = [];
   const lastPostAt = new Map<string, Date>();
   const sourcePosts = new Map<string, number[]>();
@@ -127,9 +137,12 @@ export function matchPosts(posts: readonly XPost[], sources: readonly Source[], 
     for (const key of hitKeys) {
       const bound = bounds.get(key);
       if (bound === undefined || id <= bound) continue;
-      const times = sourcePosts.get(key);
-      if (times) times.push(postedAt.getTime());
-      else sourcePosts.set(key, [postedAt.getTime()]);
+      // An edit is no new post of the source's pace.
+      if (post.id === post.rootId) {
+        const times = sourcePosts.get(key);
+        if (times) times.push(postedAt.getTime());
+        else sourcePosts.set(key, [postedAt.getTime()]);
+      }
       for (const subscription of bySource.get(key) ?? []) {
         if (!passes(subscription, post, publishedMs)) continue;
         const list = perUser.get(subscription.userId) ?? [];
@@ -144,6 +157,11 @@ export function matchPosts(posts: readonly XPost[], sources: readonly Source[], 
     }
   }
   return { candidates, lastPostAt, sourcePosts };
+}
+
+/** A post's item key for an account: the edit chain's first id, so every version of a post is one item. */
+export function postDedupeKey(post: Pick<XPost, 'rootId'>): string {
+  return `x:${post.rootId}`;
 }
 
 /** `#btc` / `@alice`: how a subscription appears in a feed item's `sources`. */
@@ -166,20 +184,25 @@ export function toFeedItem(candidate: Candidate): NewFeedItem {
   if (!first) throw new Error(`candidate ${post.id} for ${candidate.userId} has no match`);
   const engaged = candidate.matches.find((match) => match.trackEngagement);
   const handle = post.author?.username ?? null;
+  const content = postContent(post);
   return {
     userId: candidate.userId,
-    dedupeKey: `x:${post.id}`,
+    dedupeKey: postDedupeKey(post),
     type: first.kind,
     hashtag: first.kind === 'hashtag' ? first.label : null,
     account: first.kind === 'account' ? first.label : null,
     sources: candidateSources(candidate),
-    xPostId: post.id,
+    xPostId: post.rootId,
     authorId: post.authorId,
     author: `@${handle ?? post.authorId ?? 'unknown'}`,
     authorName: post.author?.name ?? handle ?? '',
     text: post.text,
-    // x.com/i/status/<id> opens any post when the handle is unknown.
-    url: `https://x.com/${handle ?? 'i'}/status/${post.id}`,
+    url: content.url,
+    lang: content.lang,
+    urls: content.urls,
+    media: content.media,
+    quoted: content.quoted,
+    edited: post.id !== post.rootId,
     postedAt: candidate.postedAt,
     engagementTracked: engaged !== undefined,
     trackLikes: engaged?.trackLikes ?? true,

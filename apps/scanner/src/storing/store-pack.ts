@@ -3,7 +3,8 @@ import { insertFeedItems, lockAlertQuota, type AlertQuota, type FeedItemRow, typ
 import { writeOutboxBatch, type OutboxEntry, type WrittenOutbox } from '@hashwatch/outbox';
 import { routeAlertsJobs } from '@hashwatch/queues';
 import type { XPost } from '@hashwatch/x-api';
-import { candidateSources, matchPosts, toFeedItem, type Candidate, type Subscription } from '../matching/match-posts';
+import { candidateSources, matchPosts, postDedupeKey, toFeedItem, type Candidate, type Subscription } from '../matching/match-posts';
+import { recordEdits } from './record-edits';
 import { recordScanSuccess, type SourceNoticeSettings } from '../notices/source-notices';
 import { SERVED_USER } from '../sources/sync-sources';
 import { upstreamShares } from './upstream-shares';
@@ -47,6 +48,8 @@ export interface StorePackResult {
   inserted: FeedItemRow[];
   /** Existing items that gained a source. */
   merged: number;
+  /** Posts stored before that this batch found in a newer version (their items were updated). */
+  edited: number;
   /** New items not stored because their account's alert quota was used up. */
   droppedForQuota: number;
   /** Accounts whose tracks the query served. */
@@ -61,7 +64,8 @@ export interface StorePackResult {
   outbox: WrittenOutbox;
 }
 
-// Lock order, the same in every scanner transaction so two replicas never deadlock each other:
+// Lock order, the same in every scanner transaction so two replicas never deadlock each other (an edit of a stored
+// post, record-edits.ts, takes its x_posts row, its engagement state and every item of it after the usage rows):
 // source_cursors rows (the pack's own), tracks/account_tracks rows (the pack's own), source_activity rows and the
 // sources' notices (the pack's own), usage_periods rows
 // (sorted by account), x_posts rows (sorted by id), feed_items rows of the locked accounts, feed_clock. The one
@@ -118,12 +122,19 @@ UPDATE feed_items f
 
 // Recorded with the usage lock, in one round trip (the lock is taken first, so existing usage rows are locked
 // before x_posts rows). Every matched post goes into x_posts (detected, whether or not a quota let it be
-// stored): a post the insert did not create was seen before, and only those can have items already.
+// stored): a post the insert did not create was seen before, and only those can have items already. A post is
+// keyed by its edit chain's first id; one that is already an edit keeps its chain (`version_ids`, JSON text here
+// because unnest flattens an array of arrays) and is edited.
 const RECORD_POSTS = {
   ctes: `created AS (
-  INSERT INTO x_posts (id, author_id, author_username, author_name, text, lang, conversation_id, is_retweet, is_reply, posted_at)
-  SELECT * FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::boolean[],
-                       $10::boolean[], $11::timestamptz[])
+  INSERT INTO x_posts (id, author_id, author_username, author_name, text, lang, conversation_id, is_retweet, is_reply, posted_at,
+                       version_ids, edited_at)
+  SELECT r.id, r.author_id, r.author_username, r.author_name, r.text, r.lang, r.conversation_id, r.is_retweet, r.is_reply,
+         r.posted_at, CASE WHEN r.versions IS NOT NULL THEN ARRAY(SELECT jsonb_array_elements_text(r.versions::jsonb)) END,
+         CASE WHEN r.versions IS NOT NULL THEN now() END
+    FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::boolean[],
+                $10::boolean[], $11::timestamptz[], $12::text[])
+      AS r(id, author_id, author_username, author_name, text, lang, conversation_id, is_retweet, is_reply, posted_at, versions)
    ORDER BY 1
   ON CONFLICT (id) DO NOTHING
   RETURNING id
@@ -199,7 +210,7 @@ async function lockUsage(client: pg.PoolClient, userIds: readonly string[], post
       : {
           ...RECORD_POSTS,
           values: [
-            column(posts, (c) => c.post.id),
+            column(posts, (c) => c.post.rootId),
             column(posts, (c) => c.post.authorId ?? ''),
             column(posts, (c) => c.post.author?.username ?? ''),
             column(posts, (c) => c.post.author?.name ?? ''),
@@ -209,6 +220,7 @@ async function lockUsage(client: pg.PoolClient, userIds: readonly string[], post
             column(posts, (c) => c.post.isRetweet),
             column(posts, (c) => c.post.isReply),
             column(posts, (c) => c.postedAt.toISOString()),
+            column(posts, (c) => (c.post.id === c.post.rootId ? null : JSON.stringify(c.post.editHistoryPostIds))),
           ],
         };
   const { quota, alongside } = await lockAlertQuota<{ created: string[] }>(client, userIds, recordPosts);
@@ -230,7 +242,7 @@ async function keepLiveMatches(client: pg.PoolClient, candidates: Candidate[], c
     const liveMatches = c.matches.filter((m) => live.has(m.id));
     return liveMatches.length > 0 ? [{ ...c, matches: liveMatches }] : [];
   });
-  const needed = new Set(kept.map((c) => c.post.id));
+  const needed = new Set(kept.map((c) => c.post.rootId));
   const orphans = [...created].filter((id) => !needed.has(id));
   if (orphans.length > 0) await client.query(UNRECORD_POSTS, [orphans.sort()]);
   return kept;
@@ -260,11 +272,11 @@ async function completePack(client: pg.PoolClient, input: StorePackInput, newest
 async function storedSources(client: pg.PoolClient, candidates: readonly Candidate[], created: ReadonlySet<string>): Promise<Map<string, string[]>> {
   const existing = new Map<string, string[]>();
   // Fresh posts, the usual case, skip the per-item lookup.
-  const maybeStored = candidates.filter((c) => !created.has(c.post.id));
+  const maybeStored = candidates.filter((c) => !created.has(c.post.rootId));
   if (maybeStored.length === 0) return existing;
   const { rows: found } = await client.query<{ user_id: string; dedupe_key: string; sources: string[] | null }>(EXISTING_ITEMS, [
     column(maybeStored, (c) => c.userId),
-    column(maybeStored, (c) => `x:${c.post.id}`),
+    column(maybeStored, (c) => postDedupeKey(c.post)),
   ]);
   for (const row of found) existing.set(itemKey(row.user_id, row.dedupe_key), row.sources ?? []);
   return existing;
@@ -281,7 +293,7 @@ function sortCandidates(candidates: readonly Candidate[], existing: ReadonlyMap<
   const deferred = new Set<string>();
   let dropped = 0;
   for (const candidate of candidates) {
-    const dedupeKey = `x:${candidate.post.id}`;
+    const dedupeKey = postDedupeKey(candidate.post);
     const stored = existing.get(itemKey(candidate.userId, dedupeKey));
     if (stored) {
       const added = candidateSources(candidate).filter((label) => !stored.includes(label));
@@ -321,7 +333,7 @@ function sortCandidates(candidates: readonly Candidate[], existing: ReadonlyMap<
  * but for the two statements that depend on what it returned: commit right after.
  */
 export async function storePack(client: pg.PoolClient, input: StorePackInput): Promise<StorePackResult> {
-  const result: StorePackResult = { inserted: [], merged: 0, droppedForQuota: 0, servedAccounts: 0, deferredPostIds: [], lastPostAt: new Map(), sourcePosts: new Map(), outbox: { rowIds: [], entries: [], weight: 0 } };
+  const result: StorePackResult = { inserted: [], merged: 0, edited: 0, droppedForQuota: 0, servedAccounts: 0, deferredPostIds: [], lastPostAt: new Map(), sourcePosts: new Map(), outbox: { rowIds: [], entries: [], weight: 0 } };
   const subscriptions = input.subscriptions ?? (await loadSubscriptions(client, input.sources));
   const matched = matchPosts(input.posts, input.sources, subscriptions);
   const { lastPostAt } = matched;
@@ -346,10 +358,12 @@ export async function storePack(client: pg.PoolClient, input: StorePackInput): P
   const upstream = upstreamShares(input.sources, subscriptions, { reads: input.postsRead, requests: input.requests });
   if (served.length === 0 || (candidates.length === 0 && upstream === null)) return result;
 
-  // One x_posts row per matched post, recorded with the usage lock.
-  const posts = [...new Map(candidates.map((c) => [c.post.id, c])).values()];
+  // One x_posts row per matched post (per edit chain), recorded with the usage lock.
+  const posts = [...new Map(candidates.map((c) => [c.post.rootId, c])).values()];
   const { quota, created } = await lockUsage(client, served, posts);
   if (candidates.length > 0) candidates = await keepLiveMatches(client, candidates, created);
+  // A newer version of a post stored before: every item of it shows the new text, no second item or alert.
+  result.edited = await recordEdits(client, candidates.filter((c) => c.post.id !== c.post.rootId && !created.has(c.post.rootId)).map((c) => c.post));
   const existing = await storedSources(client, candidates, created);
   const { merges, fresh, deferred, dropped } = sortCandidates(candidates, existing, quota, input.deferBelowQuota ?? 0);
   result.droppedForQuota = dropped;
