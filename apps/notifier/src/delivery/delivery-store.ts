@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
-import type { NoticeBody } from '@hashwatch/channels';
+import type { AlertMedia, AlertQuoted, AlertUrl, NoticeBody } from '@hashwatch/channels';
 import type { ChannelRow } from './channel-store';
 
 type Queryable = pg.Pool | pg.PoolClient;
@@ -21,6 +21,14 @@ export interface ClaimedDelivery {
   author_name: string;
   text: string;
   url: string;
+  lang: string | null;
+  /** jsonb, null when empty. */
+  urls: AlertUrl[] | null;
+  media: AlertMedia[] | null;
+  quoted: AlertQuoted | null;
+  edited_at: Date | null;
+  /** X deleted the post since it was detected: the delivery is skipped. */
+  deleted: boolean;
   posted_at: Date | null;
   detected_at: Date;
   parent_id: string | null;
@@ -166,8 +174,8 @@ export async function claimNext(
     RETURNING d.id, d.message_id, d.attempts, d.feed_item_id, d.late),
      items AS (
        SELECT c.id, c.message_id, c.attempts, c.feed_item_id, c.late, f.type, f.hashtag, f.account, f.sources, f.author,
-              f.author_name, f.text, f.url, f.posted_at, f.detected_at, f.parent_id, f.kind,
-              p.url AS parent_url, p.text AS parent_text
+              f.author_name, f.text, f.url, f.lang, f.urls, f.media, f.quoted, f.edited_at, f.deleted, f.posted_at,
+              f.detected_at, f.parent_id, f.kind, p.url AS parent_url, p.text AS parent_text
          FROM claimed c
          JOIN feed_items f ON f.id = c.feed_item_id
          LEFT JOIN feed_items p ON p.id = f.parent_id)

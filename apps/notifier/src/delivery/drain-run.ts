@@ -10,7 +10,7 @@ import { destinationOf, type Destination } from './destination-pace';
 import { noticeMessages, type ClaimedIds, type Outgoing } from './outgoing';
 import type { DrainDeps, RunResult } from './drain-channel.job';
 import { drainKeys, type DrainLease } from './drain-lease';
-import { skipLateAlerts } from './late-alerts';
+import { skipUnsendable } from './late-alerts';
 import { retryDelayMs } from './retry-delay';
 import { unsealForRun } from './unseal-for-run';
 
@@ -180,8 +180,9 @@ export class DrainRun {
       return { kind: 'idle' };
     }
     const chat = takesDigests(live.config.kind);
-    if (chat && (await skipLateAlerts(deps, batch, this.claimToken, live.config.kind)) > 0) {
-      const unsent = batch.filter((delivery) => !delivery.late);
+    const skipped = batch.length > 0 ? await skipUnsendable(deps, batch, this.claimToken, live.config.kind) : new Set<string>();
+    if (skipped.size > 0) {
+      const unsent = batch.filter((delivery) => !skipped.has(delivery.id));
       this.claim = [{ table: 'deliveries', ids: unsent.map((d) => d.id) }, { table: 'notice_deliveries', ids: notices.map((n) => n.id) }];
       await this.giveBack(0);
       return undefined;

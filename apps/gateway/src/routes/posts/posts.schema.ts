@@ -84,6 +84,35 @@ const engagementSchema = z
   })
   .meta({ id: 'Engagement', description: 'Counts and samples of an engagement-tracked post, refreshed for 48 hours after detection.' });
 
+const postUrlSchema = z
+  .object({
+    url: z.string().meta({ example: 'https://t.co/D8LLYXkHSm', description: 'The t.co link as it stands in `text`.' }),
+    expanded_url: z.string().meta({ example: 'https://example.com/report' }),
+    display_url: z.string().meta({ example: 'example.com/report' }),
+  })
+  .meta({ id: 'PostUrl' });
+
+const postMediaSchema = z
+  .object({
+    type: z.string().meta({ example: 'photo', description: '`photo`, `video` or `animated_gif` (X may add kinds).' }),
+    url: z.string().nullable().meta({ example: 'https://pbs.twimg.com/media/Fabc.jpg', description: 'Photos.' }),
+    preview_image_url: z.string().nullable().meta({ description: 'Videos and GIFs: a still frame.' }),
+    width: z.number().int().nullable(),
+    height: z.number().int().nullable(),
+    alt_text: z.string().nullable(),
+  })
+  .meta({ id: 'PostMedia' });
+
+const quotedPostSchema = z
+  .object({
+    id: z.string().meta({ example: '1861234567890123000', description: "X's id of the quoted post." }),
+    author: z.string().meta({ example: '@alice' }),
+    author_name: z.string(),
+    text: z.string().meta({ description: 'The quoted post as its author wrote it.' }),
+    url: z.string(),
+  })
+  .meta({ id: 'QuotedPost' });
+
 export const postSchema = z
   .object({
     id: z.string().meta({ example: 'post_3q2x9XkQzLpTnW8r' }),
@@ -93,8 +122,21 @@ export const postSchema = z
     sources: z.array(z.string()).meta({ example: ['#btc', '@alice'], description: 'Every source of this account that matched, prefixed.' }),
     author: z.string().meta({ example: '@satoshi', description: 'Author handle with `@`; for engagement items, the engaging account.' }),
     author_name: z.string().meta({ example: 'Satoshi' }),
-    text: z.string().meta({ description: 'Post content; a fixed note for retweet and like events.' }),
-    url: z.string().meta({ example: 'https://x.com/satoshi/status/1861234567890123456' }),
+    text: z.string().meta({
+      description:
+        'The post as its author wrote it: X\'s HTML escaping (`&amp;`, `&lt;`, `&gt;`) undone once, the whole text of a long post, ' +
+        'a retweet as `RT @author: ` and the whole original. t.co links stay as X sent them (see `urls`). A fixed note for retweet ' +
+        'and like events; empty once the post is deleted on X.',
+    }),
+    url: z.string().meta({ example: 'https://x.com/satoshi/status/1861234567890123456', description: 'The newest version of the post.' }),
+    urls: z.array(postUrlSchema).meta({ description: 'The links in `text`, in order; empty when none (and for engagement items).' }),
+    media: z.array(postMediaSchema).meta({ description: "The post's photos, videos and GIFs (a retweet's: the original's); empty when none." }),
+    quoted: quotedPostSchema.nullable().meta({ description: 'The post this one quotes, or null.' }),
+    lang: z.string().nullable().meta({ example: 'en', description: "X's language code (`und` when undetermined), or null." }),
+    edited_at: timestamp.nullable().meta({
+      description: 'When the newest version of an edited post was seen (an edit is the same item, updated, with no second alert); null when never edited.',
+    }),
+    deleted: z.boolean().meta({ description: 'The post was deleted on X: its id and times stay; text, author name, urls, media and quote are removed.' }),
     posted_at: timestamp.nullable().meta({ description: 'Publication time; null for retweet and like events.' }),
     detected_at: timestamp.meta({ description: 'When Hashwatch stored the item; the feed order and the `since` key.' }),
     engagement: engagementSchema.nullable().meta({ description: 'Null unless the source had engagement tracking on; always null for engagement items.' }),
