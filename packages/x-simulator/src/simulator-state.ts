@@ -8,20 +8,26 @@ import { SimRateLimiter } from './limits/rate-limiter';
 import { RequestLog } from './observability/request-log';
 import {
   createUserBody,
+  editPostBody,
   engagementBody,
   faultBody,
   injectPostBody,
+  postWithheldBody,
   replyBody,
   streamDisconnectBody,
+  userWithheldBody,
   type CreateUserBody,
+  type EditPostBody,
   type EngagementBody,
   type FaultBody,
   type InjectPostBody,
+  type PostWithheldBody,
   type ReplyBody,
   type StreamDisconnectBody,
+  type UserWithheldBody,
 } from './routes/control.schema';
 import type { SimulatorSettings } from './simulator-options';
-import { SimStore, type SimPost, type SimUser } from './store/sim-store';
+import { SimStore, StoreError, type MediaType, type NewMedia, type PostWithheld, type SimPost, type SimUser, type UserWithheld } from './store/sim-store';
 import { StreamHub, type StreamStatus } from './stream/stream-hub';
 
 /**
@@ -68,6 +74,7 @@ export class SimulatorState {
       protected: body.protected,
       followersCount: body.followers_count,
       createdAt: body.created_at === undefined ? undefined : Date.parse(body.created_at),
+      withheld: body.withheld ? userWithheld(body.withheld) : null,
     });
   }
 
@@ -78,12 +85,16 @@ export class SimulatorState {
     return this.store.createPost({
       authorId: this.store.ensureUser(body.author).id,
       text: body.text,
+      links: body.links,
+      media: body.media && newMedia(body.media),
       lang: body.lang,
       createdAt,
       visibleAt: createdAt + this.settings.indexLagMs + (body.visible_after_ms ?? 0),
-      replyTo: body.reply_to,
-      retweetOf: body.retweet_of,
-      quoteOf: body.quote_of,
+      // Engagement lands on the version people see: an edited post's newest.
+      replyTo: this.latestId(body.reply_to),
+      retweetOf: this.latestId(body.retweet_of),
+      quoteOf: this.latestId(body.quote_of),
+      withheld: body.withheld ? postWithheld(body.withheld) : null,
       metrics: metrics && {
         retweets: metrics.retweet_count,
         replies: metrics.reply_count,
@@ -95,19 +106,57 @@ export class SimulatorState {
     });
   }
 
+  /** Likes on a post; on an edited post they land on its newest version, as on X. */
   addLikes(postId: string, input: EngagementBody): SimPost {
     const body = engagementBody.parse(input);
-    return this.store.addLikes(postId, body.usernames.map((name) => this.store.ensureUser(name).id), body.anonymous);
+    return this.store.addLikes(this.requireLatestId(postId), body.usernames.map((name) => this.store.ensureUser(name).id), body.anonymous);
   }
 
   addRetweets(postId: string, input: EngagementBody): SimPost {
     const body = engagementBody.parse(input);
-    return this.store.addRetweets(postId, body.usernames.map((name) => this.store.ensureUser(name).id), body.anonymous, this.now());
+    return this.store.addRetweets(this.requireLatestId(postId), body.usernames.map((name) => this.store.ensureUser(name).id), body.anonymous, this.now());
   }
 
   addReply(postId: string, input: ReplyBody): SimPost {
     const body = replyBody.parse(input);
     return this.injectPost({ ...body, reply_to: postId });
+  }
+
+  /**
+   * Edits a post (any version of it names the post): a new version with a new, larger id joins its edit chain,
+   * and search, timelines and the stream carry it from now on. Refused (409) as X refuses: retweets, replies to
+   * others, after 30 minutes, after 5 edits.
+   */
+  editPost(postId: string, input: EditPostBody): SimPost {
+    const body = editPostBody.parse(input);
+    const at = this.now();
+    return this.store.editPost(
+      postId,
+      {
+        text: body.text,
+        links: body.links,
+        media: body.media && newMedia(body.media),
+        lang: body.lang,
+      },
+      at,
+      at + this.settings.indexLagMs + (body.visible_after_ms ?? 0),
+    );
+  }
+
+  /** Marks every version of a post withheld (null lifts it). */
+  setPostWithheld(postId: string, input: PostWithheldBody | null): SimPost {
+    const withheld = input === null ? null : postWithheld(postWithheldBody.parse(input));
+    const post = this.store.post(postId);
+    if (!post) throw new StoreError('not_found', `no post ${postId}`);
+    for (const id of post.edits.ids) if (this.store.post(id)) this.store.setPostWithheld(id, withheld);
+    return post;
+  }
+
+  setUserWithheld(username: string, input: UserWithheldBody | null): SimUser {
+    const withheld = input === null ? null : userWithheld(userWithheldBody.parse(input));
+    const user = this.store.userByUsername(username);
+    if (!user) throw new StoreError('not_found', `no user ${username}`);
+    return this.store.setUserWithheld(user.id, withheld);
   }
 
   deletePost(postId: string): void {
@@ -156,6 +205,16 @@ export class SimulatorState {
     return this.serializer.user(user, ALL_FIELDS.user);
   }
 
+  private latestId(id: string | undefined): string | undefined {
+    return id === undefined ? undefined : (this.store.latestVersion(id)?.id ?? id);
+  }
+
+  private requireLatestId(id: string): string {
+    const latest = this.store.latestVersion(id);
+    if (!latest) throw new StoreError('not_found', `no post ${id}`);
+    return latest.id;
+  }
+
   /** Back to an empty world: no users, posts, windows, faults, log, stream rules or connections; the generator stops. */
   reset(): void {
     this.generator.stop();
@@ -165,4 +224,16 @@ export class SimulatorState {
     this.faults.clear();
     this.requestLog.clear();
   }
+}
+
+function postWithheld(body: { copyright?: boolean; country_codes: string[]; scope?: 'tweet' | 'user' }): PostWithheld {
+  return { copyright: body.copyright ?? false, countryCodes: body.country_codes, scope: body.scope };
+}
+
+function userWithheld(body: { country_codes: string[]; scope?: 'user' }): UserWithheld {
+  return { countryCodes: body.country_codes, scope: body.scope };
+}
+
+function newMedia(items: { type: MediaType; url?: string; preview_image_url?: string; width: number; height: number; alt_text?: string }[]): NewMedia[] {
+  return items.map((item) => ({ type: item.type, url: item.url, previewImageUrl: item.preview_image_url, width: item.width, height: item.height, altText: item.alt_text }));
 }

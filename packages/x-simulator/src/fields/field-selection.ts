@@ -1,7 +1,9 @@
 import {
+  MEDIA_FIELD_ALIASES,
   POST_EXPANSION_ALIASES,
   POST_FIELD_ALIASES,
   USER_FIELD_ALIASES,
+  type MediaField,
   type PostExpansion,
   type PostField,
   type UserField,
@@ -11,6 +13,7 @@ import {
 export interface FieldSelection {
   post: Set<PostField>;
   user: Set<UserField>;
+  media: Set<MediaField>;
   expansions: Set<PostExpansion>;
 }
 
@@ -27,11 +30,13 @@ function pick<T>(values: readonly string[] | undefined, aliases: Record<string, 
 export function selectFields(query: {
   postFields?: readonly string[];
   userFields?: readonly string[];
+  mediaFields?: readonly string[];
   expansions?: readonly string[];
 }): FieldSelection {
   return {
     post: pick(query.postFields, POST_FIELD_ALIASES),
     user: pick(query.userFields, USER_FIELD_ALIASES),
+    media: pick(query.mediaFields, MEDIA_FIELD_ALIASES),
     expansions: pick(query.expansions, POST_EXPANSION_ALIASES),
   };
 }
@@ -40,5 +45,6 @@ export function selectFields(query: {
 export const ALL_FIELDS: FieldSelection = {
   post: new Set(Object.values(POST_FIELD_ALIASES)),
   user: new Set(Object.values(USER_FIELD_ALIASES)),
+  media: new Set(Object.values(MEDIA_FIELD_ALIASES)),
   expansions: new Set(['author']),
 };

@@ -68,6 +68,21 @@ function worldRoutes(router: Router, state: SimulatorState): void {
     state.deletePost(String(req.params.id));
     res.status(204).end();
   });
+  router.post('/_sim/posts/:id/edits', (req, res) => {
+    res.status(201).json(state.describePost(state.editPost(String(req.params.id), req.body)));
+  });
+  router.put('/_sim/posts/:id/withheld', (req, res) => {
+    res.json(state.describePost(state.setPostWithheld(String(req.params.id), req.body)));
+  });
+  router.delete('/_sim/posts/:id/withheld', (req, res) => {
+    res.json(state.describePost(state.setPostWithheld(String(req.params.id), null)));
+  });
+  router.put('/_sim/users/:username/withheld', (req, res) => {
+    res.json(state.describeUser(state.setUserWithheld(String(req.params.username), req.body)));
+  });
+  router.delete('/_sim/users/:username/withheld', (req, res) => {
+    res.json(state.describeUser(state.setUserWithheld(String(req.params.username), null)));
+  });
   router.post('/_sim/posts/:id/likes', (req, res) => {
     res.json(state.describePost(state.addLikes(String(req.params.id), req.body)));
   });

@@ -1,12 +1,20 @@
-import { POST_EXPANSION_NAMES, POST_FIELD_NAMES, USER_EXPANSION_NAMES, USER_FIELD_NAMES } from '../fields/field-catalog';
+import {
+  MEDIA_FIELD_NAMES,
+  PLACE_FIELD_NAMES,
+  POLL_FIELD_NAMES,
+  POST_EXPANSION_NAMES,
+  POST_FIELD_NAMES,
+  USER_EXPANSION_NAMES,
+  USER_FIELD_NAMES,
+} from '../fields/field-catalog';
 import { selectFields, type FieldSelection } from '../fields/field-selection';
-import { listParam, patternListParam } from '../http/query-params';
+import { listParam } from '../http/query-params';
 
-// Media, polls and places are not modelled: their field lists are accepted and have no effect.
+// Polls and places are not modelled: their field lists are checked against X's names and have no effect.
 const otherFields = {
-  'media.fields': patternListParam('media.fields', /^[a-z_.]+$/, 100),
-  'poll.fields': patternListParam('poll.fields', /^[a-z_.]+$/, 100),
-  'place.fields': patternListParam('place.fields', /^[a-z_.]+$/, 100),
+  'media.fields': listParam('media.fields', MEDIA_FIELD_NAMES),
+  'poll.fields': listParam('poll.fields', POLL_FIELD_NAMES),
+  'place.fields': listParam('place.fields', PLACE_FIELD_NAMES),
 };
 
 /** Field parameters of endpoints that answer posts. `tweet.fields` and `post.fields` are both accepted. */
@@ -30,11 +38,13 @@ export function selectionOf(params: {
   'tweet.fields'?: string[];
   'post.fields'?: string[];
   'user.fields'?: string[];
+  'media.fields'?: string[];
   expansions?: string[];
 }): FieldSelection {
   return selectFields({
     postFields: [...(params['tweet.fields'] ?? []), ...(params['post.fields'] ?? [])],
     userFields: params['user.fields'],
+    mediaFields: params['media.fields'],
     expansions: params.expansions,
   });
 }

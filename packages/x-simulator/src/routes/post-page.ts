@@ -24,6 +24,7 @@ export function postPage(state: SimulatorState, posts: Iterable<SimPost>, max: n
   if (more) meta.next_token = encodeIdToken(page[page.length - 1]!.num);
   const body: Record<string, unknown> = { data: serialized.data };
   if (serialized.includes) body.includes = serialized.includes;
+  if (serialized.errors.length > 0) body.errors = serialized.errors;
   body.meta = meta;
   return { status: 200, body, postsServed: serialized.postsServed, usersServed: serialized.usersServed };
 }

@@ -24,6 +24,7 @@ function lookup(state: SimulatorState, ids: string[], parameter: string, params:
     const serialized = state.serializer.posts(found, selectionOf(params));
     body.data = single ? serialized.data[0] : serialized.data;
     if (serialized.includes) body.includes = serialized.includes;
+    errors.push(...serialized.errors);
     served = serialized;
   }
   if (errors.length > 0) body.errors = errors;

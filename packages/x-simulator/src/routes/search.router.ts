@@ -6,6 +6,7 @@ import { QuerySyntaxError, type QueryNode } from '../query/query-ast';
 import { matchesQuery } from '../query/query-matcher';
 import { parseQuery } from '../query/query-parser';
 import type { SimulatorState } from '../simulator-state';
+import { isLatestVersion } from '../store/sim-store';
 import { filterPosts, postPage } from './post-page';
 import { postFieldParams, selectionOf } from './field-params';
 
@@ -64,6 +65,8 @@ function searchRecent(state: SimulatorState, rawQuery: Record<string, unknown>):
   const end = params.end_time ?? Infinity;
   const posts = filterPosts(state.store.newestFirst({ since: params.since_id, until: below }), start, (post) => {
     if (post.visibleAt > now || post.createdAt > now || post.createdAt >= end) return false;
+    // An edited post is found as its newest version only.
+    if (!isLatestVersion(post)) return false;
     if (!state.settings.searchIncludesRetweets && post.references.some((ref) => ref.type === 'retweeted')) return false;
     const author = state.store.userById(post.authorId);
     const repliedToUser = post.inReplyToUserId ? state.store.userById(post.inReplyToUserId) : undefined;

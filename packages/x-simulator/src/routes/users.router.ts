@@ -3,7 +3,7 @@ import { endpoint, type ServedAnswer } from '../http/endpoint-pipeline';
 import { decodeIdToken } from '../http/pagination-token';
 import { integerParam, listParam, parseParams, patternListParam, snowflakeParam, stringParam, timeParam } from '../http/query-params';
 import type { SimulatorState } from '../simulator-state';
-import type { SimUser } from '../store/sim-store';
+import { isLatestVersion, type SimUser } from '../store/sim-store';
 import { postFieldParams, selectionOf, userFieldParams } from './field-params';
 import { filterPosts, postPage } from './post-page';
 
@@ -89,11 +89,12 @@ function userPosts(state: SimulatorState, req: Request): ServedAnswer {
   const start = params.since_id === undefined ? (params.start_time ?? -Infinity) : -Infinity;
   const end = params.until_id === undefined ? (params.end_time ?? Infinity) : Infinity;
   const now = state.now();
-  const reachable = [...state.store.newestFirst({ authorId: id })].filter((post) => post.createdAt <= now).slice(0, TIMELINE_DEPTH);
+  // A timeline shows an edited post once, as its newest version.
+  const reachable = [...state.store.newestFirst({ authorId: id })].filter((post) => post.createdAt <= now && isLatestVersion(post)).slice(0, TIMELINE_DEPTH);
   const floor = reachable[reachable.length - 1]?.num ?? 0n;
   const exclude = new Set(params.exclude ?? []);
   const posts = filterPosts(state.store.newestFirst({ authorId: id, since: params.since_id, until: below }), start, (post) => {
-    if (post.num < floor || post.createdAt > now || post.createdAt >= end) return false;
+    if (post.num < floor || post.createdAt > now || post.createdAt >= end || !isLatestVersion(post)) return false;
     if (exclude.has('retweets') && post.references.some((ref) => ref.type === 'retweeted')) return false;
     if (exclude.has('replies') && post.references.some((ref) => ref.type === 'replied_to')) return false;
     return true;

@@ -1,8 +1,28 @@
-import { extractEntities, type PostEntities } from './entities';
+import { extractEntities, type PostEntities, type PostLink } from './entities';
+import { isLongText, longPostShown, retweetText, type PostText } from './post-text';
 import { SnowflakeIds } from './snowflake';
+import { displayUrl, linkTo, tcoUrl, wrapTypedUrls } from './tco-links';
 import { foldText, searchTokens } from './text-tokens';
 
 export type ReferenceType = 'retweeted' | 'quoted' | 'replied_to';
+
+export interface PostReference {
+  type: ReferenceType;
+  id: string;
+}
+
+/** X's withholding of a post (TweetWithheld): copyright or country-by-country. */
+export interface PostWithheld {
+  copyright: boolean;
+  countryCodes: string[];
+  scope?: 'tweet' | 'user';
+}
+
+/** X's withholding of an account (UserWithheld): no copyright flag. */
+export interface UserWithheld {
+  countryCodes: string[];
+  scope?: 'user';
+}
 
 export interface SimUser {
   id: string;
@@ -17,6 +37,7 @@ export interface SimUser {
   followingCount: number;
   listedCount: number;
   postCount: number;
+  withheld: UserWithheld | null;
 }
 
 export interface PostMetrics {
@@ -28,20 +49,66 @@ export interface PostMetrics {
   impressions: number;
 }
 
+export const MEDIA_TYPES = ['photo', 'video', 'animated_gif'] as const;
+export type MediaType = (typeof MEDIA_TYPES)[number];
+
+/** A photo, video or GIF attached to a post, as `includes.media` shows it. */
+export interface PostMedia {
+  /** `<type code>_<id>`: 3 for photos, 7 for videos, 16 for GIFs, as X numbers them. */
+  mediaKey: string;
+  type: MediaType;
+  /** The photo itself (photos only). */
+  url?: string;
+  /** A still of a video or GIF. */
+  previewImageUrl?: string;
+  width: number;
+  height: number;
+  altText?: string;
+  /** What X adds for some media (duration_ms, variants, public_metrics): kept from a recording, never invented. */
+  extra?: Record<string, unknown>;
+}
+
+export type NewMedia = Omit<PostMedia, 'mediaKey' | 'extra'>;
+
+/** The versions of an edited post, oldest first; every version shares this one object. */
+export interface EditChain {
+  ids: string[];
+  /** X: a post can be edited for 30 minutes after it is first published... */
+  editableUntil: number;
+  /** ...up to 5 times. */
+  editsRemaining: number;
+  /** Retweets, and replies to someone else, can never be edited. */
+  eligible: boolean;
+}
+
 export interface SimPost {
   id: string;
   num: bigint;
   authorId: string;
+  /**
+   * The whole text as written, raw (not HTML-escaped), with its t.co links: search reads it. A retweet's is
+   * `RT @author: ` and the original's whole text.
+   */
   text: string;
+  /** Entities over `text`, indices in its code points. */
+  entities: PostEntities;
+  /** What `text` shows when it is not the whole text: a long post's start, a retweet's 140-character cut. */
+  shown: PostText | null;
+  /** A long post (over 280 characters): `note_tweet` carries the whole text. */
+  long: boolean;
   lang: string;
   createdAt: number;
   /** When the search index shows it (creation plus the index lag); timelines and lookups ignore this. */
   visibleAt: number;
   conversationId: string;
   inReplyToUserId: string | null;
-  references: { type: ReferenceType; id: string }[];
-  entities: PostEntities;
-  /** Folded search tokens of the text, hashtags and cashtags, computed once. */
+  references: PostReference[];
+  media: PostMedia[];
+  withheld: PostWithheld | null;
+  edits: EditChain;
+  /** X's named-entity annotations, kept from a recording (the simulator infers none). */
+  annotations: unknown[] | null;
+  /** Folded search tokens of the whole text, hashtags and cashtags, computed once. */
   tokens: string[];
   hashtagKeys: Set<string>;
   cashtagKeys: Set<string>;
@@ -61,11 +128,32 @@ export interface NewUser {
   verified?: boolean;
   protected?: boolean;
   followersCount?: number;
+  withheld?: UserWithheld | null;
+}
+
+/** A post as an answer recorded from X holds it: its text carries its t.co links already and is not cut again. */
+export interface RecordedContent {
+  /** Raw (unescaped) `text`. */
+  text: string;
+  /** Raw whole text of a long post (`note_tweet.text`). */
+  noteText?: string;
+  links: PostLink[];
+  media: PostMedia[];
+  annotations?: unknown[];
+  /** References to posts the recording does not hold: kept, so expansions report them missing as X does. */
+  danglingReferences?: PostReference[];
+  conversationId?: string;
+  inReplyToUserId?: string;
+  editControls?: { eligible?: boolean; editsRemaining?: number };
 }
 
 export interface NewPost {
   authorId: string;
+  /** What the author wrote; every http(s) address in it becomes a t.co link. */
   text?: string;
+  /** Expanded URLs added at the end of the text, each as a t.co link. */
+  links?: string[];
+  media?: NewMedia[];
   lang?: string;
   createdAt: number;
   visibleAt: number;
@@ -73,7 +161,26 @@ export interface NewPost {
   retweetOf?: string;
   quoteOf?: string;
   metrics?: Partial<PostMetrics>;
+  withheld?: PostWithheld | null;
+  /** The version this post follows in an edit chain. */
+  editOf?: string;
+  /** A replayed post: its text and entities as recorded instead of `text`, `links` and `media`. */
+  recorded?: RecordedContent;
 }
+
+/** What an edit may change; what it leaves out is kept from the version before. */
+export interface PostEdit {
+  text: string;
+  links?: string[];
+  media?: NewMedia[];
+  lang?: string;
+}
+
+// X's edit rules (docs.x.com, Edit Posts): 30 minutes after the first version, up to 5 edits.
+export const EDIT_WINDOW_MS = 30 * 60 * 1000;
+export const MAX_EDITS = 5;
+
+const MEDIA_TYPE_CODES: Record<MediaType, number> = { photo: 3, video: 7, animated_gif: 16 };
 
 /** Why a store change was refused; the control API turns it into a 404 or 409. */
 export class StoreError extends Error {
@@ -84,6 +191,11 @@ export class StoreError extends Error {
     super(message);
     this.name = 'StoreError';
   }
+}
+
+/** True for the newest version of its post: search and timelines show only these. */
+export function isLatestVersion(post: SimPost): boolean {
+  return post.edits.ids[post.edits.ids.length - 1] === post.id;
 }
 
 function lowerBound(posts: readonly SimPost[], num: bigint): number {
@@ -116,6 +228,7 @@ export class SimStore {
   private readonly sorted: SimPost[] = [];
   private readonly byAuthor = new Map<string, SimPost[]>();
   private readonly ids = new SnowflakeIds((id) => this.postsById.has(id.toString()));
+  private readonly mediaIds = new SnowflakeIds(() => false);
   private nextUserId = 1_000_000_001n;
   private readonly createdListeners = new Set<(post: SimPost) => void>();
 
@@ -143,6 +256,7 @@ export class SimStore {
       followingCount: 0,
       listedCount: 0,
       postCount: 0,
+      withheld: input.withheld ?? null,
     };
     this.usersById.set(user.id, user);
     this.usersByName.set(key, user);
@@ -166,12 +280,31 @@ export class SimStore {
     return [...this.usersById.values()];
   }
 
+  setUserWithheld(userId: string, withheld: UserWithheld | null): SimUser {
+    const user = this.usersById.get(userId);
+    if (!user) throw new StoreError('not_found', `no user with id ${userId}`);
+    user.withheld = withheld;
+    return user;
+  }
+
   post(id: string): SimPost | undefined {
     return this.postsById.get(id);
   }
 
+  /** The newest version of the post with this id (itself when never edited). */
+  latestVersion(id: string): SimPost | undefined {
+    const post = this.postsById.get(id);
+    if (!post) return undefined;
+    return this.postsById.get(post.edits.ids[post.edits.ids.length - 1]!) ?? post;
+  }
+
   postCount(): number {
     return this.sorted.length;
+  }
+
+  /** A fresh post id nothing has, for a reference to a post that does not exist (replayed answers). */
+  reserveId(at: number): string {
+    return this.ids.next(at).toString();
   }
 
   createPost(input: NewPost): SimPost {
@@ -186,32 +319,48 @@ export class SimStore {
     const parent = target(input.replyTo, 'reply to');
     const original = target(input.retweetOf, 'retweet');
     const quoted = target(input.quoteOf, 'quote');
-    const originalAuthor = original && this.usersById.get(original.authorId);
-    const text = original && originalAuthor ? `RT @${originalAuthor.username}: ${original.text}` : (input.text ?? '');
+    const previous = target(input.editOf, 'edit');
+    if (previous && !isLatestVersion(previous)) throw new StoreError('conflict', `post ${previous.id} has a newer version`);
 
     const num = this.ids.next(input.createdAt);
     const id = num.toString();
-    const entities = extractEntities(text);
-    const references: SimPost['references'] = [];
+    const body = this.compose(id, author, input, original);
+    const references: PostReference[] = [];
     if (original) references.push({ type: 'retweeted', id: original.id });
     if (quoted) references.push({ type: 'quoted', id: quoted.id });
     if (parent) references.push({ type: 'replied_to', id: parent.id });
+    references.push(...(input.recorded?.danglingReferences ?? []));
+    const controls = input.recorded?.editControls;
+    const edits: EditChain = previous?.edits ?? {
+      ids: [],
+      editableUntil: input.createdAt + EDIT_WINDOW_MS,
+      editsRemaining: controls?.editsRemaining ?? MAX_EDITS,
+      eligible: controls?.eligible ?? (!original && (!parent || parent.authorId === author.id)),
+    };
+    edits.ids.push(id);
     const post: SimPost = {
       id,
       num,
       authorId: author.id,
-      text,
+      text: body.whole.text,
+      entities: body.whole.entities,
+      shown: body.shown,
+      long: body.long,
       lang: input.lang ?? original?.lang ?? 'en',
       createdAt: input.createdAt,
       visibleAt: Math.max(input.visibleAt, input.createdAt),
-      conversationId: parent ? parent.conversationId : id,
-      inReplyToUserId: parent ? parent.authorId : null,
+      conversationId: input.recorded?.conversationId ?? (parent ? parent.conversationId : id),
+      inReplyToUserId: input.recorded?.inReplyToUserId ?? (parent ? parent.authorId : null),
       references,
-      entities,
-      tokens: searchTokens(text),
-      hashtagKeys: new Set(entities.hashtags.map((entity) => foldText(entity.tag))),
-      cashtagKeys: new Set(entities.cashtags.map((entity) => foldText(entity.tag))),
-      metrics: { retweets: 0, replies: 0, likes: 0, quotes: 0, bookmarks: 0, impressions: 0, ...input.metrics },
+      media: body.media,
+      withheld: input.withheld ?? null,
+      edits,
+      annotations: input.recorded?.annotations ?? null,
+      tokens: searchTokens(searchableText(body.whole)),
+      hashtagKeys: new Set(body.whole.entities.hashtags.map((entity) => foldText(entity.tag))),
+      cashtagKeys: new Set(body.whole.entities.cashtags.map((entity) => foldText(entity.tag))),
+      // Each version of an edited post has its own metrics (X's docs): a new version starts from nothing.
+      metrics: { retweets: 0, replies: 0, likes: 0, quotes: 0, bookmarks: 0, impressions: 0, ...definedCounts(input.metrics) },
       likerIds: [],
       retweeterIds: [],
     };
@@ -220,14 +369,49 @@ export class SimStore {
     let authored = this.byAuthor.get(author.id);
     if (!authored) this.byAuthor.set(author.id, (authored = []));
     insertSorted(authored, post);
-    author.postCount += 1;
-    if (parent) parent.metrics.replies += 1;
-    if (quoted) quoted.metrics.quotes += 1;
+    // An edit is the same post: the author's post count and the counts of what it replies to or quotes stay.
+    if (!previous) {
+      author.postCount += 1;
+      if (parent) parent.metrics.replies += 1;
+      if (quoted) quoted.metrics.quotes += 1;
+    }
     if (original) {
       original.metrics.retweets += 1;
       if (!original.retweeterIds.includes(author.id)) original.retweeterIds.push(author.id);
     }
     for (const listener of this.createdListeners) listener(post);
+    return post;
+  }
+
+  /**
+   * Edits a post as X does: the newest version of its chain gets a successor with a new, larger id, the same
+   * references and (unless given) the same media and language. Refused (conflict) for a post that cannot be
+   * edited, after 30 minutes or after 5 edits.
+   */
+  editPost(id: string, edit: PostEdit, at: number, visibleAt: number): SimPost {
+    const head = this.latestVersion(id);
+    if (!head) throw new StoreError('not_found', `no post ${id}`);
+    const chain = head.edits;
+    if (!chain.eligible) throw new StoreError('conflict', `post ${id} cannot be edited (retweets and replies to others cannot)`);
+    if (chain.editsRemaining <= 0) throw new StoreError('conflict', `post ${id} has no edits remaining`);
+    if (at >= chain.editableUntil) throw new StoreError('conflict', `post ${id} was editable until ${new Date(chain.editableUntil).toISOString()}`);
+    const reference = (type: ReferenceType) => head.references.find((ref) => ref.type === type)?.id;
+    const replyTo = reference('replied_to');
+    const quoteOf = reference('quoted');
+    const post = this.createPost({
+      authorId: head.authorId,
+      text: edit.text,
+      links: edit.links,
+      media: edit.media,
+      lang: edit.lang ?? head.lang,
+      createdAt: at,
+      visibleAt,
+      replyTo: replyTo && this.postsById.has(replyTo) ? replyTo : undefined,
+      quoteOf: quoteOf && this.postsById.has(quoteOf) ? quoteOf : undefined,
+      withheld: head.withheld,
+      editOf: head.id,
+    });
+    chain.editsRemaining -= 1;
     return post;
   }
 
@@ -261,14 +445,34 @@ export class SimStore {
     return post;
   }
 
+  /** Sets a post's counts outright (a replayed post keeps the counts it was recorded with). */
+  setMetrics(postId: string, metrics: Partial<PostMetrics>): SimPost {
+    const post = this.requirePost(postId);
+    Object.assign(post.metrics, definedCounts(metrics));
+    return post;
+  }
+
+  setPostWithheld(postId: string, withheld: PostWithheld | null): SimPost {
+    const post = this.requirePost(postId);
+    post.withheld = withheld;
+    return post;
+  }
+
+  /**
+   * Deletes a post as X does: every version of an edited post goes with it, and so do the retweets of any of
+   * them. The counts the deleted posts added (a retweet's, a reply's, a quote's) are taken back.
+   */
   deletePost(id: string): void {
     const post = this.requirePost(id);
-    this.postsById.delete(id);
-    removeSorted(this.sorted, post);
-    const authored = this.byAuthor.get(post.authorId);
-    if (authored) removeSorted(authored, post);
-    const author = this.usersById.get(post.authorId);
-    if (author) author.postCount -= 1;
+    for (const versionId of [...post.edits.ids]) {
+      const version = this.postsById.get(versionId);
+      if (!version) continue;
+      for (const retweet of this.sorted.filter((candidate) => candidate.references.some((ref) => ref.type === 'retweeted' && ref.id === versionId))) {
+        if (this.postsById.has(retweet.id)) this.deletePost(retweet.id);
+      }
+      if (versionId === post.edits.ids[0]) this.takeBackCounts(version);
+      this.forget(version);
+    }
   }
 
   /** Posts with since < id < until, newest first, from every author or one. */
@@ -291,8 +495,9 @@ export class SimStore {
   /** Drops posts created before `before` (X's recent search covers 7 days; the generator would grow forever). */
   pruneBefore(before: number): number {
     let dropped = 0;
+    // Forgetting old posts is memory housekeeping, not deletion: counts and retweets of them stay.
     while (this.sorted.length > 0 && this.sorted[0]!.createdAt < before) {
-      this.deletePost(this.sorted[0]!.id);
+      this.forget(this.sorted[0]!);
       dropped += 1;
     }
     return dropped;
@@ -305,6 +510,7 @@ export class SimStore {
     this.sorted.length = 0;
     this.byAuthor.clear();
     this.ids.reset();
+    this.mediaIds.reset();
     this.nextUserId = 1_000_000_001n;
   }
 
@@ -313,4 +519,85 @@ export class SimStore {
     if (!post) throw new StoreError('not_found', `no post ${id}`);
     return post;
   }
+
+  private forget(post: SimPost): void {
+    this.postsById.delete(post.id);
+    removeSorted(this.sorted, post);
+    const authored = this.byAuthor.get(post.authorId);
+    if (authored) removeSorted(authored, post);
+    const author = this.usersById.get(post.authorId);
+    if (author && post.edits.ids[0] === post.id) author.postCount -= 1;
+  }
+
+  private takeBackCounts(post: SimPost): void {
+    for (const reference of post.references) {
+      const target = this.postsById.get(reference.id);
+      if (!target) continue;
+      if (reference.type === 'replied_to') target.metrics.replies = Math.max(0, target.metrics.replies - 1);
+      if (reference.type === 'quoted') target.metrics.quotes = Math.max(0, target.metrics.quotes - 1);
+      if (reference.type === 'retweeted') {
+        target.metrics.retweets = Math.max(0, target.metrics.retweets - 1);
+        target.retweeterIds = target.retweeterIds.filter((userId) => userId !== post.authorId);
+      }
+    }
+  }
+
+  /** The post's whole text, what it shows as `text`, and its media, from what was written or recorded. */
+  private compose(id: string, author: SimUser, input: NewPost, original: SimPost | undefined): { whole: PostText; shown: PostText | null; long: boolean; media: PostMedia[] } {
+    if (original) {
+      const originalAuthor = this.usersById.get(original.authorId);
+      const { whole, shown } = retweetText(originalAuthor?.username ?? 'i', { text: original.text, entities: original.entities });
+      return { whole, shown, long: false, media: [] };
+    }
+    const recorded = input.recorded;
+    if (recorded) {
+      const shownText = { text: recorded.text, entities: extractEntities(recorded.text, recorded.links) };
+      if (recorded.noteText === undefined) return { whole: shownText, shown: null, long: false, media: recorded.media };
+      return { whole: { text: recorded.noteText, entities: extractEntities(recorded.noteText, recorded.links) }, shown: shownText, long: true, media: recorded.media };
+    }
+    const typed = wrapTypedUrls(input.text ?? '', id);
+    const links = [...typed.links];
+    let text = typed.text;
+    for (const [index, expanded] of (input.links ?? []).entries()) {
+      const link = linkTo(expanded, `${id}:link:${index}`);
+      links.push(link);
+      text = text === '' ? link.url : `${text} ${link.url}`;
+    }
+    const previous = input.editOf === undefined ? undefined : this.postsById.get(input.editOf);
+    const media = input.media ? this.newMedia(input.media, input.createdAt) : (previous?.media ?? []);
+    const long = isLongText(text);
+    // The media link X appends points at the post's own photo (or video) page; a long post has the note link instead.
+    if (media.length > 0 && !long) {
+      const first = media[0]!;
+      const url = tcoUrl(`${id}:media`);
+      links.push({
+        url,
+        expandedUrl: `https://twitter.com/${author.username}/status/${id}/${first.type === 'video' ? 'video' : 'photo'}/1`,
+        displayUrl: `pic.twitter.com/${url.slice('https://t.co/'.length)}`,
+        mediaKey: first.mediaKey,
+      });
+      text = text === '' ? url : `${text} ${url}`;
+    }
+    const whole: PostText = { text, entities: extractEntities(text, links) };
+    if (!long) return { whole, shown: null, long, media };
+    const expandedUrl = `https://twitter.com/i/web/status/${id}`;
+    const noteLink: PostLink = { url: tcoUrl(`${id}:note`), expandedUrl, displayUrl: displayUrl(expandedUrl) };
+    return { whole, shown: longPostShown(whole, noteLink), long, media };
+  }
+
+  private newMedia(media: readonly NewMedia[], at: number): PostMedia[] {
+    return media.map((item) => ({ ...item, mediaKey: `${MEDIA_TYPE_CODES[item.type]}_${this.mediaIds.next(at)}` }));
+  }
+}
+
+/** The text search reads: t.co links stand for their expanded addresses, as X's search matches URLs. */
+function searchableText(whole: PostText): string {
+  let text = whole.text;
+  for (const url of whole.entities.urls) text = text.split(url.link.url).join(` ${url.link.expandedUrl} `);
+  return text;
+}
+
+/** The counts that are given: a partial public_metrics leaves the others at what they were. */
+function definedCounts(metrics: Partial<PostMetrics> | undefined): Partial<PostMetrics> {
+  return Object.fromEntries(Object.entries(metrics ?? {}).filter(([, value]) => value !== undefined));
 }
