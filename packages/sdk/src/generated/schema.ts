@@ -7419,10 +7419,43 @@ export interface components {
             author: string;
             /** @example Satoshi */
             author_name: string;
-            /** @description Post content; a fixed note for retweet and like events. */
+            /** @description The post as its author wrote it: X's HTML escaping (`&amp;`, `&lt;`, `&gt;`) undone once, the whole text of a long post, a retweet as `RT @author: ` and the whole original. t.co links stay as X sent them (see `urls`). A fixed note for retweet and like events; empty once the post is deleted on X. */
             text: string;
-            /** @example https://x.com/satoshi/status/1861234567890123456 */
+            /**
+             * @description The newest version of the post.
+             * @example https://x.com/satoshi/status/1861234567890123456
+             */
             url: string;
+            /** @description The links in `text`, in order; empty when none (and for engagement items). */
+            urls: components["schemas"]["PostUrl"][];
+            /** @description The post's photos, videos and GIFs (a retweet's: the original's); empty when none. */
+            media: components["schemas"]["PostMedia"][];
+            /** @description The post this one quotes, or null. */
+            quoted: {
+                /**
+                 * @description X's id of the quoted post.
+                 * @example 1861234567890123000
+                 */
+                id: string;
+                /** @example @alice */
+                author: string;
+                author_name: string;
+                /** @description The quoted post as its author wrote it. */
+                text: string;
+                url: string;
+            } | null;
+            /**
+             * @description X's language code (`und` when undetermined), or null.
+             * @example en
+             */
+            lang: string | null;
+            /**
+             * @description When the newest version of an edited post was seen (an edit is the same item, updated, with no second alert); null when never edited.
+             * @example 2026-11-22T01:24:59.123Z
+             */
+            edited_at: string | null;
+            /** @description The post was deleted on X: its id and times stay; text, author name, urls, media and quote are removed. */
+            deleted: boolean;
             /**
              * @description Publication time; null for retweet and like events.
              * @example 2026-11-22T01:24:59.123Z
@@ -7465,6 +7498,34 @@ export interface components {
              * @enum {string}
              */
             kind?: "retweet" | "like" | "reply";
+        };
+        PostUrl: {
+            /**
+             * @description The t.co link as it stands in `text`.
+             * @example https://t.co/D8LLYXkHSm
+             */
+            url: string;
+            /** @example https://example.com/report */
+            expanded_url: string;
+            /** @example example.com/report */
+            display_url: string;
+        };
+        PostMedia: {
+            /**
+             * @description `photo`, `video` or `animated_gif` (X may add kinds).
+             * @example photo
+             */
+            type: string;
+            /**
+             * @description Photos.
+             * @example https://pbs.twimg.com/media/Fabc.jpg
+             */
+            url: string | null;
+            /** @description Videos and GIFs: a still frame. */
+            preview_image_url: string | null;
+            width: number | null;
+            height: number | null;
+            alt_text: string | null;
         };
         NotificationConfig: {
             /** @description In the order they were saved. */
