@@ -88,7 +88,7 @@ export type DeliveryOutcome =
   | { outcome: 'retry'; afterMs?: number; reason: string }
   /** Telegram could not parse the formatted text: resend at once in the form without markup. */
   | { outcome: 'retry-plain'; reason: string }
-  /** Telegram refused the media (could not fetch the photo): resend at once in the form without media, a text message. */
+  /** The platform refused the media (Telegram or Slack could not fetch the image): resend at once in the form without media. */
   | { outcome: 'retry-without-media'; reason: string }
   | {
       outcome: 'permanent';
@@ -101,12 +101,12 @@ export type DeliveryOutcome =
 
 /**
  * The form a message is built in: the full one first, then, only where the platform refused part of it
- * (Telegram), the same content without that part, so the alert still arrives.
+ * (Telegram, Slack), the same content without that part, so the alert still arrives.
  */
 export interface MessageForm {
   /** Formatting (Telegram's HTML); off after the platform could not parse it. */
   markup: boolean;
-  /** Media sent with the card (Telegram's sendPhoto); off after the platform refused the media. */
+  /** The post's image sent with the card (Telegram's sendPhoto, Slack's image block); off after the platform refused it. */
   media: boolean;
 }
 

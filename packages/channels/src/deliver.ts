@@ -31,9 +31,9 @@ function fallbackForm(form: MessageForm, outcome: DeliveryOutcome): MessageForm 
 
 /**
  * One delivery attempt: build, send, interpret. Where the platform refuses part of a message (Telegram: HTML it
- * cannot parse, a photo it cannot fetch), the same content is resent at once without that part, each fallback
- * once, within this attempt; a refusal of a part already left out is permanent. Retries over time, pacing and
- * digests are the caller's.
+ * cannot parse; Telegram and Slack: an image they cannot fetch), the same content is resent at once without that
+ * part, each fallback once, within this attempt; a refusal of a part already left out is permanent. Retries over
+ * time, pacing and digests are the caller's.
  */
 export async function deliver<K extends ChannelKind>(
   message: ChannelMessage,
@@ -43,12 +43,16 @@ export async function deliver<K extends ChannelKind>(
 ): Promise<DeliveryAttempt> {
   const adapter = adapterFor<K>(channel.kind);
   let form = FULL_FORM;
+  let request = adapter.buildRequest(message, channel, meta, form);
   for (;;) {
-    const result = await sender.send(adapter.buildRequest(message, channel, meta, form));
+    const result = await sender.send(request);
     const outcome = adapter.interpret(result);
     const next = fallbackForm(form, outcome);
-    if (next) {
+    const resend = next && adapter.buildRequest(message, channel, meta, next);
+    // A fallback that changes nothing (a message without media asked to go without) is not sent again.
+    if (next && resend && (resend.url !== request.url || resend.body !== request.body)) {
       form = next;
+      request = resend;
       continue;
     }
     const final: DeliveryOutcome =

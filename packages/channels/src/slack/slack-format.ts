@@ -92,14 +92,15 @@ function quotedSection(card: CardContent): SlackBlock | null {
   );
 }
 
-export function slackAlertPayload(alert: AlertPost, botName: string, customTemplate: string): SlackPayload {
+/** `withImage` false: the card without its image block (and with the media link), after Slack could not fetch the image. */
+export function slackAlertPayload(alert: AlertPost, botName: string, customTemplate: string, withImage = true): SlackPayload {
   const template = effectiveTemplate(customTemplate, alert);
   const sender = context(`*${escapeMrkdwn(botName)}*`);
   if (template !== '') {
     const text = renderTemplate(template, alert, { escape: escapeMrkdwn, maxLength: SLACK_SECTION_LIMIT });
     return { text, blocks: [sender, section(text)] };
   }
-  let card = cardContent(alert, { showImage: true });
+  let card = cardContent(alert, { showImage: withImage });
   // An image Slack would refuse is not shown; its media link then stays in the text.
   if (card.image && card.image.url.length > SLACK_IMAGE_URL_LIMIT) card = cardContent(alert);
   const header = `*${escapeMrkdwn(card.header)}*`;

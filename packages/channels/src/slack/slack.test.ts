@@ -1,6 +1,7 @@
 import { createSender, deliver, slackChannel, type AlertPost } from '../index';
 import { channel, EVERY_PLACEHOLDER, hashtagAlert, likeAlert, meta, RICH_POST_URL, richAlert } from '../test-support/alerts';
 import { startFakeSlack, type FakeSlack } from '../test-support/fake-slack';
+import { startLocalServer, type LocalServer } from '../test-support/local-server';
 
 const POST_URL = 'https://x.com/alice/status/1890000000000000001';
 
@@ -11,14 +12,22 @@ function strayMarkup(mrkdwn: string): string[] {
 
 describe('slack channel', () => {
   let slack: FakeSlack;
+  // Where the posts' images are: Slack downloads an image block's image before it posts the message.
+  let images: LocalServer;
   const sender = createSender({ allowPrivateNetworks: true, timeoutMs: 5000 });
   beforeAll(async () => {
     slack = await startFakeSlack();
+    images = await startLocalServer((request) =>
+      request.path.startsWith('/media/') ? { status: 200, headers: { 'content-type': 'image/jpeg' }, body: 'JFIF' } : { status: 404 },
+    );
   });
   afterAll(async () => {
     sender.close();
     await slack.close();
+    await images.close();
   });
+  const image = (name: string) => `${images.origin}/media/${name}`;
+  const photoAlert = (url = image('Fish.jpg')): AlertPost => ({ ...richAlert, media: [{ ...richAlert.media![0]!, url }] });
   const target = () => channel({ kind: 'slack', url: slack.webhookUrl, botName: 'Hashwatch' });
 
   it('builds the default card as mrkdwn blocks with the bot name in the body', () => {
@@ -62,7 +71,7 @@ describe('slack channel', () => {
               `\n\n<${RICH_POST_URL}|View post>`,
           },
         },
-        { type: 'image', image_url: 'https://pbs.twimg.com/media/Fish.jpg', alt_text: 'Fish & chips on a plate' },
+        { type: 'image', image_url: image('Fish.jpg'), alt_text: 'Fish & chips on a plate' },
         {
           type: 'section',
           text: {
@@ -72,8 +81,8 @@ describe('slack channel', () => {
         },
       ],
     };
-    expect(JSON.parse(slackChannel.buildRequest(richAlert, target(), meta).body)).toEqual(expected);
-    expect(await deliver(richAlert, target(), meta, sender)).toEqual({ outcome: { outcome: 'delivered' }, status: 200 });
+    expect(JSON.parse(slackChannel.buildRequest(photoAlert(), target(), meta).body)).toEqual(expected);
+    expect(await deliver(photoAlert(), target(), meta, sender)).toEqual({ outcome: { outcome: 'delivered' }, status: 200 });
     expect(slack.messages.at(-1)).toEqual(expected);
   });
 
@@ -85,14 +94,48 @@ describe('slack channel', () => {
   });
 
   it.each([
-    ['photo', { url: 'https://pbs.twimg.com/media/P.jpg', preview_image_url: null }, 'https://pbs.twimg.com/media/P.jpg', 'Photo from the post by @alice'],
-    ['video', { url: null, preview_image_url: 'https://pbs.twimg.com/thumb/V.jpg' }, 'https://pbs.twimg.com/thumb/V.jpg', 'Video preview from the post by @alice'],
-    ['animated_gif', { url: null, preview_image_url: 'https://pbs.twimg.com/thumb/G.jpg' }, 'https://pbs.twimg.com/thumb/G.jpg', 'GIF preview from the post by @alice'],
-  ])('gives media of type %s without alt text an alt text Slack accepts', async (type, urls, imageUrl, alt) => {
-    const alert: AlertPost = { ...richAlert, quoted: null, media: [{ type, ...urls, width: 100, height: 100, alt_text: '  ' }] };
+    ['photo', 'url', 'Photo from the post by @alice'],
+    ['video', 'preview_image_url', 'Video preview from the post by @alice'],
+    ['animated_gif', 'preview_image_url', 'GIF preview from the post by @alice'],
+  ])('gives media of type %s without alt text an alt text Slack accepts', async (type, field, alt) => {
+    const media = { type, url: null, preview_image_url: null, [field]: image(`${type}.jpg`), width: 100, height: 100, alt_text: '  ' };
+    const alert: AlertPost = { ...richAlert, quoted: null, media: [media] };
     const request = slackChannel.buildRequest(alert, target(), meta);
-    expect(JSON.parse(request.body).blocks[2]).toEqual({ type: 'image', image_url: imageUrl, alt_text: alt });
+    expect(JSON.parse(request.body).blocks[2]).toEqual({ type: 'image', image_url: image(`${type}.jpg`), alt_text: alt });
     expect(slackChannel.interpret(await sender.send(request))).toEqual({ outcome: 'delivered' });
+  });
+
+  it('resends the card without its image, media link kept, when Slack cannot download the image', async () => {
+    const before = slack.received.length;
+    expect(await deliver(photoAlert(`${images.origin}/gone.jpg`), target(), meta, sender)).toEqual({ outcome: { outcome: 'delivered' }, status: 200 });
+    const [withImage, withoutImage] = slack.received.slice(before).map((request) => JSON.parse(request.body));
+    expect(withImage.blocks.map((block: { type: string }) => block.type)).toEqual(['context', 'section', 'image', 'section']);
+    expect(withoutImage).toEqual({
+      text: 'New post on #btc · @alice',
+      blocks: [
+        withImage.blocks[0],
+        {
+          type: 'section',
+          text: {
+            type: 'mrkdwn',
+            text:
+              '*New post on #btc*\n*@alice* · Alice Example · _edited_\n\n' +
+              'Fish &amp; Chips &lt;3 &gt; 2, I typed &amp;amp; myself. Menu: <https://example.com/menu_(2026)?a=1&amp;b=2|example.com/menu_(2026)?a=1…> ' +
+              `<${RICH_POST_URL}/photo/1|pic.x.com/Pic4567>\n\n<${RICH_POST_URL}|View post>`,
+          },
+        },
+        withImage.blocks[3],
+      ],
+    });
+    expect(slack.messages.at(-1)).toEqual(withoutImage);
+  });
+
+  it('fails permanently on invalid_blocks for a message without an image, without sending it twice', async () => {
+    const before = slack.received.length;
+    // A context block longer than Slack's 3000 characters: nothing to leave out, so no second request.
+    const attempt = await deliver(hashtagAlert, { ...target(), botName: 'b'.repeat(3000) }, meta, sender);
+    expect(attempt).toEqual({ outcome: { outcome: 'permanent', reason: 'Slack answered 400: invalid_blocks' }, status: 400 });
+    expect(slack.received.length).toBe(before + 1);
   });
 
   it('keeps the trailing media link as a link when there is no image to show', () => {
@@ -115,7 +158,7 @@ describe('slack channel', () => {
   });
 
   it('cuts a long quoted post within its 3000-character section and keeps its link', async () => {
-    const alert: AlertPost = { ...richAlert, quoted: { ...richAlert.quoted!, text: '&'.repeat(4000) } };
+    const alert: AlertPost = { ...photoAlert(), quoted: { ...richAlert.quoted!, text: '&'.repeat(4000) } };
     const request = slackChannel.buildRequest(alert, target(), meta);
     const quote: string = JSON.parse(request.body).blocks[3].text.text;
     expect(quote.length).toBeLessThanOrEqual(3000);

@@ -28,12 +28,27 @@ function validBlock(block: Block): boolean {
 // Slack answers incoming-webhook errors as plain-text codes (invalid_payload, no_service, …), as Slack documents.
 const error = (status: number, code: string): Reply => ({ status, headers: { 'content-type': 'text/plain' }, body: code });
 
-/** A Slack incoming webhook on 127.0.0.1, with one live and one archived channel. */
+/** Slack downloads an image block's image before it posts the message; one it cannot download fails the message. */
+async function downloads(url: string): Promise<boolean> {
+  try {
+    const response = await fetch(url, { signal: AbortSignal.timeout(5000) });
+    await response.arrayBuffer();
+    return response.ok && (response.headers.get('content-type') ?? '').startsWith('image/');
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A Slack incoming webhook on 127.0.0.1, with one live and one archived channel. Images of image blocks are
+ * downloaded (so tests serve them locally), and one that cannot be is `invalid_blocks`, as Slack answers
+ * "downloading image failed".
+ */
 export async function startFakeSlack(): Promise<FakeSlack> {
   const messages: FakeSlack['messages'] = [];
   const live = '/services/T000/B000/live';
   const archived = '/services/T000/B001/archived';
-  const server = await startLocalServer((request) => {
+  const server = await startLocalServer(async (request) => {
     if (request.path === archived) return error(410, 'channel_is_archived');
     if (request.path !== live) return error(404, 'no_service');
     if (!String(request.headers['content-type']).startsWith('application/json')) return error(400, 'invalid_payload');
@@ -46,6 +61,9 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     if (!payload.text && !payload.blocks?.length) return error(400, 'no_text');
     if ((payload.blocks?.length ?? 0) > 50) return error(400, 'invalid_blocks');
     if (payload.blocks?.some((block) => !validBlock(block))) return error(400, 'invalid_blocks');
+    for (const block of payload.blocks ?? []) {
+      if (block.type === 'image' && !(await downloads(block.image_url as string))) return error(400, 'invalid_blocks');
+    }
     messages.push(payload);
     return { status: 200, headers: { 'content-type': 'text/html' }, body: 'ok' };
   });
