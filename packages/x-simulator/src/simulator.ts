@@ -5,6 +5,7 @@ import { postsRouter } from './routes/posts.router';
 import { searchRouter } from './routes/search.router';
 import { streamRouter } from './routes/stream.router';
 import { usersRouter } from './routes/users.router';
+import { sendXAnswer } from './http/x-response';
 import { SimulatorState } from './simulator-state';
 import { simulatorOptionsSchema, type SimulatorOptions } from './simulator-options';
 
@@ -32,15 +33,13 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   app.use(postsRouter(state));
   app.use(usersRouter(state));
   app.use(engagementRouter(state));
-  app.use((_req, res) => {
-    const answer = state.problems.routeNotFound();
-    res.status(answer.status).type(answer.contentType ?? 'application/json').send(JSON.stringify(answer.body));
+  app.use((req, res, next) => {
+    sendXAnswer(req, res, state.problems.routeNotFound(), state.now()).catch(next);
   });
   const internal: ErrorRequestHandler = (error: Error, req, res, next) => {
     if (res.headersSent) return next(error);
     logger?.error('simulator request failed', { path: req.path, error: error.message });
-    const answer = state.problems.internalError();
-    res.status(answer.status).type(answer.contentType ?? 'application/json').send(JSON.stringify(answer.body));
+    sendXAnswer(req, res, state.problems.internalError(), state.now()).catch(() => res.destroy());
   };
   app.use(internal);
 

@@ -4,6 +4,7 @@ import type { FaultKind } from '../faults/fault-injector';
 import type { LimitState, TokenKind } from '../limits/rate-limiter';
 import type { SimulatorState } from '../simulator-state';
 import type { XAnswer } from './problems';
+import { sendXAnswer } from './x-response';
 
 /** Who is calling: the token and whether X would treat it as app-only or user context. */
 export interface Caller {
@@ -37,10 +38,6 @@ function setLimitHeaders(res: Response, limit: LimitState): void {
   res.set('x-rate-limit-limit', String(limit.limit));
   res.set('x-rate-limit-remaining', String(limit.remaining));
   res.set('x-rate-limit-reset', String(limit.reset));
-}
-
-function send(res: Response, answer: XAnswer): void {
-  res.status(answer.status).type(answer.contentType ?? 'application/json').send(JSON.stringify(answer.body));
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -112,6 +109,6 @@ export function endpoint(
     });
     if (res.destroyed) return;
     if (answer.stream && answer.status === 200) answer.stream(req, res);
-    else send(res, answer);
+    else await sendXAnswer(req, res, answer, state.now());
   };
 }

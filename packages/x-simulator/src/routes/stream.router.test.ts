@@ -193,6 +193,23 @@ describe('GET /2/tweets/search/stream', () => {
     expect(again.res.statusCode).toBe(200);
   });
 
+  it('stays uncompressed when the client takes gzip (axios asks for it even when it reads raw lines), each line flushed as the post is made', async () => {
+    await addRules({ value: '#btc' });
+    const stream = track(await connect(x.url, { ...APP, 'Accept-Encoding': 'gzip, compress, deflate, br' }, '?tweet.fields=entities'));
+    expect(stream.res.statusCode).toBe(200);
+    expect(stream.res.headers['content-encoding']).toBeUndefined();
+    expect(stream.res.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(stream.res.headers.date).toMatch(/ UTC$/);
+    const at = Date.now();
+    x.sim.state.injectPost({ author: 'alice', text: 'first & 🐍 #btc' });
+    await until(() => stream.lines().length === 1);
+    expect(Date.now() - at).toBeLessThan(90);
+    expect(stream.lines()[0]).toContain('"text":"first &amp; \\uD83D\\uDC0D #btc"');
+    x.sim.state.injectPost({ author: 'alice', text: 'second #btc' });
+    await until(() => stream.lines().length === 2);
+    expect(JSON.parse(stream.lines()[1]!).data.text).toBe('second #btc');
+  });
+
   it('delivers each matching post as one line with every matching rule, retweets included, and follows rule changes', async () => {
     const added = await addRules({ value: '#btc', tag: 'btc' }, { value: 'from:alice' });
     const [btc, alice] = added.body.data as { id: string }[];

@@ -1,6 +1,7 @@
 import type { Response } from 'express';
 import type { FieldSelection } from '../fields/field-selection';
 import type { Problems } from '../http/problems';
+import { setXHeaders, xJson } from '../http/x-response';
 import { QuerySyntaxError, type QueryNode } from '../query/query-ast';
 import { matchesQuery } from '../query/query-matcher';
 import { parseQuery } from '../query/query-parser';
@@ -177,12 +178,16 @@ export class StreamHub {
     return [...this.connections.values()].some((connection) => connection.token === token);
   }
 
-  /** Takes over an accepted connect: 200, chunked JSON lines, keep-alives, until either side closes. */
+  /**
+   * Takes over an accepted connect: 200, chunked JSON lines, keep-alives, until either side closes. The
+   * stream is never gzipped, whatever Accept-Encoding says (identity is always an acceptable answer): a
+   * client reading lines off the socket (axios with `decompress: false` still advertises gzip) gets each post
+   * the moment it is written.
+   */
   open(token: string, res: Response, selection: FieldSelection): void {
     res.status(200);
-    res.set('Content-Type', 'application/json');
+    setXHeaders(res, 'application/json', this.now());
     res.set('Transfer-Encoding', 'chunked');
-    res.set('Cache-Control', 'no-cache');
     res.flushHeaders();
     const id = this.nextConnectionId;
     this.nextConnectionId += 1;
@@ -207,7 +212,7 @@ export class StreamHub {
     const open = [...this.connections.values()];
     for (const connection of open) {
       this.forget(connection);
-      if (operational) connection.res.end(`${JSON.stringify(this.problems.operationalDisconnect())}\r\n`);
+      if (operational) connection.res.end(`${xJson(this.problems.operationalDisconnect())}\r\n`);
       else connection.res.destroy();
     }
     return open.length;
@@ -279,7 +284,7 @@ export class StreamHub {
       const line: Json = { data: serialized.data[0] };
       if (serialized.includes) line.includes = serialized.includes;
       line.matching_rules = matching.map((rule) => (rule.tag === undefined ? { id: rule.id } : { id: rule.id, tag: rule.tag }));
-      connection.res.write(`${JSON.stringify(line)}\r\n`);
+      connection.res.write(`${xJson(line)}\r\n`);
       connection.delivered += 1;
       this.delivered += 1;
       this.onServed(serialized.postsServed, serialized.usersServed);
