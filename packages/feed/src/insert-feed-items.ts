@@ -88,7 +88,7 @@ WITH clock AS (${TAKE_FEED_CLOCK}
   SELECT r.id, r.user_id, r.dedupe_key, r.type, r.hashtag, r.account,
          ARRAY(SELECT jsonb_array_elements_text(r.sources::jsonb)), r.x_post_id, r.author_id, r.author,
          r.author_name, r.text, r.url, r.posted_at, (SELECT last FROM clock), r.parent_id, r.kind, r.engagement_tracked,
-         r.track_likes, r.track_reposts, r.track_comments, r.lang, r.urls::jsonb, r.media::jsonb, r.quoted::jsonb,
+         r.track_likes, r.track_reposts, r.track_comments, r.lang, r.urls::json, r.media::json, r.quoted::json,
          CASE WHEN r.edited THEN (SELECT last FROM clock) END
     FROM unnest($1::text[], $2::text[], $3::text[], $4::feed_item_type[], $5::text[], $6::text[], $7::text[],
                 $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::timestamptz[],

@@ -12,12 +12,13 @@ ALTER TABLE "x_posts"
   ADD COLUMN "deleted_at" TIMESTAMPTZ(6);
 
 -- On feed items the lists are null when empty (nearly every post), so the hot insert passes nothing for them;
--- the item's JSON shows null lists as [].
+-- the item's JSON shows null lists as []. `json`, not `jsonb`: kept as written (compact), so the item's JSON
+-- splices them in unchanged, and nothing queries inside them.
 ALTER TABLE "feed_items"
   ADD COLUMN "lang" TEXT,
-  ADD COLUMN "urls" JSONB,
-  ADD COLUMN "media" JSONB,
-  ADD COLUMN "quoted" JSONB,
+  ADD COLUMN "urls" JSON,
+  ADD COLUMN "media" JSON,
+  ADD COLUMN "quoted" JSON,
   ADD COLUMN "edited_at" TIMESTAMPTZ(6),
   ADD COLUMN "deleted" BOOLEAN NOT NULL DEFAULT false;
 

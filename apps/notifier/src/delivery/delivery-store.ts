@@ -22,7 +22,7 @@ export interface ClaimedDelivery {
   text: string;
   url: string;
   lang: string | null;
-  /** jsonb, null when empty. */
+  /** json, null when empty. */
   urls: AlertUrl[] | null;
   media: AlertMedia[] | null;
   quoted: AlertQuoted | null;

@@ -20,7 +20,7 @@ RETURNING p.id, p.edited_at`;
 
 const EDIT_ITEMS = `
 UPDATE feed_items f
-   SET text = v.text, url = v.url, lang = v.lang, urls = v.urls::jsonb, media = v.media::jsonb, quoted = v.quoted::jsonb,
+   SET text = v.text, url = v.url, lang = v.lang, urls = v.urls::json, media = v.media::json, quoted = v.quoted::json,
        edited_at = v.edited_at
   FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::timestamptz[])
     AS v(id, text, url, lang, urls, media, quoted, edited_at)

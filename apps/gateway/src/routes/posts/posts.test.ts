@@ -25,6 +25,12 @@ describe('GET /v1/posts items, filters and pages', () => {
             author_name: 'Satoshi N',
             text: stored?.text,
             url: stored?.url,
+            urls: [],
+            media: [],
+            quoted: null,
+            lang: null,
+            edited_at: null,
+            deleted: false,
             posted_at: '2026-11-22T01:00:00.123Z',
             detected_at: stored?.detectedAt.toISOString(),
             engagement: null,
@@ -33,6 +39,19 @@ describe('GET /v1/posts items, filters and pages', () => {
         next_cursor: null,
       });
       expect(res.body.data[0].detected_at).toMatch(ISO_MS);
+    });
+
+    it('answers what a post carries: links, media, the quoted post, its language and an edit, as compact JSON', async () => {
+      const { accountId, auth } = await gw.account();
+      const urls = [{ url: 'https://t.co/D8LLYXkHSm', expanded_url: 'https://example.com/a?b=1&c=2', display_url: 'example.com/a?b=1…' }];
+      const media = [{ type: 'photo', url: 'https://pbs.twimg.com/media/F.jpg', preview_image_url: null, width: 1200, height: 675, alt_text: 'chart "up"' }];
+      const quoted = { id: '1861', author: '@alice', author_name: 'Alice', text: 'Fish & Chips <3', url: 'https://x.com/alice/status/1861' };
+      const text = 'Rates & bonds <now> https://t.co/D8LLYXkHSm';
+      const [stored] = await store([item(accountId, { text, urls, media, quoted, lang: 'und', edited: true })]);
+      const res = await get(auth);
+      expect(res.status).toBe(200);
+      expect(res.body.data[0]).toMatchObject({ text, urls, media, quoted, lang: 'und', edited_at: stored?.detectedAt.toISOString(), deleted: false });
+      expect(res.text).toBe(JSON.stringify(JSON.parse(res.text)));
     });
 
     it('carries any text unchanged: quotes, backslashes, control characters, line separators and emoji', async () => {
