@@ -86,6 +86,16 @@ describe('json channel', () => {
     });
   });
 
+  it('writes the default card in text as a chat platform would show it: the post as typed, links expanded, quote, edit', () => {
+    const { text } = JSON.parse(jsonChannel.buildRequest(richAlert, target(), meta).body);
+    expect(text).toBe(
+      'New post on #btc\n@alice · Alice Example · edited\n\n' +
+        'Fish & Chips <3 > 2, I typed &amp; myself. Menu: https://example.com/menu_(2026)?a=1&b=2 https://x.com/alice/status/1890000000000000002/photo/1\n\n' +
+        'Quoting @bob · Bob <Chef>\n> Chips > fries & that is final\nhttps://x.com/bob/status/1889999999999999999\n\n' +
+        'https://x.com/alice/status/1890000000000000002',
+    );
+  });
+
   it('sends a deleted post with deleted: true and its links and media gone', () => {
     const deleted = { ...richAlert, text: '', author_name: '', urls: [], media: [], deleted: true };
     const { post } = JSON.parse(jsonChannel.buildRequest(deleted, target(), meta).body);

@@ -116,6 +116,17 @@ describe('telegram channel', () => {
     expect(telegram.delivered.at(-1)!.text.length).toBeLessThanOrEqual(1024);
   });
 
+  it('gives a long quoted post a quarter of the caption and the post text the rest', async () => {
+    const alert: AlertPost = { ...photoAlert(), text: '<'.repeat(2000), quoted: { ...richAlert.quoted!, text: '>'.repeat(2000) } };
+    const { caption } = sent(alert);
+    expect(visibleLength(caption)).toBeLessThanOrEqual(1024);
+    const quote = /<blockquote>((?:&gt;)+)…<\/blockquote>/.exec(caption);
+    // 256 for the quote: 254 characters, the ellipsis and the line break before it.
+    expect(quote![1]!.length / '&gt;'.length).toBe(254);
+    expect(caption).toMatch(/\n\n(&lt;)+…\n\nQuoting <b>@bob<\/b>/);
+    expect(await deliver(alert, target(), meta, sender)).toEqual({ outcome: { outcome: 'delivered' }, status: 200 });
+  });
+
   it('cuts a long text message to 4096 after entity parsing without splitting an entity or a link', async () => {
     const urls = Array.from({ length: 300 }, (_, i) => ({ url: `https://t.co/L${i}`, expanded_url: `https://example.com/${i}?a&b`, display_url: `example.com/${i}` }));
     const alert: AlertPost = { ...hashtagAlert, text: urls.map((url) => `😀<&> ${url.url}`).join(' && '), urls };
