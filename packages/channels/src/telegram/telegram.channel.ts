@@ -94,7 +94,7 @@ function request(message: ChannelMessage, channel: TelegramChannelConfig, form: 
   return alertRequest(channel, telegramAlert(message, channel.template, form), true);
 }
 
-/** Telegram alone refuses parts of a message (HTML it cannot parse, a photo it cannot fetch), so its requests have fallback forms. */
+/** Telegram refuses parts of a message (HTML it cannot parse, a photo it cannot fetch), so its requests have fallback forms. */
 export const telegramChannel: ChannelAdapter<'telegram'> = {
   buildRequest(message, channel, _meta, form = FULL_FORM) {
     return request(message, channel, form);
