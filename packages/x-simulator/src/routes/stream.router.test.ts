@@ -210,6 +210,15 @@ describe('GET /2/tweets/search/stream', () => {
     expect(JSON.parse(stream.lines()[1]!).data.text).toBe('second #btc');
   });
 
+  it('delivers an edit as its new version, with the whole edit history', async () => {
+    await addRules({ value: '#btc' });
+    const stream = track(await connect(x.url));
+    const first = x.sim.state.injectPost({ author: 'alice', text: 'gm #btc' });
+    const second = x.sim.state.editPost(first.id, { text: 'gm gm #btc' });
+    await until(() => stream.lines().length === 2);
+    expect(JSON.parse(stream.lines()[1]!).data).toEqual({ id: second.id, text: 'gm gm #btc', edit_history_tweet_ids: [first.id, second.id] });
+  });
+
   it('delivers each matching post as one line with every matching rule, retweets included, and follows rule changes', async () => {
     const added = await addRules({ value: '#btc', tag: 'btc' }, { value: 'from:alice' });
     const [btc, alice] = added.body.data as { id: string }[];
