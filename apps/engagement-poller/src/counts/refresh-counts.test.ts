@@ -223,6 +223,27 @@ describe('refreshing counts', () => {
     expect((await f.item(itemId)).like_count).toBe(2);
   });
 
+  it('counts an edited post\'s engagement over every version, as X attributes each to the version shown at the time', async () => {
+    const user = await f.account({ refreshSeconds: 60 });
+    const post = f.post();
+    const itemId = await f.detect(user, post);
+    f.sim.state.addLikes(post.id, { anonymous: 3 });
+    f.sim.state.addRetweets(post.id, { anonymous: 1 });
+    const edit = f.sim.state.editPost(post.id, { text: 'gm #btc, edited' });
+    f.sim.state.addLikes(edit.id, { anonymous: 4 });
+    // As the scanner records an edit: the chain on the post's row.
+    await pool().query(
+      `INSERT INTO x_posts (id, author_id, author_username, author_name, text, posted_at, version_ids) VALUES ($1, '1', $2, 'A', 'gm', now(), $3)`,
+      [post.id, post.author, [post.id, edit.id]],
+    );
+    f.sim.state.requestLog.clear();
+    await f.poller().runCycle();
+    expect(await f.item(itemId)).toMatchObject({ like_count: 7, retweet_count: 1 });
+    const lookups = f.sim.state.requestLog.entries({ endpoint: 'posts_lookup' });
+    expect(lookups).toHaveLength(1);
+    expect(String(lookups[0]?.query.ids).split(',').sort()).toEqual([post.id, edit.id].sort());
+  });
+
   it('erases a post deleted on X from every item showing it (text, author name, links, media, quote), keeping its id and times', async () => {
     const first = await f.account({ refreshSeconds: 60 });
     const second = await f.account({ refreshSeconds: 60 });
