@@ -21,6 +21,9 @@ const TAGS_PER_ACCOUNT = 5;
 const ROUNDS = Number(process.env.SCANNER_BENCH_ROUNDS ?? 20);
 const POSTS_PER_ROUND = 200;
 const REPEATS = Number(process.env.SCANNER_BENCH_REPEATS ?? 3);
+// SCANNER_BENCH_RICH=1: posts as X's carry them: every 3rd with a link, every 5th with a photo, every 10th quoting
+// the post before it, every 7th with `&` (escaped by X): what a post carries is parsed, stored and shown.
+const RICH = process.env.SCANNER_BENCH_RICH === '1';
 
 interface Round {
   posts: XPost[];
@@ -62,11 +65,25 @@ async function reset(env: BenchEnvironment): Promise<void> {
 type Results = { raw: number[]; feed: number[]; scanner: number[] };
 
 let postNo = 0;
+let lastPostId: string | null = null;
 /** Publishes one round of posts on the simulator, each with one of the tags in turn. */
 function publishRound(env: BenchEnvironment): void {
   for (let i = 0; i < POSTS_PER_ROUND; i += 1) {
     postNo += 1;
-    env.sim.state.injectPost({ author: `writer${postNo % 50}`, text: `news ${postNo} about #${TAGS[postNo % TAGS.length]}`, lang: 'en' });
+    const text = `news ${postNo} about #${TAGS[postNo % TAGS.length]}${RICH && postNo % 7 === 0 ? ' & more <here>' : ''}`;
+    if (!RICH) {
+      env.sim.state.injectPost({ author: `writer${postNo % 50}`, text, lang: 'en' });
+      continue;
+    }
+    const post = env.sim.state.injectPost({
+      author: `writer${postNo % 50}`,
+      text,
+      lang: 'en',
+      ...(postNo % 3 === 0 ? { links: [`https://example.com/article/${postNo}?ref=x&utm=1`] } : {}),
+      ...(postNo % 5 === 0 ? { media: [{ type: 'photo' as const, url: `https://pbs.twimg.com/media/p${postNo}.jpg`, width: 1200, height: 675, alt_text: 'a chart' }] } : {}),
+      ...(postNo % 10 === 0 && lastPostId ? { quote_of: lastPostId } : {}),
+    });
+    lastPostId = post.id;
   }
 }
 
@@ -113,7 +130,7 @@ function buildItems(rounds: Round[], sources: Source[], subscriptions: Subscript
   const matchMs = performance.now() - matchStarted;
   const totalItems = rawRounds.reduce((sum, items) => sum + items.length, 0);
   log(`matching and building the items alone (in JS, part of storePack): ${matchMs.toFixed(0)} ms for all rounds`);
-  log(`workload: ${ROUNDS} rounds of ${POSTS_PER_ROUND} posts, ${totalItems} feed items (${totalItems / ROUNDS} per transaction)`);
+  log(`workload: ${ROUNDS} rounds of ${POSTS_PER_ROUND} posts${RICH ? ' with links, photos, quotes and escapes' : ''}, ${totalItems} feed items (${totalItems / ROUNDS} per transaction)`);
   return rawRounds;
 }
 

@@ -25,7 +25,7 @@ export type {
   XStreamRuleError,
   XStreamRuleInput,
 } from './x-stream';
-export { X_ENDPOINT_NAMES, POST_FIELDS, POST_EXPANSIONS, USER_FIELDS } from './x-endpoints';
+export { X_ENDPOINT_NAMES, POST_FIELDS, POST_EXPANSIONS, USER_FIELDS, MEDIA_FIELDS } from './x-endpoints';
 export type { XEndpointName } from './x-endpoints';
 export type { BudgetState } from './rate-budget';
 export type {
