@@ -17,3 +17,5 @@ export type { Naming } from './fields/field-catalog';
 export type { GeneratorOptions, GeneratorOverrides } from './generator/generator-options';
 export { seededRandom, ZipfSampler } from './generator/zipf';
 export type { StreamStatus, StreamConnectionStatus } from './stream/stream-hub';
+export { replayRecording, DEFAULT_REPLAY_AUTHOR } from './replay/replay-recording';
+export type { ReplayOptions, ReplayResult } from './replay/replay-recording';

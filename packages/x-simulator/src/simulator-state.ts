@@ -6,6 +6,7 @@ import { PostGenerator } from './generator/post-generator';
 import { Problems } from './http/problems';
 import { SimRateLimiter } from './limits/rate-limiter';
 import { RequestLog } from './observability/request-log';
+import { replayRecording, type ReplayOptions, type ReplayResult } from './replay/replay-recording';
 import {
   createUserBody,
   editPostBody,
@@ -141,6 +142,11 @@ export class SimulatorState {
       at,
       at + this.settings.indexLagMs + (body.visible_after_ms ?? 0),
     );
+  }
+
+  /** Publishes a recorded X answer's posts and users now, with fresh ids; see {@link replayRecording}. */
+  replayRecording(recording: unknown, options: ReplayOptions = {}): ReplayResult {
+    return replayRecording(this, recording, options);
   }
 
   /** Marks every version of a post withheld (null lifts it). */

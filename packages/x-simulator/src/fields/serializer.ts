@@ -102,8 +102,8 @@ export class Serializer {
     const out: Json = { media_key: media.mediaKey, type: media.type };
     if (fields.has('url') && media.url !== undefined) out.url = media.url;
     if (fields.has('preview_image_url') && media.previewImageUrl !== undefined) out.preview_image_url = media.previewImageUrl;
-    if (fields.has('width')) out.width = media.width;
-    if (fields.has('height')) out.height = media.height;
+    if (fields.has('width') && media.width !== undefined) out.width = media.width;
+    if (fields.has('height') && media.height !== undefined) out.height = media.height;
     if (fields.has('alt_text') && media.altText !== undefined) out.alt_text = media.altText;
     for (const field of ['duration_ms', 'variants', 'public_metrics'] as const) {
       if (fields.has(field) && media.extra?.[field] !== undefined) out[field] = structuredClone(media.extra[field]);

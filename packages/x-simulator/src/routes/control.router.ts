@@ -2,7 +2,7 @@ import express, { Router, type ErrorRequestHandler, type Response } from 'expres
 import { z } from 'zod';
 import type { SimulatorState } from '../simulator-state';
 import { StoreError } from '../store/sim-store';
-import { generatorStartBody, rateLimitBody, requestLogQuery } from './control.schema';
+import { generatorStartBody, rateLimitBody, replayQuery, requestLogQuery } from './control.schema';
 
 const produceBody = z.object({ count: z.number().int().min(1).max(100_000) }).strict();
 
@@ -76,6 +76,10 @@ function worldRoutes(router: Router, state: SimulatorState): void {
   });
   router.delete('/_sim/posts/:id/withheld', (req, res) => {
     res.json(state.describePost(state.setPostWithheld(String(req.params.id), null)));
+  });
+  router.post('/_sim/replay', (req, res) => {
+    const { default_author: defaultAuthor } = replayQuery.parse(req.query);
+    res.status(201).json(state.replayRecording(req.body, { defaultAuthor }));
   });
   router.put('/_sim/users/:username/withheld', (req, res) => {
     res.json(state.describeUser(state.setUserWithheld(String(req.params.username), req.body)));

@@ -154,6 +154,9 @@ export const requestLogQuery = z
   .object({ endpoint: z.enum(X_ENDPOINTS).optional(), limit: z.coerce.number().int().min(1).max(100_000).optional() })
   .strict();
 
+/** `POST /_sim/replay`: the body is a recorded X answer; this handle authors posts recorded without author_id. */
+export const replayQuery = z.object({ default_author: username.optional() }).strict();
+
 export const streamDisconnectBody = z
   .object({
     /** Write X's operational-disconnect error line before closing; otherwise the socket is just closed. */

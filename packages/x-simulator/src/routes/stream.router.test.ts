@@ -1,6 +1,6 @@
 import { get, type IncomingMessage } from 'node:http';
 import request from 'supertest';
-import { APP_HEADERS as APP, APP_TOKEN, USER_HEADERS as USER, simulatorWithClock, startTestSimulator, type StartedTestSimulator } from '../testing';
+import { APP_HEADERS as APP, APP_TOKEN, USER_HEADERS as USER, recordedAnswerText, simulatorWithClock, startTestSimulator, type StartedTestSimulator } from '../testing';
 
 const RULES = '/2/tweets/search/stream/rules';
 const STREAM = '/2/tweets/search/stream';
@@ -217,6 +217,17 @@ describe('GET /2/tweets/search/stream', () => {
     const second = x.sim.state.editPost(first.id, { text: 'gm gm #btc' });
     await until(() => stream.lines().length === 2);
     expect(JSON.parse(stream.lines()[1]!).data).toEqual({ id: second.id, text: 'gm gm #btc', edit_history_tweet_ids: [first.id, second.id] });
+  });
+
+  it('delivers replayed posts as they are published, in X’s bytes', async () => {
+    await addRules({ value: 'tweepy -is:retweet' });
+    const stream = track(await connect(x.url));
+    const result = x.sim.state.replayRecording(JSON.parse(recordedAnswerText('tweepy__search_recent_default_fields')));
+    await until(() => stream.lines().length === Object.keys(result.posts).length);
+    const recorded = JSON.parse(recordedAnswerText('tweepy__search_recent_default_fields')).data as { id: string; text: string }[];
+    const delivered = stream.lines().map((line) => JSON.parse(line).data as { id: string; text: string });
+    expect(delivered.map((post) => post.text)).toEqual(recorded.map((post) => post.text).reverse());
+    expect(delivered.map((post) => post.id)).toEqual(recorded.map((post) => result.posts[post.id]).reverse());
   });
 
   it('delivers each matching post as one line with every matching rule, retweets included, and follows rule changes', async () => {

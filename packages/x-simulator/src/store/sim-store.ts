@@ -1,186 +1,24 @@
-import { extractEntities, type PostEntities, type PostLink } from './entities';
-import { isLongText, longPostShown, retweetText, type PostText } from './post-text';
+import { composePost, mediaKeyOf, searchableText } from './compose-post';
 import { SnowflakeIds } from './snowflake';
-import { displayUrl, linkTo, tcoUrl, wrapTypedUrls } from './tco-links';
 import { foldText, searchTokens } from './text-tokens';
+import {
+  EDIT_WINDOW_MS,
+  MAX_EDITS,
+  isLatestVersion,
+  type EditChain,
+  type NewPost,
+  type NewUser,
+  type PostEdit,
+  type PostMetrics,
+  type PostReference,
+  type PostWithheld,
+  type ReferenceType,
+  type SimPost,
+  type SimUser,
+  type UserWithheld,
+} from './world-model';
 
-export type ReferenceType = 'retweeted' | 'quoted' | 'replied_to';
-
-export interface PostReference {
-  type: ReferenceType;
-  id: string;
-}
-
-/** X's withholding of a post (TweetWithheld): copyright or country-by-country. */
-export interface PostWithheld {
-  copyright: boolean;
-  countryCodes: string[];
-  scope?: 'tweet' | 'user';
-}
-
-/** X's withholding of an account (UserWithheld): no copyright flag. */
-export interface UserWithheld {
-  countryCodes: string[];
-  scope?: 'user';
-}
-
-export interface SimUser {
-  id: string;
-  username: string;
-  name: string;
-  createdAt: number;
-  description: string;
-  location: string | null;
-  verified: boolean;
-  protected: boolean;
-  followersCount: number;
-  followingCount: number;
-  listedCount: number;
-  postCount: number;
-  withheld: UserWithheld | null;
-}
-
-export interface PostMetrics {
-  retweets: number;
-  replies: number;
-  likes: number;
-  quotes: number;
-  bookmarks: number;
-  impressions: number;
-}
-
-export const MEDIA_TYPES = ['photo', 'video', 'animated_gif'] as const;
-export type MediaType = (typeof MEDIA_TYPES)[number];
-
-/** A photo, video or GIF attached to a post, as `includes.media` shows it. */
-export interface PostMedia {
-  /** `<type code>_<id>`: 3 for photos, 7 for videos, 16 for GIFs, as X numbers them. */
-  mediaKey: string;
-  type: MediaType;
-  /** The photo itself (photos only). */
-  url?: string;
-  /** A still of a video or GIF. */
-  previewImageUrl?: string;
-  width: number;
-  height: number;
-  altText?: string;
-  /** What X adds for some media (duration_ms, variants, public_metrics): kept from a recording, never invented. */
-  extra?: Record<string, unknown>;
-}
-
-export type NewMedia = Omit<PostMedia, 'mediaKey' | 'extra'>;
-
-/** The versions of an edited post, oldest first; every version shares this one object. */
-export interface EditChain {
-  ids: string[];
-  /** X: a post can be edited for 30 minutes after it is first published... */
-  editableUntil: number;
-  /** ...up to 5 times. */
-  editsRemaining: number;
-  /** Retweets, and replies to someone else, can never be edited. */
-  eligible: boolean;
-}
-
-export interface SimPost {
-  id: string;
-  num: bigint;
-  authorId: string;
-  /**
-   * The whole text as written, raw (not HTML-escaped), with its t.co links: search reads it. A retweet's is
-   * `RT @author: ` and the original's whole text.
-   */
-  text: string;
-  /** Entities over `text`, indices in its code points. */
-  entities: PostEntities;
-  /** What `text` shows when it is not the whole text: a long post's start, a retweet's 140-character cut. */
-  shown: PostText | null;
-  /** A long post (over 280 characters): `note_tweet` carries the whole text. */
-  long: boolean;
-  lang: string;
-  createdAt: number;
-  /** When the search index shows it (creation plus the index lag); timelines and lookups ignore this. */
-  visibleAt: number;
-  conversationId: string;
-  inReplyToUserId: string | null;
-  references: PostReference[];
-  media: PostMedia[];
-  withheld: PostWithheld | null;
-  edits: EditChain;
-  /** X's named-entity annotations, kept from a recording (the simulator infers none). */
-  annotations: unknown[] | null;
-  /** Folded search tokens of the whole text, hashtags and cashtags, computed once. */
-  tokens: string[];
-  hashtagKeys: Set<string>;
-  cashtagKeys: Set<string>;
-  metrics: PostMetrics;
-  /** Named likers and retweeters, oldest first; anonymous engagement only moves the counts. */
-  likerIds: string[];
-  retweeterIds: string[];
-}
-
-export interface NewUser {
-  username: string;
-  name?: string;
-  id?: string;
-  createdAt?: number;
-  description?: string;
-  location?: string | null;
-  verified?: boolean;
-  protected?: boolean;
-  followersCount?: number;
-  withheld?: UserWithheld | null;
-}
-
-/** A post as an answer recorded from X holds it: its text carries its t.co links already and is not cut again. */
-export interface RecordedContent {
-  /** Raw (unescaped) `text`. */
-  text: string;
-  /** Raw whole text of a long post (`note_tweet.text`). */
-  noteText?: string;
-  links: PostLink[];
-  media: PostMedia[];
-  annotations?: unknown[];
-  /** References to posts the recording does not hold: kept, so expansions report them missing as X does. */
-  danglingReferences?: PostReference[];
-  conversationId?: string;
-  inReplyToUserId?: string;
-  editControls?: { eligible?: boolean; editsRemaining?: number };
-}
-
-export interface NewPost {
-  authorId: string;
-  /** What the author wrote; every http(s) address in it becomes a t.co link. */
-  text?: string;
-  /** Expanded URLs added at the end of the text, each as a t.co link. */
-  links?: string[];
-  media?: NewMedia[];
-  lang?: string;
-  createdAt: number;
-  visibleAt: number;
-  replyTo?: string;
-  retweetOf?: string;
-  quoteOf?: string;
-  metrics?: Partial<PostMetrics>;
-  withheld?: PostWithheld | null;
-  /** The version this post follows in an edit chain. */
-  editOf?: string;
-  /** A replayed post: its text and entities as recorded instead of `text`, `links` and `media`. */
-  recorded?: RecordedContent;
-}
-
-/** What an edit may change; what it leaves out is kept from the version before. */
-export interface PostEdit {
-  text: string;
-  links?: string[];
-  media?: NewMedia[];
-  lang?: string;
-}
-
-// X's edit rules (docs.x.com, Edit Posts): 30 minutes after the first version, up to 5 edits.
-export const EDIT_WINDOW_MS = 30 * 60 * 1000;
-export const MAX_EDITS = 5;
-
-const MEDIA_TYPE_CODES: Record<MediaType, number> = { photo: 3, video: 7, animated_gif: 16 };
+export * from './world-model';
 
 /** Why a store change was refused; the control API turns it into a 404 or 409. */
 export class StoreError extends Error {
@@ -191,11 +29,6 @@ export class StoreError extends Error {
     super(message);
     this.name = 'StoreError';
   }
-}
-
-/** True for the newest version of its post: search and timelines show only these. */
-export function isLatestVersion(post: SimPost): boolean {
-  return post.edits.ids[post.edits.ids.length - 1] === post.id;
 }
 
 function lowerBound(posts: readonly SimPost[], num: bigint): number {
@@ -324,7 +157,14 @@ export class SimStore {
 
     const num = this.ids.next(input.createdAt);
     const id = num.toString();
-    const body = this.compose(id, author, input, original);
+    const originalAuthor = original && this.usersById.get(original.authorId);
+    const body = composePost(input, {
+      id,
+      authorUsername: author.username,
+      original: original && { authorUsername: originalAuthor?.username ?? 'i', text: { text: original.text, entities: original.entities } },
+      previousMedia: previous?.media ?? [],
+      mediaKey: (type) => mediaKeyOf(type, this.mediaIds.next(input.createdAt)),
+    });
     const references: PostReference[] = [];
     if (original) references.push({ type: 'retweeted', id: original.id });
     if (quoted) references.push({ type: 'quoted', id: quoted.id });
@@ -370,15 +210,7 @@ export class SimStore {
     if (!authored) this.byAuthor.set(author.id, (authored = []));
     insertSorted(authored, post);
     // An edit is the same post: the author's post count and the counts of what it replies to or quotes stay.
-    if (!previous) {
-      author.postCount += 1;
-      if (parent) parent.metrics.replies += 1;
-      if (quoted) quoted.metrics.quotes += 1;
-    }
-    if (original) {
-      original.metrics.retweets += 1;
-      if (!original.retweeterIds.includes(author.id)) original.retweeterIds.push(author.id);
-    }
+    if (!previous) this.addCounts(post, author, { parent, quoted, original });
     for (const listener of this.createdListeners) listener(post);
     return post;
   }
@@ -529,6 +361,16 @@ export class SimStore {
     if (author && post.edits.ids[0] === post.id) author.postCount -= 1;
   }
 
+  private addCounts(post: SimPost, author: SimUser, targets: { parent?: SimPost; quoted?: SimPost; original?: SimPost }): void {
+    author.postCount += 1;
+    if (targets.parent) targets.parent.metrics.replies += 1;
+    if (targets.quoted) targets.quoted.metrics.quotes += 1;
+    if (targets.original) {
+      targets.original.metrics.retweets += 1;
+      if (!targets.original.retweeterIds.includes(post.authorId)) targets.original.retweeterIds.push(post.authorId);
+    }
+  }
+
   private takeBackCounts(post: SimPost): void {
     for (const reference of post.references) {
       const target = this.postsById.get(reference.id);
@@ -541,60 +383,6 @@ export class SimStore {
       }
     }
   }
-
-  /** The post's whole text, what it shows as `text`, and its media, from what was written or recorded. */
-  private compose(id: string, author: SimUser, input: NewPost, original: SimPost | undefined): { whole: PostText; shown: PostText | null; long: boolean; media: PostMedia[] } {
-    if (original) {
-      const originalAuthor = this.usersById.get(original.authorId);
-      const { whole, shown } = retweetText(originalAuthor?.username ?? 'i', { text: original.text, entities: original.entities });
-      return { whole, shown, long: false, media: [] };
-    }
-    const recorded = input.recorded;
-    if (recorded) {
-      const shownText = { text: recorded.text, entities: extractEntities(recorded.text, recorded.links) };
-      if (recorded.noteText === undefined) return { whole: shownText, shown: null, long: false, media: recorded.media };
-      return { whole: { text: recorded.noteText, entities: extractEntities(recorded.noteText, recorded.links) }, shown: shownText, long: true, media: recorded.media };
-    }
-    const typed = wrapTypedUrls(input.text ?? '', id);
-    const links = [...typed.links];
-    let text = typed.text;
-    for (const [index, expanded] of (input.links ?? []).entries()) {
-      const link = linkTo(expanded, `${id}:link:${index}`);
-      links.push(link);
-      text = text === '' ? link.url : `${text} ${link.url}`;
-    }
-    const previous = input.editOf === undefined ? undefined : this.postsById.get(input.editOf);
-    const media = input.media ? this.newMedia(input.media, input.createdAt) : (previous?.media ?? []);
-    const long = isLongText(text);
-    // The media link X appends points at the post's own photo (or video) page; a long post has the note link instead.
-    if (media.length > 0 && !long) {
-      const first = media[0]!;
-      const url = tcoUrl(`${id}:media`);
-      links.push({
-        url,
-        expandedUrl: `https://twitter.com/${author.username}/status/${id}/${first.type === 'video' ? 'video' : 'photo'}/1`,
-        displayUrl: `pic.twitter.com/${url.slice('https://t.co/'.length)}`,
-        mediaKey: first.mediaKey,
-      });
-      text = text === '' ? url : `${text} ${url}`;
-    }
-    const whole: PostText = { text, entities: extractEntities(text, links) };
-    if (!long) return { whole, shown: null, long, media };
-    const expandedUrl = `https://twitter.com/i/web/status/${id}`;
-    const noteLink: PostLink = { url: tcoUrl(`${id}:note`), expandedUrl, displayUrl: displayUrl(expandedUrl) };
-    return { whole, shown: longPostShown(whole, noteLink), long, media };
-  }
-
-  private newMedia(media: readonly NewMedia[], at: number): PostMedia[] {
-    return media.map((item) => ({ ...item, mediaKey: `${MEDIA_TYPE_CODES[item.type]}_${this.mediaIds.next(at)}` }));
-  }
-}
-
-/** The text search reads: t.co links stand for their expanded addresses, as X's search matches URLs. */
-function searchableText(whole: PostText): string {
-  let text = whole.text;
-  for (const url of whole.entities.urls) text = text.split(url.link.url).join(` ${url.link.expandedUrl} `);
-  return text;
 }
 
 /** The counts that are given: a partial public_metrics leaves the others at what they were. */
