@@ -57,7 +57,7 @@ async function rawInsert(client: pg.PoolClient, items: NewFeedItem[]): Promise<v
 }
 
 async function reset(env: BenchEnvironment): Promise<void> {
-  await env.db.pool.query('TRUNCATE feed_items, feed_item_sources, deliveries, outbox_jobs, usage_periods, x_posts');
+  await env.db.pool.query('TRUNCATE feed_items, feed_item_sources, deliveries, outbox_jobs, usage_periods, x_posts CASCADE');
   await env.db.pool.query('UPDATE source_cursors SET since_id = NULL');
   await env.db.pool.query('VACUUM ANALYZE feed_items');
 }

@@ -3,9 +3,9 @@ import { configSchema, envFlag, loadConfig, redisTargetOf } from '@hashwatch/con
 import { createDatabase } from '@hashwatch/db';
 import { createShutdown, runMain, startHealthServer } from '@hashwatch/lifecycle';
 import { createLogger } from '@hashwatch/logger';
-import { connectWorkerQueues } from '@hashwatch/queues';
+import { connectWorkerQueues, removeScheduler } from '@hashwatch/queues';
 import { createXClient } from '@hashwatch/x-api';
-import { ensureSweepScheduler, startMaintenanceWorker, SWEEP_EVERY_MS } from './maintenance/maintenance-worker';
+import { COMPLIANCE_EVERY_MS, COMPLIANCE_SCHEDULER_ID, ensureComplianceScheduler, ensureSweepScheduler, startMaintenanceWorker, SWEEP_EVERY_MS } from './maintenance/maintenance-worker';
 import { ensureRelayScheduler, reconcileScanSchedulers } from './scan-schedulers';
 import { DEFAULT_SOURCE_FAILING_CYCLES } from './notices/source-notices';
 import { createScanner } from './scanner';
@@ -19,6 +19,9 @@ const DEFAULT_HEALTH_PORT = 4001;
 const scannerConfig = configSchema.extend({
   X_BEARER_TOKEN: z.string({ error: 'is required: the app-only bearer token for X API v2' }).min(1),
   RETENTION_SWEEP_SECONDS: z.coerce.number().int().min(1).max(86_400).default(SWEEP_EVERY_MS / 1000),
+  // X's batch compliance (docs/DECISIONS.md, "Posts as X really sends them"): how often a step runs; 0 turns it off
+  // (an X plan without the compliance endpoints).
+  X_COMPLIANCE_SECONDS: z.coerce.number().int().min(0).max(86_400).default(COMPLIANCE_EVERY_MS / 1000),
   SOURCE_FAILING_CYCLES: z.coerce.number().int().min(1).max(1_000).default(DEFAULT_SOURCE_FAILING_CYCLES),
   // The filtered stream (docs/DECISIONS.md, "Filtered stream"): off by default, since X sells it to plans that
   // include it; pay-per-use allows 1,000 rules of 1,024 characters, Enterprise more.
@@ -70,9 +73,11 @@ async function main(): Promise<void> {
   await ensureRelayScheduler(queues);
   await reconcileScanSchedulers(db.pool, queues);
   await ensureSweepScheduler(queues, config.RETENTION_SWEEP_SECONDS * 1000);
+  if (config.X_COMPLIANCE_SECONDS > 0) await ensureComplianceScheduler(queues, config.X_COMPLIANCE_SECONDS * 1000);
+  else await removeScheduler(queues, 'maintenance', COMPLIANCE_SCHEDULER_ID);
   const workers = [
     ...startScannerWorkers({ pool: db.pool, queues, scanner, connection: redis.worker, prefix: config.QUEUE_PREFIX, logger }),
-    startMaintenanceWorker({ pool: db.pool, connection: redis.worker, prefix: config.QUEUE_PREFIX, logger }),
+    startMaintenanceWorker({ pool: db.pool, connection: redis.worker, prefix: config.QUEUE_PREFIX, logger, ...(config.X_COMPLIANCE_SECONDS > 0 ? { x } : {}) }),
   ];
   // Last registered, first closed: running ticks finish before the database and Redis go away.
   shutdown.onShutdown('workers', () => Promise.all(workers.map((worker) => worker.close())));

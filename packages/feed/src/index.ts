@@ -4,3 +4,4 @@ export { lockAlertQuota, periodSubjectSql, QUOTA_WARNING_SHARE, usageQuery } fro
 export type { AlertQuota, AlongsideLock, SourceShare, UpstreamShares, UsageStatement } from './alert-quota';
 export { LATENCY_SAMPLE_ITEMS, latencyFrom, latencyOf, latencyStatement } from './latency';
 export type { Latency, LatencyRow } from './latency';
+export { erasePostsDeletedOnX } from './erase-deleted';

@@ -86,6 +86,9 @@ export const queueCatalog = {
     // One scheduler (id `sweep-retention`, every 10 minutes, first run at once) consumed by the scanner: deletes
     // expired feed items, orphan posts and unpaid checkouts in bounded runs. Not retried: the next run resumes.
     'sweep-retention': { payload: z.strictObject({}), attempts: 1, backoffMs: 1_000 },
+    // One scheduler (id `check-compliance`, every 15 minutes) consumed by the scanner: one step of X's batch
+    // compliance (upload a job's ids, apply its results, or open the next job). Not retried: the next run resumes.
+    'check-compliance': { payload: z.strictObject({}), attempts: 1, backoffMs: 1_000 },
   },
 } satisfies { readonly [Q in QueueName]: Readonly<Record<string, JobDefinition>> };
 

@@ -25,6 +25,8 @@ export type {
   XStreamRuleError,
   XStreamRuleInput,
 } from './x-stream';
+export { COMPLIANCE_MAX_IDS } from './compliance';
+export type { XComplianceEvent, XComplianceJob, XComplianceResults } from './compliance';
 export { X_ENDPOINT_NAMES, POST_FIELDS, POST_EXPANSIONS, USER_FIELDS, MEDIA_FIELDS } from './x-endpoints';
 export type { XEndpointName } from './x-endpoints';
 export type { BudgetState } from './rate-budget';

@@ -36,6 +36,7 @@ import {
   type XStreamRuleError,
   type XStreamRuleInput,
 } from './x-stream';
+import { COMPLIANCE_MAX_IDS, complianceJobResponseSchema, complianceStorage, normalizeComplianceJob, type XComplianceJob, type XComplianceResults } from './compliance';
 import type { XPostCountsLookup, XPostLookup, XPostPage, XSingleUser, XUserLookup, XUserPage } from './x-types';
 
 /** The query fields of every request that returns posts (search, timelines, lookups, the filtered stream). */
@@ -119,6 +120,14 @@ export interface XClient {
    * then reads until the connection ends and resolves with why. Aborting before the 200 resolves 'aborted' too.
    */
   openStream(options: OpenStreamOptions): Promise<XStreamEnd>;
+  /** POST /2/compliance/jobs `{type: "tweets", name}`: a batch compliance job for post ids (one at a time per app). */
+  createComplianceJob(name: string): Promise<XComplianceJob>;
+  /** GET /2/compliance/jobs/:id. */
+  complianceJob(id: string): Promise<XComplianceJob>;
+  /** PUTs post ids (at most COMPLIANCE_MAX_IDS) to the job's signed upload address, which expires 15 minutes after creation. */
+  uploadComplianceIds(job: XComplianceJob, ids: readonly string[]): Promise<void>;
+  /** Reads a complete job's results from its signed download address: the ids X asks to act on, each once. */
+  complianceResults(job: XComplianceJob): Promise<XComplianceResults>;
 }
 
 /** X takes RFC 3339 in whole seconds; flooring keeps an inclusive start_time from skipping a post. */
@@ -153,6 +162,7 @@ export function createXClient(options: XClientOptions): XClient {
     ...lookupEndpoints(transport, settings, options.logger),
     ...engagementEndpoints(transport, settings),
     ...streamEndpoints(transport, settings, options.logger),
+    ...complianceEndpoints(transport, settings, options.logger),
     readBudget(endpoint) {
       return transport.budget.read(endpoint);
     },
@@ -252,6 +262,36 @@ function engagementEndpoints({ call }: XTransport, settings: XClientSettings): P
     },
     async retweetedBy(postId, input) {
       return engagement('retweeted_by', postId, input, settings.bearerToken);
+    },
+  };
+}
+
+/** Batch compliance: the job through X's API (app-only, its own budgets), the ids and results through signed storage. */
+function complianceEndpoints(
+  { call }: XTransport,
+  settings: XClientSettings,
+  logger: Logger,
+): Pick<XClient, 'createComplianceJob' | 'complianceJob' | 'uploadComplianceIds' | 'complianceResults'> {
+  const storage = complianceStorage({ timeoutMs: settings.timeoutMs, logger });
+  return {
+    async createComplianceJob(name) {
+      const endpoint = 'compliance_jobs_create';
+      const jobName = validate(endpoint, z.string().min(1).max(64), name);
+      return call(endpoint, '/2/compliance/jobs', new URLSearchParams(), settings.bearerToken, parser(endpoint, complianceJobResponseSchema, normalizeComplianceJob), {
+        json: { type: 'tweets', name: jobName },
+      });
+    },
+    async complianceJob(id) {
+      const endpoint = 'compliance_jobs_read';
+      const jobId = validate(endpoint, snowflake, id);
+      return call(endpoint, `/2/compliance/jobs/${jobId}`, new URLSearchParams(), settings.bearerToken, parser(endpoint, complianceJobResponseSchema, normalizeComplianceJob));
+    },
+    async uploadComplianceIds(job, ids) {
+      validate('compliance_jobs_read', z.array(snowflake).min(1).max(COMPLIANCE_MAX_IDS), [...ids]);
+      await storage.upload(job, ids);
+    },
+    async complianceResults(job) {
+      return storage.download(job);
     },
   };
 }

@@ -14,6 +14,10 @@ export const X_ENDPOINT_NAMES = [
   'stream_connect',
   'stream_rules_read',
   'stream_rules_write',
+  // Batch compliance: creating a job and reading its status (150 per 15 min each), app-only. The upload and the
+  // download go to the signed storage addresses the job names, outside X's rate limits.
+  'compliance_jobs_create',
+  'compliance_jobs_read',
 ] as const;
 
 export type XEndpointName = (typeof X_ENDPOINT_NAMES)[number];

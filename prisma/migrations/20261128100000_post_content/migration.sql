@@ -57,3 +57,31 @@ CREATE TRIGGER "feed_items_head"
 
 -- Items stored before: their JSON gains the new fields (empty lists, null, false).
 UPDATE "feed_items" SET "item_head" = NULL;
+
+-- X's batch compliance (docs/DECISIONS.md, "Posts as X really sends them"): stored posts are sent to X in jobs of up
+-- to 100,000 ids, at most one job at a time (X's limit per app and type), and each post again a day after its last
+-- check. `compliance_job_id` marks the posts a job holds until its results are applied.
+ALTER TABLE "x_posts"
+  ADD COLUMN "compliance_job_id" TEXT,
+  ADD COLUMN "compliance_checked_at" TIMESTAMPTZ(6);
+
+CREATE INDEX "x_posts_compliance_due_idx" ON "x_posts" ("compliance_checked_at" NULLS FIRST, "id")
+  WHERE "deleted_at" IS NULL AND "compliance_job_id" IS NULL;
+
+CREATE TABLE "compliance_jobs" (
+  "id" TEXT NOT NULL,
+  -- created (ids not uploaded yet), uploaded, complete, failed (X failed or expired it, or the upload expired).
+  "status" TEXT NOT NULL,
+  "post_count" INTEGER NOT NULL,
+  "upload_url" TEXT NOT NULL,
+  "upload_expires_at" TIMESTAMPTZ(6),
+  "download_url" TEXT NOT NULL,
+  "erased" INTEGER NOT NULL DEFAULT 0,
+  "error" TEXT,
+  "created_at" TIMESTAMPTZ(6) NOT NULL DEFAULT now(),
+  "finished_at" TIMESTAMPTZ(6),
+  CONSTRAINT "compliance_jobs_pkey" PRIMARY KEY ("id")
+);
+
+-- One unfinished job at a time, whichever replica creates it.
+CREATE UNIQUE INDEX "compliance_jobs_one_open_idx" ON "compliance_jobs" ((true)) WHERE "status" IN ('created', 'uploaded');

@@ -15,6 +15,36 @@ function Sample({ label, handles }: { label: string; handles: string[] }) {
   );
 }
 
+type Link = FeedItem['urls'][number];
+
+/** The post's text with each t.co link shown as its display text, pointing at the address the author linked. */
+function PostText({ text, urls }: { text: string; urls: Link[] }) {
+  const parts: (string | Link)[] = [];
+  let rest = text;
+  for (const link of urls) {
+    const at = rest.indexOf(link.url);
+    if (at < 0) continue;
+    parts.push(rest.slice(0, at), link);
+    rest = rest.slice(at + link.url.length);
+  }
+  parts.push(rest);
+  return (
+    <p className="post-text">
+      {parts.map((part, index) =>
+        typeof part === 'string' ? (
+          part
+        ) : (
+          <a key={index} href={part.expanded_url} target="_blank" rel="noreferrer noopener">
+            {part.display_url}
+          </a>
+        ),
+      )}
+    </p>
+  );
+}
+
+const MEDIA_LABEL: Record<string, string> = { photo: 'photo', video: 'video', animated_gif: 'GIF' };
+
 /** One feed item: who, what, which sources matched, when, and its engagement counts with the sampled accounts. */
 export const FeedItemView = memo(function FeedItemView({ item }: { item: FeedItem }) {
   const engagement = item.engagement;
@@ -24,8 +54,27 @@ export const FeedItemView = memo(function FeedItemView({ item }: { item: FeedIte
         <strong>{item.author_name}</strong> <span className="handle">{item.author}</span>
         {item.type === 'engagement' ? <span className="badge">{item.kind}</span> : null}
         <span className="sources">{item.sources.join(' ')}</span>
+        {item.edited_at ? <span className="badge" title={`newest version seen ${formatTime(item.edited_at)}`}>edited</span> : null}
       </header>
-      <p className="post-text">{item.text}</p>
+      {item.deleted ? <p className="post-deleted">Deleted on X: its text and media are no longer shown.</p> : <PostText text={item.text} urls={item.urls} />}
+      {item.media.length > 0 ? (
+        <p className="post-media">
+          {item.media.map((media, index) => (
+            <a key={index} href={media.url ?? media.preview_image_url ?? item.url} target="_blank" rel="noreferrer noopener" title={media.alt_text ?? undefined}>
+              {MEDIA_LABEL[media.type] ?? media.type}
+              {media.width && media.height ? ` ${media.width}×${media.height}` : ''}
+            </a>
+          ))}
+        </p>
+      ) : null}
+      {item.quoted ? (
+        <blockquote className="post-quoted">
+          <a href={item.quoted.url} target="_blank" rel="noreferrer noopener">
+            {item.quoted.author_name || item.quoted.author} <span className="handle">{item.quoted.author}</span>
+          </a>
+          <p className="post-text">{item.quoted.text}</p>
+        </blockquote>
+      ) : null}
       {engagement ? (
         <div className="engagement">
           <span>{engagement.like_count} likes</span> · <span>{engagement.retweet_count} reposts</span> · <span>{engagement.reply_count} replies</span>

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { XRateLimitedError, XUsageCappedError, type XClient, type XPostMetrics } from '@hashwatch/x-api';
+import { erasePostsDeletedOnX } from '@hashwatch/feed';
 import { trackingItemsSql } from '../tracking/tracking-items';
 
 /** X's posts lookup (`GET /2/tweets?ids=`) takes up to 100 ids per call. */
@@ -135,19 +136,8 @@ SELECT (SELECT count(*) FROM states)::int + (SELECT count(*) FROM rescheduled)::
 // like samples, items and outbox rows always do. docs/DECISIONS.md, Engagement.
 const COMMIT_ASYNC = 'SET LOCAL synchronous_commit = off; COMMIT';
 
-// A post X answers as not found was deleted on X (deleting any version deletes the whole edit chain). X's
-// Developer Agreement asks that what was deleted there be deleted here too: the post keeps its id and times, and
-// loses its text, author name, links, media and quote, in x_posts and in every item showing it (engagement items
-// about it keep their own text: a reply is another post). Its polling stops with the refresh (outcome 'gone').
-const ERASE_DELETED = `
-WITH posts AS (
-  UPDATE x_posts SET text = '', author_name = '', deleted_at = $2 WHERE id = ANY ($1::text[]) AND deleted_at IS NULL
-  RETURNING id
-)
-UPDATE feed_items f
-   SET text = '', author_name = '', urls = NULL, media = NULL, quoted = NULL, deleted = true
- WHERE f.x_post_id = ANY ($1::text[]) AND f.type <> 'engagement' AND NOT f.deleted`;
-
+// A post X answers as not found was deleted on X (deleting any version deletes the whole edit chain): it is erased
+// (erasePostsDeletedOnX) and its polling stops with the refresh (outcome 'gone').
 /** X's problem type for an id it does not have (deleted, or never was); others (a protected author) are not deletions. */
 function isNotFound(type: string): boolean {
   return type.endsWith('/resource-not-found');
@@ -204,7 +194,7 @@ type FullRefresh = { id: string; metrics: XPostMetrics | null; outcome: 'found' 
  * waiting for the WAL flush unless an item's switches changed (COMMIT_ASYNC).
  */
 async function writeAndCommit(client: pg.PoolClient, now: Date, likesSampled: boolean, full: FullRefresh[], rescheduled: string[], deleted: readonly string[] = []): Promise<number> {
-  if (deleted.length > 0) await client.query(ERASE_DELETED, [deleted, now]);
+  if (deleted.length > 0) await erasePostsDeletedOnX(client, deleted, now);
   // Named: prepared once per connection, so a cycle of 1,000 batches does not plan this 1,000 times.
   const { rows } = await client.query<{ refreshed: number; items_written: number; switches_written: number }>({
     name: 'engagement-write-counts',

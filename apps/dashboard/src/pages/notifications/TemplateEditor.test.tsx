@@ -7,7 +7,7 @@ import { PLACEHOLDERS, previewAlert, TemplateEditor, templatePreview } from './T
 const accountPost: FeedItem = {
   id: 'post_1', type: 'account', hashtag: null, account: 'alice', sources: ['@alice'], author: '@alice', author_name: 'Alice',
   text: 'Shipping v2 today', url: 'https://x.com/alice/status/42', posted_at: '2026-11-22T01:00:00.000Z',
-  detected_at: '2026-11-22T01:00:05.000Z', engagement: null,
+  detected_at: '2026-11-22T01:00:05.000Z', urls: [], media: [], quoted: null, lang: null, edited_at: null, deleted: false, engagement: null,
 };
 
 describe('previewAlert', () => {
