@@ -99,7 +99,8 @@ describe('schema.prisma and the migrated database', () => {
     const bySource = { userId: user.id, periodStart: at(17), source: '#btc', reads: new Prisma.Decimal('12.345678'), requests: new Prisma.Decimal('0.000001'), updatedAt: at(19) };
     const channel = { id: 'wh_rt', userId: user.id, kind: 'webhook' as const, position: 2, url: 'https://example.com/h', format: 'json', botName: 'Bot', hashtags: ['btc'], accounts: ['alice'], sourceFilter: 'hashtags', engagementAlerts: true, template: '{url}', enabled: false, signingSecretEnc: 'v1.s', botTokenEnc: 'v1.t', tokenHint: 'wxyz', chatId: '-100', disabledReason: 'discord answered 404', notices: true, failingSince: at(19), lastFailure: 'the receiver answered 500', lastFailureStatus: 500, failureNoticed: true, createdAt: at(20), updatedAt: at(21) };
     const delivery = { id: 'dlv_rt', userId: user.id, channelId: channel.id, feedItemId: feedItem.id, messageId: 'msg_1', status: 'skipped' as const, attempts: 3, lastError: '500', lastStatus: 500, nextAttemptAt: at(22), deliveredAt: at(23), digestId: 'dig_1', claimToken: 'tok_1', late: true, createdAt: at(24), updatedAt: at(25) };
-    const xPost = { id: '1', authorId: '42', authorUsername: 'alice', authorName: 'Alice', text: 'hi #btc', lang: 'en', conversationId: '1', isRetweet: true, isReply: true, postedAt: at(26), firstSeenAt: at(27), versionIds: ['1', '3'], editedAt: at(27), deletedAt: at(28) };
+    const xPost = { id: '1', authorId: '42', authorUsername: 'alice', authorName: 'Alice', text: 'hi #btc', lang: 'en', conversationId: '1', isRetweet: true, isReply: true, postedAt: at(26), firstSeenAt: at(27), versionIds: ['1', '3'], editedAt: at(27), deletedAt: at(28), complianceJobId: '1900000000000000001', complianceCheckedAt: at(29) };
+    const complianceJob = { id: '1900000000000000001', status: 'uploaded', postCount: 1, uploadUrl: 'https://storage.example/u', uploadExpiresAt: at(30), downloadUrl: 'https://storage.example/d', erased: 0, error: 'none', createdAt: at(29), finishedAt: at(31) };
     const engagement = { xPostId: '1', intervalSeconds: 60, pollUntil: at(28), nextPollAt: at(29), retweetCount: 1, likeCount: 2, replyCount: 3, sampledRetweets: 4, sampledLikes: 5, sampledReplies: 6, retweeters: ['@a'], likers: ['@b'], repliers: ['@c'], countsUpdatedAt: at(30), samplesUpdatedAt: at(31), createdAt: at(32) };
     const cursor = { sourceKey: 'tag:btc', sinceId: '99', notBefore: at(33), lastScanAt: at(34), lastError: 'timeout', updatedAt: at(35), intervalSeconds: 10, nextScanAt: at(38), claimedBy: 7, failures: 2, streamedSince: at(60), scanStartedAt: at(68) };
     const keyCheck = { id: 1, sealed: 'v1.c', createdAt: at(39), updatedAt: at(40) };
@@ -125,6 +126,7 @@ describe('schema.prisma and the migrated database', () => {
     await prisma.upstreamUsageBySource.create({ data: bySource });
     await prisma.notificationChannel.create({ data: channel });
     await prisma.delivery.create({ data: delivery });
+    await prisma.complianceJob.create({ data: complianceJob });
     await prisma.xPost.create({ data: xPost });
     await prisma.engagementState.create({ data: engagement });
     await prisma.sourceCursor.create({ data: cursor });
@@ -157,6 +159,7 @@ describe('schema.prisma and the migrated database', () => {
     expect(await prisma.notificationChannel.findUnique({ where: { id: channel.id } })).toEqual(channel);
     expect(await prisma.delivery.findUnique({ where: { id: delivery.id } })).toEqual(delivery);
     expect(await prisma.xPost.findUnique({ where: { id: xPost.id } })).toEqual(xPost);
+    expect(await prisma.complianceJob.findUnique({ where: { id: complianceJob.id } })).toEqual(complianceJob);
     expect(await prisma.engagementState.findUnique({ where: { xPostId: engagement.xPostId } })).toEqual(engagement);
     expect(await prisma.sourceCursor.findUnique({ where: { sourceKey: cursor.sourceKey } })).toEqual(cursor);
     expect(await prisma.sourceActivity.findUnique({ where: { sourceKey: activity.sourceKey } })).toEqual(activity);
@@ -177,7 +180,7 @@ describe('schema.prisma and the migrated database', () => {
     const written: Record<string, object> = {
       Plan: plan, User: user, ApiKey: apiKey, Track: track, AccountTrack: accountTrack, FeedItem: feedItem, UsagePeriod: usage,
       UpstreamUsageBySource: bySource,
-      NotificationChannel: channel, Delivery: delivery, XPost: xPost, EngagementState: engagement, SourceCursor: cursor,
+      NotificationChannel: channel, Delivery: delivery, XPost: xPost, ComplianceJob: complianceJob, EngagementState: engagement, SourceCursor: cursor,
       OutboxJob: { id: outboxId, ...outbox }, FeedClock: { id: 1, last: at(37) }, SecretsKeyCheck: keyCheck,
       Checkout: checkout, Session: session, LoginChallenge: challenge, PasswordReset: reset, BillingEvent: billingEvent,
       Notice: notice, NoticeDelivery: noticeSend, SourceActivity: activity, StreamState: streamState, StreamGap: { id: 1n, ...streamGap },
