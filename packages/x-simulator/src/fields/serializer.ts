@@ -209,9 +209,11 @@ export class Serializer {
     if (hashtags.length > 0) out.hashtags = hashtags.map((entity) => ({ ...entity }));
     if (cashtags.length > 0) out.cashtags = cashtags.map((entity) => ({ ...entity }));
     if (mentions.length > 0) {
+      // A mention of a known account names it as the account spells its handle (the recordings: `@twitter`
+      // comes as username "Twitter"), with its id.
       out.mentions = mentions.map((mention) => {
         const user = this.store.userByUsername(mention.username);
-        return user ? { ...mention, id: user.id } : { ...mention };
+        return user ? { start: mention.start, end: mention.end, username: user.username, id: user.id } : { ...mention };
       });
     }
     if (annotations && annotations.length > 0) out.annotations = structuredClone(annotations);
