@@ -51,7 +51,12 @@ export function endpoint(
   name: XEndpoint,
   state: SimulatorState,
   handler: EndpointHandler,
-  options: { userContextOnly?: boolean; appOnly?: boolean } = {},
+  options: {
+    userContextOnly?: boolean;
+    appOnly?: boolean;
+    /** Never gzip this endpoint's answers, refusals included (the filtered stream: its client reads raw bytes). */
+    identity?: boolean;
+  } = {},
 ): RequestHandler {
   return async (req, res) => {
     const caller = bearer(req, state);
@@ -109,6 +114,6 @@ export function endpoint(
     });
     if (res.destroyed) return;
     if (answer.stream && answer.status === 200) answer.stream(req, res);
-    else await sendXAnswer(req, res, answer, state.now());
+    else await sendXAnswer(req, res, answer, state.now(), options.identity);
   };
 }

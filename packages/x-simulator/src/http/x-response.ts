@@ -40,14 +40,17 @@ export function setXHeaders(res: Response, contentType: string, now: number): vo
   res.setHeader('Cache-Control', 'no-cache, no-store, max-age=0');
 }
 
-/** Writes an X answer: its JSON in X's bytes, X's headers, gzipped when the client takes gzip (X does so). */
-export async function sendXAnswer(req: Request, res: Response, answer: XAnswer, now: number): Promise<void> {
+/**
+ * Writes an X answer: its JSON in X's bytes, X's headers, gzipped when the client takes gzip (X does so)
+ * unless `identity` says the endpoint is always answered plain.
+ */
+export async function sendXAnswer(req: Request, res: Response, answer: XAnswer, now: number, identity = false): Promise<void> {
   const bytes = Buffer.from(xJson(answer.body), 'utf8');
   setXHeaders(res, answer.contentType ?? 'application/json', now);
   res.setHeader('Content-Disposition', 'attachment; filename=json.json');
   res.setHeader('Vary', 'Accept-Encoding');
   res.status(answer.status);
-  if (!acceptsGzip(req.get('accept-encoding'))) {
+  if (identity || !acceptsGzip(req.get('accept-encoding'))) {
     res.setHeader('Content-Length', bytes.length);
     res.end(bytes);
     return;

@@ -193,7 +193,7 @@ describe('GET /2/tweets/search/stream', () => {
     expect(again.res.statusCode).toBe(200);
   });
 
-  it('stays uncompressed when the client takes gzip (axios asks for it even when it reads raw lines), each line flushed as the post is made', async () => {
+  it('stays uncompressed, refusals included, when the client takes gzip (axios asks for it even when it reads raw lines), each line flushed as the post is made', async () => {
     await addRules({ value: '#btc' });
     const stream = track(await connect(x.url, { ...APP, 'Accept-Encoding': 'gzip, compress, deflate, br' }, '?tweet.fields=entities'));
     expect(stream.res.statusCode).toBe(200);
@@ -208,6 +208,10 @@ describe('GET /2/tweets/search/stream', () => {
     x.sim.state.injectPost({ author: 'alice', text: 'second #btc' });
     await until(() => stream.lines().length === 2);
     expect(JSON.parse(stream.lines()[1]!).data.text).toBe('second #btc');
+    const refused = await connect(x.url, { ...APP, 'Accept-Encoding': 'gzip' });
+    expect(refused.res.statusCode).toBe(429);
+    expect(refused.res.headers['content-encoding']).toBeUndefined();
+    expect(await body(refused)).toEqual(expect.objectContaining({ connection_issue: 'TooManyConnections' }));
   });
 
   it('delivers an edit as its new version, with the whole edit history', async () => {

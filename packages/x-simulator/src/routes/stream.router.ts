@@ -104,6 +104,8 @@ export function streamRouter(state: SimulatorState): Router {
     express.text({ type: () => true, limit: '5mb' }),
     endpoint('stream_rules_write', state, (req, caller) => rulesUpdate(state, req, caller), { appOnly: true }),
   );
-  router.get('/2/tweets/search/stream', endpoint('stream_connect', state, (req, caller) => connect(state, req, caller), { appOnly: true }));
+  // The stream and its refusals go out uncompressed: a stream client reads raw bytes off the socket (axios with
+  // `decompress: false` still sends Accept-Encoding: gzip), and identity is always an acceptable answer.
+  router.get('/2/tweets/search/stream', endpoint('stream_connect', state, (req, caller) => connect(state, req, caller), { appOnly: true, identity: true }));
   return router;
 }
