@@ -121,6 +121,15 @@ describe('retweets', () => {
     expect(res.body.includes.users).toEqual([expect.objectContaining({ id: post.authorId, username: 'alice' })]);
   });
 
+  it('retweet the original when a retweet is retweeted', async () => {
+    const post = sim.state.injectPost({ author: 'erin', text: 'first hand #x' });
+    sim.state.addRetweets(post.id, { usernames: ['frank'] });
+    const retweet = [...sim.state.store.newestFirst({ authorId: sim.state.store.userByUsername('frank')!.id })][0]!;
+    const again = sim.state.injectPost({ author: 'gina', retweet_of: retweet.id });
+    const res = await request(sim.app).get(`/2/tweets/${again.id}`).query({ 'tweet.fields': 'referenced_tweets,public_metrics' }).set(APP).expect(200);
+    expect(res.body.data).toMatchObject({ text: 'RT @erin: first hand #x', referenced_tweets: [{ type: 'retweeted', id: post.id }], public_metrics: { retweet_count: 2 } });
+  });
+
   it('use includes.posts and repost_count with naming v2.167', async () => {
     const renamed = simulatorWithClock({ naming: 'v2.167', searchIncludesRetweets: true });
     const post = renamed.state.injectPost({ author: 'alice', text: 'short one #x' });

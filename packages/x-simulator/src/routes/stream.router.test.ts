@@ -195,7 +195,14 @@ describe('GET /2/tweets/search/stream', () => {
 
   it('stays uncompressed, refusals included, when the client takes gzip (axios asks for it even when it reads raw lines), each line flushed as the post is made', async () => {
     await addRules({ value: '#btc' });
-    const stream = track(await connect(x.url, { ...APP, 'Accept-Encoding': 'gzip, compress, deflate, br' }, '?tweet.fields=entities'));
+    // The client's own field parameters.
+    const fields = new URLSearchParams({
+      'tweet.fields': 'created_at,lang,public_metrics,referenced_tweets,conversation_id,entities,author_id,in_reply_to_user_id,note_tweet,attachments,edit_history_tweet_ids,withheld',
+      expansions: 'author_id,referenced_tweets.id,referenced_tweets.id.author_id,attachments.media_keys',
+      'media.fields': 'type,url,preview_image_url,width,height,alt_text',
+      'user.fields': 'username,name,verified,public_metrics,withheld',
+    });
+    const stream = track(await connect(x.url, { ...APP, 'Accept-Encoding': 'gzip, compress, deflate, br' }, `?${fields}`));
     expect(stream.res.statusCode).toBe(200);
     expect(stream.res.headers['content-encoding']).toBeUndefined();
     expect(stream.res.headers['content-type']).toBe('application/json; charset=utf-8');

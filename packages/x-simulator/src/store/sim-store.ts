@@ -150,7 +150,10 @@ export class SimStore {
       return post;
     };
     const parent = target(input.replyTo, 'reply to');
-    const original = target(input.retweetOf, 'retweet');
+    // Retweeting a retweet retweets its original, as on X.
+    const retweeted = target(input.retweetOf, 'retweet');
+    const originalOfRetweeted = retweeted?.references.find((ref) => ref.type === 'retweeted');
+    const original = (originalOfRetweeted && this.postsById.get(originalOfRetweeted.id)) ?? retweeted;
     const quoted = target(input.quoteOf, 'quote');
     const previous = target(input.editOf, 'edit');
     if (previous && !isLatestVersion(previous)) throw new StoreError('conflict', `post ${previous.id} has a newer version`);
