@@ -14,6 +14,8 @@ export const X_ENDPOINTS = [
   'stream_connect',
   'stream_rules_read',
   'stream_rules_write',
+  'compliance_jobs_create',
+  'compliance_jobs_read',
 ] as const;
 
 export type XEndpoint = (typeof X_ENDPOINTS)[number];
@@ -41,4 +43,7 @@ export const DEFAULT_ENDPOINT_LIMITS: Record<XEndpoint, EndpointLimit> = {
   stream_connect: { app: 50, user: 0 },
   stream_rules_read: { app: 450, user: 0 },
   stream_rules_write: { app: 100, user: 0 },
+  // Batch compliance: app-only, 150 per 15 minutes each.
+  compliance_jobs_create: { app: 150, user: 0 },
+  compliance_jobs_read: { app: 150, user: 0 },
 };

@@ -30,6 +30,7 @@ import {
 import type { SimulatorSettings } from './simulator-options';
 import { SimStore, StoreError, type MediaType, type NewMedia, type PostWithheld, type SimPost, type SimUser, type UserWithheld } from './store/sim-store';
 import { StreamHub, type StreamStatus } from './stream/stream-hub';
+import { ComplianceJobs } from './compliance/compliance-jobs';
 
 /**
  * Everything the simulated X knows: the world (users, posts), rate-limit windows, queued faults, the request
@@ -42,6 +43,8 @@ export class SimulatorState {
   readonly problems: Problems;
   readonly limiter: SimRateLimiter;
   readonly faults = new FaultInjector();
+  /** X's batch compliance jobs (routes/compliance.router.ts). */
+  readonly compliance: ComplianceJobs;
   readonly requestLog: RequestLog;
   readonly generator: PostGenerator;
   /** The filtered stream: rules per app, open connections, delivery. */
@@ -53,6 +56,7 @@ export class SimulatorState {
     logger?: Logger,
   ) {
     this.store = new SimStore(now);
+    this.compliance = new ComplianceJobs(this.store, now);
     this.serializer = new Serializer(this.store, settings.naming);
     this.problems = new Problems(this.serializer.keys);
     this.limiter = new SimRateLimiter(settings.rateLimitWindowSeconds, settings.rateLimits, now);

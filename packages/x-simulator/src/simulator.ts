@@ -1,4 +1,5 @@
 import express, { type ErrorRequestHandler, type Express } from 'express';
+import { complianceRouter } from './routes/compliance.router';
 import { controlRouter } from './routes/control.router';
 import { engagementRouter } from './routes/engagement.router';
 import { postsRouter } from './routes/posts.router';
@@ -33,6 +34,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   app.use(postsRouter(state));
   app.use(usersRouter(state));
   app.use(engagementRouter(state));
+  app.use(complianceRouter(state));
   app.use((req, res, next) => {
     sendXAnswer(req, res, state.problems.routeNotFound(), state.now()).catch(next);
   });

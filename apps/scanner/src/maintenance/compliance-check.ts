@@ -55,15 +55,13 @@ SELECT id FROM x_posts
  LIMIT $4`;
 
 const OPEN = `
-WITH job AS (
-  INSERT INTO compliance_jobs (id, status, post_count, upload_url, upload_expires_at, download_url, created_at)
-  VALUES ($1, 'created', 0, $2, $3, $4, $5)
-  RETURNING id
-), held AS (
+WITH held AS (
   UPDATE x_posts SET compliance_job_id = $1 WHERE id = ANY ($6::text[]) AND compliance_job_id IS NULL AND deleted_at IS NULL
   RETURNING id
 )
-UPDATE compliance_jobs SET post_count = (SELECT count(*) FROM held) WHERE id = (SELECT id FROM job) RETURNING post_count`;
+INSERT INTO compliance_jobs (id, status, post_count, upload_url, upload_expires_at, download_url, created_at)
+SELECT $1, 'created', (SELECT count(*) FROM held), $2, $3, $4, $5
+RETURNING post_count`;
 
 const HELD_POSTS = `SELECT id FROM x_posts WHERE compliance_job_id = $1 ORDER BY id`;
 
