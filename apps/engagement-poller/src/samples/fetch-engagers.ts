@@ -4,6 +4,11 @@ import type { SampleKind } from './sample-kinds';
 
 export interface SampleTarget {
   postId: string;
+  /**
+   * Every version of an edited post, oldest first (just `postId` otherwise): X gives each engagement to the
+   * version shown at the time, so likes and retweets are sampled on the newest, replies to any version count.
+   */
+  versionIds?: readonly string[];
   /** The thread the post belongs to (x_posts.conversation_id); the post's own id when it starts one. */
   conversationId: string;
   /** Replies only: return replies newer than this id. */
@@ -17,8 +22,8 @@ export interface FetchedEngagers {
   newestId: string | null;
 }
 
-function isReplyTo(post: XPost, postId: string): boolean {
-  return post.referencedPosts.some((reference) => reference.type === 'replied_to' && reference.id === postId);
+function isReplyTo(post: XPost, postIds: ReadonlySet<string>): boolean {
+  return post.referencedPosts.some((reference) => reference.type === 'replied_to' && postIds.has(reference.id));
 }
 
 /**
@@ -29,23 +34,30 @@ function isReplyTo(post: XPost, postId: string): boolean {
  * capped lists and every further page is another call against a 75-per-15-minutes limit.
  */
 export async function fetchEngagers(x: XClient, kind: SampleKind, target: SampleTarget): Promise<FetchedEngagers> {
+  const versions = target.versionIds && target.versionIds.length > 0 ? target.versionIds : [target.postId];
+  const newest = versions[versions.length - 1] as string;
   if (kind === 'like') {
-    const page = await x.likingUsers(target.postId, { maxResults: 100 });
+    const page = await x.likingUsers(newest, { maxResults: 100 });
     return { engagers: page.users.map((user) => ({ id: user.id, username: user.username, name: user.name, reply: null })), newestId: null };
   }
   if (kind === 'retweet') {
-    const page = await x.retweetedBy(target.postId, { maxResults: 100 });
+    const page = await x.retweetedBy(newest, { maxResults: 100 });
     return { engagers: page.users.map((user) => ({ id: user.id, username: user.username, name: user.name, reply: null })), newestId: null };
   }
+  // Each version of an edited post that starts its thread starts its own conversation (X gives it its own id as
+  // conversation_id); a post inside a thread keeps the thread's.
+  const conversations = target.conversationId === target.postId ? versions : [target.conversationId];
+  const conversation = conversations.length === 1 ? `conversation_id:${conversations[0]}` : `(${conversations.map((id) => `conversation_id:${id}`).join(' OR ')})`;
   const page = await x.searchRecent({
-    query: `conversation_id:${target.conversationId} is:reply`,
+    query: `${conversation} is:reply`,
     maxResults: 100,
     ...(target.sinceId ? { sinceId: target.sinceId } : {}),
   });
   // Oldest first, so an account that replied twice is represented by its first reply.
   const byAuthor = new Map<string, Engager>();
+  const replyTargets = new Set(versions);
   for (const post of [...page.posts].reverse()) {
-    if (!post.author || !isReplyTo(post, target.postId) || byAuthor.has(post.author.id)) continue;
+    if (!post.author || !isReplyTo(post, replyTargets) || byAuthor.has(post.author.id)) continue;
     byAuthor.set(post.author.id, {
       id: post.author.id,
       username: post.author.username,

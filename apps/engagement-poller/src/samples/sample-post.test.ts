@@ -162,6 +162,29 @@ describe('sampling engagers', () => {
     expect(searches.at(-1)?.query.since_id).toBeDefined();
   });
 
+  it('samples an edited post where X puts its engagement: likes and retweets on the newest version, replies to any', async () => {
+    const user = await f.account({ refreshSeconds: 60 });
+    const post = f.post('erin', 'first take #btc');
+    const early = f.sim.state.addReply(post.id, { author: 'early', text: 'to the first version' });
+    const edit = f.sim.state.editPost(post.id, { text: 'second take #btc' });
+    // Engagement from now on lands on the newest version, as on X.
+    f.sim.state.addLikes(post.id, { usernames: handles('fan', 2) });
+    const late = f.sim.state.addReply(edit.id, { author: 'late', text: 'to the edit' });
+    const itemId = await f.detect(user, post);
+    // As the scanner records an edit: the chain on the post's row.
+    await f.env.database.db.pool.query(
+      `INSERT INTO x_posts (id, author_id, author_username, author_name, text, posted_at, version_ids, conversation_id) VALUES ($1, '1', 'erin', 'Erin', 'second take #btc', now(), $2, $1)`,
+      [post.id, [post.id, edit.id]],
+    );
+
+    await f.poller().runCycle();
+
+    const items = await f.engagementItems(user, itemId);
+    expect(items.map((item) => `${item.kind} ${item.author}`).sort()).toEqual(['like @fan0001', 'like @fan0002', 'reply @early', 'reply @late']);
+    expect(items.filter((item) => item.kind === 'reply').map((item) => item.url).sort()).toEqual([`https://x.com/early/status/${early.id}`, `https://x.com/late/status/${late.id}`].sort());
+    expect(await f.item(itemId)).toMatchObject({ like_count: 2, reply_count: 2 });
+  });
+
   it('stores no engagement item beyond the alert quota, counting only what it stored', async () => {
     const user = await f.account({ refreshSeconds: 60, plan: 'starter' });
     await pool().query('UPDATE users SET alerts_limit = 4 WHERE id = $1', [user]);

@@ -28,13 +28,15 @@ interface StateRow {
   sampled: number;
   list: string[] | null;
   conversation_id: string;
+  /** Every version of an edited post (x_posts.version_ids); null when never edited. */
+  version_ids: string[] | null;
 }
 
 const lockState = (kind: SampleKind) => {
   const c = KIND_COLUMNS[kind];
   return `
 SELECT s.${c.count} AS count, s.${c.sampled} AS sampled, s.${c.list} AS list,
-       COALESCE(x.conversation_id, s.x_post_id) AS conversation_id
+       COALESCE(x.conversation_id, s.x_post_id) AS conversation_id, x.version_ids
   FROM engagement_states s
   LEFT JOIN x_posts x ON x.id = s.x_post_id
  WHERE s.x_post_id = $1 AND s.poll_until > $2
@@ -122,7 +124,7 @@ export async function samplePost(deps: SampleDeps, kind: SampleKind, xPostId: st
     let fetched: FetchedEngagers;
     try {
       const sinceId = kind === 'reply' ? await replyCursors.sinceId(xPostId).catch(() => null) : null;
-      fetched = await fetchEngagers(x, kind, { postId: xPostId, conversationId: state.conversation_id, sinceId });
+      fetched = await fetchEngagers(x, kind, { postId: xPostId, versionIds: state.version_ids ?? [xPostId], conversationId: state.conversation_id, sinceId });
     } catch (error) {
       await client.query('ROLLBACK');
       if (error instanceof XRateLimitedError || error instanceof XUsageCappedError) return { kind: 'held_back', error };
