@@ -26,6 +26,7 @@ export type {
   XStreamRuleInput,
 } from './x-stream';
 export { COMPLIANCE_MAX_IDS } from './compliance';
+export { parsePostPage } from './normalize-response';
 export type { XComplianceEvent, XComplianceJob, XComplianceResults } from './compliance';
 export { X_ENDPOINT_NAMES, POST_FIELDS, POST_EXPANSIONS, USER_FIELDS, MEDIA_FIELDS } from './x-endpoints';
 export type { XEndpointName } from './x-endpoints';

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { codePointLength, shiftEntity, unescapeXText, type UnescapedText } from './post-text';
 import {
+  postListResponseSchema,
   wireEntitiesSchema,
   wireMediaSchema,
   wirePostSchema,
@@ -297,6 +298,11 @@ export function normalizePostCounts(body: PostCountsResponse): XPostCountsLookup
     posts: (body.data ?? []).map((post) => ({ id: post.id, metrics: post.public_metrics ? normalizeMetrics(post.public_metrics) : null })),
     errors: (body.errors ?? []).map(normalizeProblem),
   };
+}
+
+/** A post list answer (search, timeline, lookup) as the client reads it: checked, then normalised. Throws on a body that is not one. */
+export function parsePostPage(body: unknown): XPostPage {
+  return normalizePostPage(postListResponseSchema.parse(body));
 }
 
 export function normalizePostPage(body: PostListResponse): XPostPage {

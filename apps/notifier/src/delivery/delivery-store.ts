@@ -1,41 +1,12 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
-import type { AlertMedia, AlertQuoted, AlertUrl, NoticeBody } from '@hashwatch/channels';
+import type { NoticeBody } from '@hashwatch/channels';
+import type { ClaimedDelivery } from './claimed-delivery';
 import type { ChannelRow } from './channel-store';
 
 type Queryable = pg.Pool | pg.PoolClient;
 
-/** A pending delivery claimed for one attempt, with the feed item it carries. */
-export interface ClaimedDelivery {
-  id: string;
-  message_id: string;
-  attempts: number;
-  feed_item_id: string;
-  /** Routing found the item late (catch-up after an outage): sent to json channels with `late: true`, never to chat. */
-  late: boolean;
-  type: 'hashtag' | 'account' | 'engagement';
-  hashtag: string | null;
-  account: string | null;
-  sources: string[];
-  author: string;
-  author_name: string;
-  text: string;
-  url: string;
-  lang: string | null;
-  /** json, null when empty. */
-  urls: AlertUrl[] | null;
-  media: AlertMedia[] | null;
-  quoted: AlertQuoted | null;
-  edited_at: Date | null;
-  /** X deleted the post since it was detected: the delivery is skipped. */
-  deleted: boolean;
-  posted_at: Date | null;
-  detected_at: Date;
-  parent_id: string | null;
-  kind: 'retweet' | 'like' | 'reply' | null;
-  parent_url: string | null;
-  parent_text: string | null;
-}
+export type { ClaimedDelivery } from './claimed-delivery';
 
 /**
  * The tables a drain sends from: alerts (`deliveries`) and system notices (`notice_deliveries`), whose rows

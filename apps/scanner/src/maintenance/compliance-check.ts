@@ -117,15 +117,17 @@ async function collect(db: pg.PoolClient, x: XClient, row: OpenJobRow, now: Date
   // Every action X names today is `delete` (deleted, protected, suspended, scrub_geo, bounced): the content goes.
   const toErase = [...new Set(results.events.filter((event) => event.action === 'delete' && held.has(event.id)).map((event) => event.id))];
   await db.query('BEGIN');
-  let erased = 0;
-  try {
-    erased = (await erasePostsDeletedOnX(db, toErase, now)).posts;
-    await db.query(FINISH, [row.id, 'complete', now, erased, null]);
-    await db.query('COMMIT');
-  } catch (failure) {
-    await db.query('ROLLBACK').catch(() => undefined);
-    throw failure;
-  }
+  const erased = await erasePostsDeletedOnX(db, toErase, now).then(
+    async ({ posts }) => {
+      await db.query(FINISH, [row.id, 'complete', now, posts, null]);
+      await db.query('COMMIT');
+      return posts;
+    },
+    async (failure: unknown) => {
+      await db.query('ROLLBACK').catch(() => undefined);
+      throw failure;
+    },
+  );
   const reasons: Record<string, number> = {};
   for (const event of results.events) reasons[event.reason] = (reasons[event.reason] ?? 0) + 1;
   logger.info('x compliance job applied', { jobId: row.id, posts: held.size, events: results.events.length, erased, reasons, malformedLines: results.malformedLines });
