@@ -1,3 +1,4 @@
+import { itemJsonSql } from '@hashwatch/feed';
 import { syncSources } from './sources/sync-sources';
 import { useScannerFixture } from './test-support/scanner-fixture';
 
@@ -14,7 +15,7 @@ describe('what the scanner stores of X\'s real post shapes', () => {
 
   async function itemRow(userId: string, xPostId: string) {
     const { rows } = await fx.pool().query(
-      'SELECT text, url, lang, urls, media, quoted, edited_at, deleted, item_head FROM feed_items WHERE user_id = $1 AND x_post_id = $2',
+      `SELECT text, url, lang, urls, media, quoted, edited_at, deleted, ${itemJsonSql('f')} AS item_head FROM feed_items f WHERE user_id = $1 AND x_post_id = $2`,
       [userId, xPostId],
     );
     return rows[0];

@@ -3,6 +3,9 @@ import path from 'node:path';
 import { useTestEnvironment } from '@hashwatch/testing';
 import { Prisma } from './generated/prisma/client';
 
+// What a NULL item_extra stands for (@hashwatch/feed's DEFAULT_ITEM_EXTRA; the feed package builds on this one).
+const DEFAULT_ITEM_EXTRA = ',"urls":[],"media":[],"quoted":null,"edited_at":null,"deleted":false';
+
 interface ModelField {
   name: string;
   column: string;
@@ -193,11 +196,12 @@ describe('schema.prisma and the migrated database', () => {
     // The fields the client leaves out are written by the database, also for rows the client creates.
     expect([...models.values()].flatMap((model) => model.fields.filter((f) => f.ignored).map((f) => `${model.table}.${f.column}`))).toEqual([
       'feed_items.item_head',
+      'feed_items.item_extra',
       'outbox_jobs.weight',
     ]);
     const weight = await env.database.db.pool.query<{ weight: number }>('SELECT weight FROM outbox_jobs WHERE id = $1', [outboxId]);
     expect(weight.rows[0]?.weight).toBe(1);
-    const { rows } = await env.database.db.pool.query<{ item_head: string }>('SELECT item_head FROM feed_items WHERE id = $1', [feedItem.id]);
+    const { rows } = await env.database.db.pool.query<{ item_head: string }>(`SELECT item_head || COALESCE(item_extra, '${DEFAULT_ITEM_EXTRA}') AS item_head FROM feed_items WHERE id = $1`, [feedItem.id]);
     expect(JSON.parse(`${rows[0]?.item_head},"engagement":null}`)).toEqual({
       id: 'post_rt', type: 'engagement', hashtag: 'btc', account: 'alice', sources: ['#btc', '@alice'], author: '@alice', author_name: 'Alice', text: 'hi',
       url: 'https://x.com/alice/status/1', urls: feedItem.urls, media: feedItem.media, quoted: feedItem.quoted, lang: 'en', edited_at: '2026-11-22T01:24:15.123Z', deleted: true,

@@ -5,3 +5,4 @@ export type { AlertQuota, AlongsideLock, SourceShare, UpstreamShares, UsageState
 export { LATENCY_SAMPLE_ITEMS, latencyFrom, latencyOf, latencyStatement } from './latency';
 export type { Latency, LatencyRow } from './latency';
 export { erasePostsDeletedOnX } from './erase-deleted';
+export { DEFAULT_ITEM_EXTRA, itemJsonSql } from './item-json';

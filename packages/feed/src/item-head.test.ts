@@ -2,6 +2,7 @@ import { createAccount } from '@hashwatch/accounts';
 import { transaction } from '@hashwatch/db';
 import { useTestEnvironment } from '@hashwatch/testing';
 import { insertFeedItems } from './insert-feed-items';
+import { itemJsonSql } from './item-json';
 import { hashtagPost } from './test-support/hashtag-post';
 
 /**
@@ -19,7 +20,7 @@ describe('feed_items.item_head', () => {
   });
 
   async function head(id: string): Promise<Record<string, unknown>> {
-    const { rows } = await pool().query<{ item_head: string }>('SELECT item_head FROM feed_items WHERE id = $1', [id]);
+    const { rows } = await pool().query<{ item_head: string }>(`SELECT ${itemJsonSql('f')} AS item_head FROM feed_items f WHERE id = $1`, [id]);
     const text = rows[0]?.item_head;
     if (text === undefined) throw new Error(`no feed item ${id}`);
     return JSON.parse(`${text}}`) as Record<string, unknown>;
@@ -63,6 +64,13 @@ describe('feed_items.item_head', () => {
     const item = inserted[0];
     if (!item) throw new Error('not stored');
     expect(await head(item.id)).toMatchObject({ text: 'a & b https://t.co/abc', urls, media, quoted, lang: 'und', edited_at: item.detectedAt.toISOString(), deleted: false });
+    // Nothing writes the extra by hand, and a plain item keeps it NULL (the defaults, read as such).
+    await pool().query(`UPDATE feed_items SET item_extra = ',"forged":true' WHERE id = $1`, [item.id]);
+    expect(await head(item.id)).not.toHaveProperty('forged');
+    const [plain] = (await transaction(pool(), (client) => insertFeedItems(client, [hashtagPost(userId, 6, { lang: 'en' })]))).inserted;
+    const { rows } = await pool().query<{ item_extra: string | null }>('SELECT item_extra FROM feed_items WHERE id = $1', [plain?.id]);
+    expect(rows).toEqual([{ item_extra: null }]);
+    expect(await head(plain?.id as string)).toMatchObject({ urls: [], media: [], quoted: null, lang: 'en', edited_at: null, deleted: false });
     await pool().query(`UPDATE feed_items SET text = '', author_name = '', urls = NULL, media = NULL, quoted = NULL, deleted = true WHERE id = $1`, [item.id]);
     expect(await head(item.id)).toMatchObject({ text: '', author_name: '', urls: [], media: [], quoted: null, deleted: true, edited_at: item.detectedAt.toISOString() });
   });

@@ -22,6 +22,13 @@ ALTER TABLE "feed_items"
   ADD COLUMN "edited_at" TIMESTAMPTZ(6),
   ADD COLUMN "deleted" BOOLEAN NOT NULL DEFAULT false;
 
+-- The item's JSON (20261125120000_feed_item_head) gains `lang` in `item_head`, and the other new fields in
+-- `item_extra`, which stays NULL while they hold their defaults (no link, media, quote, edit or deletion: most
+-- posts) and is read as `,"urls":[],"media":[],"quoted":null,"edited_at":null,"deleted":false` then
+-- (@hashwatch/feed, itemJsonSql). Written into every row, those 70 bytes cost the feed insert about 15 % of its
+-- rows per second (docs/BENCHMARKS.md, "X answer size and ingest").
+ALTER TABLE "feed_items" ADD COLUMN "item_extra" TEXT;
+
 CREATE OR REPLACE FUNCTION "feed_items_write_head"() RETURNS trigger LANGUAGE plpgsql AS $fn$
 BEGIN
   NEW.item_head := '{"id":' || to_json(NEW.id)::text
@@ -33,17 +40,20 @@ BEGIN
     || ',"author_name":' || to_json(NEW.author_name)::text
     || ',"text":' || to_json(NEW.text)::text
     || ',"url":' || to_json(NEW.url)::text
-    || ',"urls":' || COALESCE(NEW.urls::text, '[]')
-    || ',"media":' || COALESCE(NEW.media::text, '[]')
-    || ',"quoted":' || COALESCE(NEW.quoted::text, 'null')
     || ',"lang":' || COALESCE(to_json(NEW.lang)::text, 'null')
-    || ',"edited_at":' || COALESCE('"' || to_char(NEW.edited_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '"', 'null')
-    || ',"deleted":' || CASE WHEN NEW.deleted THEN 'true' ELSE 'false' END
     || ',"posted_at":' || COALESCE('"' || to_char(NEW.posted_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '"', 'null')
     || ',"detected_at":"' || to_char(NEW.detected_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '"'
     || CASE WHEN NEW.type = 'engagement'
          THEN ',"parent_id":' || COALESCE(to_json(NEW.parent_id)::text, 'null') || ',"kind":' || COALESCE('"' || NEW.kind::text || '"', 'null')
          ELSE '' END;
+  NEW.item_extra := CASE WHEN NEW.urls IS NULL AND NEW.media IS NULL AND NEW.quoted IS NULL AND NEW.edited_at IS NULL AND NOT NEW.deleted
+    THEN NULL
+    ELSE ',"urls":' || COALESCE(NEW.urls::text, '[]')
+      || ',"media":' || COALESCE(NEW.media::text, '[]')
+      || ',"quoted":' || COALESCE(NEW.quoted::text, 'null')
+      || ',"edited_at":' || COALESCE('"' || to_char(NEW.edited_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '"', 'null')
+      || ',"deleted":' || CASE WHEN NEW.deleted THEN 'true' ELSE 'false' END
+    END;
   RETURN NEW;
 END
 $fn$;
@@ -52,10 +62,10 @@ DROP TRIGGER "feed_items_head" ON "feed_items";
 CREATE TRIGGER "feed_items_head"
   BEFORE INSERT OR UPDATE OF "id", "type", "hashtag", "account", "sources", "author", "author_name", "text", "url",
                              "urls", "media", "quoted", "lang", "edited_at", "deleted",
-                             "posted_at", "detected_at", "parent_id", "kind", "item_head"
+                             "posted_at", "detected_at", "parent_id", "kind", "item_head", "item_extra"
   ON "feed_items" FOR EACH ROW EXECUTE FUNCTION "feed_items_write_head"();
 
--- Items stored before: their JSON gains the new fields (empty lists, null, false).
+-- Items stored before: their JSON gains `lang` (null); their extra stays NULL (the defaults).
 UPDATE "feed_items" SET "item_head" = NULL;
 
 -- X's batch compliance (docs/DECISIONS.md, "Posts as X really sends them"): stored posts are sent to X in jobs of up

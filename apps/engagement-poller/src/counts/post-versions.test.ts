@@ -1,3 +1,4 @@
+import { itemJsonSql } from '@hashwatch/feed';
 import { usePollerFixture } from '../test-support/poller-fixture';
 
 const MINUTE = 60_000;
@@ -61,7 +62,7 @@ describe('refreshing counts of edited and deleted posts', () => {
     expect((await f.item(itemIds[0] as string)).detected_at).toEqual(before.detected_at);
     const { rows: posts } = await pool().query('SELECT text, author_name, deleted_at FROM x_posts WHERE id = $1', [post.id]);
     expect(posts).toEqual([{ text: '', author_name: '', deleted_at: f.clock.now() }]);
-    const { rows: heads } = await pool().query<{ item_head: string }>('SELECT item_head FROM feed_items WHERE id = $1', [itemIds[0]]);
+    const { rows: heads } = await pool().query<{ item_head: string }>(`SELECT ${itemJsonSql('f')} AS item_head FROM feed_items f WHERE id = $1`, [itemIds[0]]);
     expect(JSON.parse(`${heads[0]?.item_head}}`)).toMatchObject({ text: '', author_name: '', urls: [], media: [], quoted: null, deleted: true });
 
     f.sim.state.requestLog.clear();

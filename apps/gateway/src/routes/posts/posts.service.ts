@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { itemJsonSql } from '@hashwatch/feed';
 import { JsonText } from '../../http/json-text';
 import { keyLookupSql, type CallerRow } from '../../middleware/authenticate';
 import type { CursorScope, FeedPosition, PostCursor } from './post-cursor';
@@ -23,12 +24,12 @@ const ENGAGEMENT = `'{"retweet_count":' || f.retweet_count::text || ',"like_coun
   || ',"likers":' || COALESCE(array_to_json(f.likers)::text, '[]') || ',"repliers":' || COALESCE(array_to_json(f.repliers)::text, '[]')
   || ',"updated_at":"' || to_char(COALESCE(f.engagement_updated_at, f.detected_at) AT TIME ZONE 'UTC', ${API_TIMESTAMP}) || '"}'`;
 /**
- * Each item as the JSON of postSchema, field for field. `item_head` holds every field but `engagement`, written
- * with the item (prisma/migrations/20261125120000_feed_item_head); only the engagement object, which every refresh
+ * Each item as the JSON of postSchema, field for field. `item_head` and `item_extra` hold every field but
+ * `engagement`, written with the item (prisma/migrations/20261125120000_feed_item_head, 20261128100000_post_content); only the engagement object, which every refresh
  * changes, is built here, and only for the engagement-tracked items. Engagement items carry parent_id and kind
  * and a null engagement; others have neither field.
  */
-const ITEM = `f.item_head || CASE WHEN f.engagement_tracked AND f.type <> 'engagement'
+const ITEM = `${itemJsonSql('f')} || CASE WHEN f.engagement_tracked AND f.type <> 'engagement'
   THEN ',"engagement":' || ${ENGAGEMENT} || '}' ELSE ',"engagement":null}' END`;
 
 // Page sizes prepared per connection: the default, the maximum and the round sizes clients pick.
