@@ -133,6 +133,32 @@ describe('delivery', () => {
     expect((await deliveriesOf(pool(), bot))[0]).toMatchObject({ attempts: 1, status: 'delivered' });
   });
 
+  it('sends a post with a photo to the bot as sendPhoto with an HTML caption, and the bot stays enabled', async () => {
+    const user = await newAccount(env.database);
+    const bot = await addBot(pool(), user, { token, chatId: '-100777' });
+    const photo = 'https://pbs.twimg.com/media/FlqYpJ8XwAAJ2aT.jpg';
+    const before = telegram.received.length;
+    await storeFeedItems(pool(), [
+      post(user, {
+        text: 'fish & chips <3',
+        media: [{ type: 'photo', url: photo, preview_image_url: null, width: 1200, height: 675, alt_text: null }],
+      }),
+    ]);
+
+    await waitFor(async () => (await deliveriesOf(pool(), bot))[0]?.status === 'delivered', 20_000, 'the delivery delivered');
+    const sent = telegram.received.slice(before);
+    expect(sent.map((request) => request.path)).toEqual([`/bot${token}/sendPhoto`]);
+    const body = sent[0]!.json!;
+    expect(body).toMatchObject({ chat_id: '-100777', photo, parse_mode: 'HTML' });
+    expect(body).not.toHaveProperty('text');
+    // The author's text escaped once for Telegram's HTML, never twice.
+    expect(body.caption).toEqual(expect.stringContaining('fish &amp; chips &lt;3'));
+    expect(body.caption).not.toContain('&amp;amp;');
+    expect((await deliveriesOf(pool(), bot))[0]).toMatchObject({ attempts: 1, status: 'delivered', last_status: 200 });
+    const { rows } = await pool().query('SELECT enabled, disabled_reason FROM notification_channels WHERE id = $1', [bot]);
+    expect(rows[0]).toEqual({ enabled: true, disabled_reason: null });
+  });
+
   it('fails a delivery answered with a permanent 400 and never tries it again', async () => {
     const { receiver, user, channelId } = await jsonChannel(env.database, receivers);
     receiver.script(jsonReply(400, { error: 'unknown field' }));

@@ -142,19 +142,40 @@ export function discordRateLimit(retryAfterSeconds: number): Reply {
   return json(429, { message: 'You are being rate limited.', retry_after: retryAfterSeconds, global: false }, { 'retry-after': String(Math.ceil(retryAfterSeconds)) });
 }
 
-/** Telegram Bot API's sendMessage: {ok, result} or {ok:false, error_code, description, parameters}. */
+// Bot API limits, counted after entity parsing: message text 1-4096 characters, photo caption 0-1024.
+const TELEGRAM_TEXT_LIMIT = 4096;
+const TELEGRAM_CAPTION_LIMIT = 1024;
+
+const telegramFailure = (status: number, description: string): Reply => json(status, { ok: false, error_code: status, description });
+
+/**
+ * Telegram Bot API's sendMessage (`text`) and sendPhoto (`photo` by URL, `caption`), answered as the Bot API
+ * documents: {ok, result: Message} or {ok:false, error_code, description, parameters}. The photo is not fetched
+ * (the posts here name addresses nobody serves); an address that is not http(s) is refused as Telegram does.
+ */
 export async function startTelegramReceiver(token: string): Promise<Receiver> {
   return startReceiver((request) => {
-    if (request.path !== `/bot${token}/sendMessage`) return json(401, { ok: false, error_code: 401, description: 'Unauthorized' });
-    const text = request.json?.text;
-    if (typeof text !== 'string' || text === '') return json(400, { ok: false, error_code: 400, description: 'Bad Request: message text is empty' });
+    const route = /^\/bot([^/]+)\/([^/]+)$/.exec(request.path.split('?')[0] ?? '');
+    if (!route || route[1] !== token) return telegramFailure(401, 'Unauthorized');
+    if (!/^(sendMessage|sendPhoto)$/i.test(route[2]!)) return telegramFailure(404, 'Not Found');
+    const photoMethod = route[2]!.toLowerCase() === 'sendphoto';
+    const body = request.json ?? {};
+    const content = photoMethod ? (body.caption ?? '') : body.text;
+    if (typeof content !== 'string' || (!photoMethod && content === '')) return telegramFailure(400, 'Bad Request: message text is empty');
+    const photo = body.photo;
+    if (photoMethod && (typeof photo !== 'string' || photo === '')) return telegramFailure(400, 'Bad Request: there is no photo in the request');
+    if (photoMethod && !/^https?:\/\/\S+$/i.test(photo as string)) return telegramFailure(400, 'Bad Request: wrong file identifier/HTTP URL specified');
     // HTML mode is parsed as the Bot API does: a message it cannot parse is refused, never shown half-formatted.
-    if (request.json?.parse_mode === 'HTML') {
-      const parsed = parseTelegramHtml(text);
-      if (!parsed.ok) return json(400, { ok: false, error_code: 400, description: parsed.error });
-      return json(200, { ok: true, result: { message_id: 1, text: parsed.text } });
+    const parsed = body.parse_mode === 'HTML' ? parseTelegramHtml(content) : { ok: true as const, text: content };
+    if (!parsed.ok) return telegramFailure(400, parsed.error);
+    const chat = { id: Number(body.chat_id) };
+    if (!photoMethod) {
+      if (parsed.text.length > TELEGRAM_TEXT_LIMIT) return telegramFailure(400, 'Bad Request: message is too long');
+      return json(200, { ok: true, result: { message_id: 1, chat, text: parsed.text } });
     }
-    return json(200, { ok: true, result: { message_id: 1, text } });
+    if (parsed.text.length > TELEGRAM_CAPTION_LIMIT) return telegramFailure(400, 'Bad Request: message caption is too long');
+    const sizes = [{ file_id: 'photo-1', file_unique_id: 'unique-1', width: 1200, height: 675 }];
+    return json(200, { ok: true, result: { message_id: 1, chat, photo: sizes, ...(parsed.text ? { caption: parsed.text } : {}) } });
   });
 }
 
