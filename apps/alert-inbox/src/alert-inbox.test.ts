@@ -74,6 +74,21 @@ describe('alert inbox', () => {
     expect(inbox.alerts[0]).toMatchObject({ format: 'telegram', summary: 'chat 42: hello' });
   });
 
+  it('plays the Telegram Bot API sendPhoto, listing the caption as a Telegram message with its photo', async () => {
+    await start();
+    const photo = 'https://pbs.twimg.com/media/FlqYpJ8XwAAJ2aT.jpg';
+    const body = JSON.stringify({ chat_id: '42', photo, caption: '<b>@alice</b> fish &amp; chips', parse_mode: 'HTML' });
+    const res = await fetch(`${url}/bot123:abc/sendPhoto`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+
+    expect(res.status).toBe(200);
+    const answer = (await res.json()) as { ok: boolean; result: Record<string, unknown> };
+    expect(answer).toMatchObject({ ok: true, result: { chat: { id: '42' }, caption: '<b>@alice</b> fish &amp; chips' } });
+    expect(answer.result.message_id).toEqual(expect.any(Number));
+    expect(answer.result.photo).toEqual([expect.objectContaining({ file_id: expect.any(String) })]);
+    expect(answer.result).not.toHaveProperty('text');
+    expect(inbox.alerts[0]).toMatchObject({ format: 'telegram', type: 'photo', summary: `chat 42: [photo ${photo}] <b>@alice</b> fish &amp; chips` });
+  });
+
   it('keeps only the newest alerts, up to its capacity', async () => {
     await start(undefined, 3);
     for (let i = 1; i <= 5; i += 1) {

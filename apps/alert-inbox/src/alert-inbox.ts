@@ -62,6 +62,10 @@ function summarize(path: string, body: Record<string, unknown>): Pick<InboxAlert
   if (/^\/bot[^/]+\/sendMessage$/i.test(path)) {
     return { format: 'telegram', type: 'message', summary: oneLine(`chat ${String(body.chat_id)}: ${String(body.text ?? '')}`) };
   }
+  // A post with a photo: the card is the photo's caption.
+  if (/^\/bot[^/]+\/sendPhoto$/i.test(path)) {
+    return { format: 'telegram', type: 'photo', summary: oneLine(`chat ${String(body.chat_id)}: [photo ${String(body.photo ?? '')}] ${String(body.caption ?? '')}`) };
+  }
   if (typeof body.type === 'string' && (body.post || body.posts)) {
     if (body.type === 'digest') {
       const posts = (body.posts as JsonPost[] | undefined) ?? [];
@@ -76,6 +80,14 @@ function summarize(path: string, body: Record<string, unknown>): Pick<InboxAlert
   }
   if (typeof body.text === 'string') return { format: 'slack', type: 'message', summary: oneLine(body.text) };
   return { format: 'unknown', type: 'unknown', summary: oneLine(JSON.stringify(body)) };
+}
+
+/** The Message the Bot API answers with: sendMessage's has the text, sendPhoto's the photo's sizes and caption. */
+function telegramMessage(type: string, body: Record<string, unknown>): Record<string, unknown> {
+  const message = { message_id: Date.now() % 2_147_483_647, chat: { id: body.chat_id } };
+  if (type !== 'photo') return { ...message, text: body.text };
+  const photo = [{ file_id: `photo-${message.message_id}`, file_unique_id: `unique-${message.message_id}`, width: 1200, height: 675 }];
+  return { ...message, photo, ...(typeof body.caption === 'string' && body.caption !== '' ? { caption: body.caption } : {}) };
 }
 
 async function readBody(request: IncomingMessage): Promise<string | undefined> {
@@ -96,7 +108,7 @@ function send(response: ServerResponse, status: number, body: string, type = 'ap
 
 /**
  * The demo's alert destination: accepts alerts POSTed in any Hashwatch format (json webhooks, Discord, Slack,
- * and Telegram's sendMessage, so it can also play the Bot API) and mail over SMTP, logs one line per alert or
+ * and Telegram's sendMessage and sendPhoto, so it can also play the Bot API) and mail over SMTP, logs one line per alert or
  * mail, keeps the last ones in memory and lists them at `/` (HTML), `/alerts` and `/mail` (JSON).
  */
 export function createAlertInbox(options: AlertInboxOptions): AlertInbox {
@@ -134,9 +146,7 @@ export function createAlertInbox(options: AlertInboxOptions): AlertInbox {
     alerts.unshift(alert);
     alerts.length = Math.min(alerts.length, capacity);
     logger.info('alert received', { alert: alert.summary, format: alert.format, type: alert.type, webhookId });
-    if (alert.format === 'telegram') {
-      return send(response, 200, JSON.stringify({ ok: true, result: { message_id: Date.now() % 2_147_483_647, chat: { id: body.chat_id }, text: body.text } }));
-    }
+    if (alert.format === 'telegram') return send(response, 200, JSON.stringify({ ok: true, result: telegramMessage(alert.type, body) }));
     if (alert.format === 'slack') return send(response, 200, 'ok', 'text/plain');
     response.writeHead(204);
     response.end();
