@@ -8,16 +8,20 @@ function bare(source: string): string {
 /**
  * The alert for one claimed delivery. `source` is the source this channel was routed for (its scope may pick
  * `@alice` out of `["#btc", "@alice"]`); `hashtag` / `account` follow it, bare (`alice`) as the feed has them.
+ * `sources` are stored lower-case while the item's own `hashtag` / `account` keep the case the user wrote the
+ * track in (`NIO`), so for that source the item's own spelling is used: a json payload then equals its feed item.
  */
 export function alertFor(delivery: ClaimedDelivery, source: string | undefined): AlertPost {
   const label = source ?? delivery.sources[0] ?? (delivery.hashtag ? `#${delivery.hashtag}` : `@${delivery.account ?? ''}`);
   const isAccount = label.startsWith('@');
+  const own = isAccount ? delivery.account : delivery.hashtag;
+  const name = own && own.toLowerCase() === bare(label).toLowerCase() ? own : bare(label);
   const alert: AlertPost = {
     id: delivery.feed_item_id,
     type: delivery.type,
     source: label,
-    hashtag: isAccount ? '' : bare(label),
-    account: isAccount ? bare(label) : '',
+    hashtag: isAccount ? '' : name,
+    account: isAccount ? name : '',
     author: delivery.author,
     author_name: delivery.author_name,
     text: delivery.text,

@@ -159,6 +159,20 @@ describe('delivery', () => {
     expect(rows[0]).toEqual({ enabled: true, disabled_reason: null });
   });
 
+  it('sends a json channel the hashtag and account as the feed item has them, in the case the track was written', async () => {
+    const { receiver, user } = await jsonChannel(env.database, receivers);
+    // Sources are stored lower-case; the item keeps the track's own spelling, which GET /v1/posts shows.
+    const [tagged, authored] = await storeFeedItems(pool(), [
+      post(user, { hashtag: 'NIO', sources: ['$nio'] }),
+      post(user, { type: 'account', hashtag: null, account: 'BaldManGamer', sources: ['@baldmangamer'] }),
+    ]);
+
+    await receiver.waitForAccepted(2);
+    const payloads = new Map(receiver.accepted.map((request) => [(request.json!.post as { id: string }).id, request.json!.post]));
+    expect(payloads.get(tagged!.id)).toMatchObject({ hashtag: 'NIO', account: null, source: '$nio' });
+    expect(payloads.get(authored!.id)).toMatchObject({ hashtag: null, account: 'BaldManGamer', source: '@baldmangamer' });
+  });
+
   it('fails a delivery answered with a permanent 400 and never tries it again', async () => {
     const { receiver, user, channelId } = await jsonChannel(env.database, receivers);
     receiver.script(jsonReply(400, { error: 'unknown field' }));
