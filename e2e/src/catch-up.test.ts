@@ -1,6 +1,5 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
+import { ChatPlatforms } from './harness/chat-platforms';
 import { Suite } from './harness/suite';
 import { waitUntil } from './harness/wait-until';
 import { WebhookReceiver } from './harness/webhook-receiver';
@@ -12,55 +11,6 @@ const DOWN_MS = 9_000;
 const TAG = 'e2ecatchup';
 const BOT_TOKEN = '123456:e2e-catchup-token';
 const CHAT_ID = '-1001234567890';
-
-type Platform = 'discord' | 'slack' | 'telegram';
-
-/**
- * Discord's, Slack's and Telegram's endpoints in one local server, answering each as its platform does (Discord
- * 200 with the message, Slack 200 `ok`, Telegram `{ok: true, result}`), and recording every message body.
- */
-class ChatPlatforms {
-  readonly received: { platform: Platform; body: string }[] = [];
-  private server: Server | undefined;
-  origin = '';
-
-  async start(): Promise<this> {
-    this.server = createServer((request, response) => {
-      const chunks: Buffer[] = [];
-      request.on('data', (chunk: Buffer) => chunks.push(chunk));
-      request.on('end', () => {
-        const body = Buffer.concat(chunks).toString('utf8');
-        const path = (request.url ?? '').split('?')[0];
-        const platform: Platform | undefined =
-          path === '/api/webhooks/1/e2e' ? 'discord' : path === '/services/T1/B1/e2e' ? 'slack' : path === `/bot${BOT_TOKEN}/sendMessage` ? 'telegram' : undefined;
-        if (!platform) {
-          response.writeHead(404).end();
-          return;
-        }
-        this.received.push({ platform, body });
-        if (platform === 'slack') response.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
-        else if (platform === 'discord') response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id: String(Date.now()) }));
-        else response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, result: { message_id: this.received.length } }));
-      });
-    });
-    await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', () => resolve()));
-    this.origin = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-    return this;
-  }
-
-  /** Messages each platform got that mention `text`. */
-  mentioning(text: string): Record<Platform, number> {
-    const count = (platform: Platform) => this.received.filter((entry) => entry.platform === platform && entry.body.includes(text)).length;
-    return { discord: count('discord'), slack: count('slack'), telegram: count('telegram') };
-  }
-
-  async close(): Promise<void> {
-    const server = this.server;
-    if (!server) return;
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
-}
 
 const postsSchema = z.object({ data: z.array(z.object({ id: z.string(), text: z.string(), posted_at: z.string().nullable(), detected_at: z.string() })) });
 const jsonBodySchema = z.object({ type: z.string(), post: z.object({ id: z.string(), text: z.string() }).passthrough(), text: z.string(), late: z.literal(true).optional() });
@@ -74,7 +24,7 @@ const jsonBodySchema = z.object({ type: z.string(), post: z.object({ id: z.strin
 describe('catch-up after the scanner was down', () => {
   let suite: Suite | undefined;
   const json = new WebhookReceiver();
-  const chat = new ChatPlatforms();
+  const chat = new ChatPlatforms(BOT_TOKEN);
 
   afterAll(async () => {
     await Promise.allSettled([json.close(), chat.close()]);
@@ -89,8 +39,8 @@ describe('catch-up after the scanner was down', () => {
     await running.gateway.call('PUT', '/notifications', {
       webhooks: [
         { url: json.url, format: 'json' },
-        { url: `${chat.origin}/api/webhooks/1/e2e`, format: 'discord' },
-        { url: `${chat.origin}/services/T1/B1/e2e`, format: 'slack' },
+        { url: chat.discordUrl, format: 'discord' },
+        { url: chat.slackUrl, format: 'slack' },
       ],
       bot: { token: BOT_TOKEN, chat_id: CHAT_ID },
     });
