@@ -49,10 +49,17 @@ describe('what the scanner stores of X\'s real post shapes', () => {
   it('stores a retweet with the whole original after "RT @author: ", not X\'s cut at 140 characters', async () => {
     const user = await fx.account();
     await fx.track(user, 'rtwhole', { excludeRetweets: false });
-    const original = fx.sim.state.injectPost({ author: 'origin', text: `${'Long original words & more words. '.repeat(6)}#rtwhole` });
+    const original = fx.sim.state.injectPost({
+      author: 'origin',
+      text: `${'Long original words & more words. '.repeat(6)}#rtwhole`,
+      media: [{ type: 'photo', url: 'https://pbs.twimg.com/media/rt.jpg', width: 800, height: 600 }],
+    });
     const retweet = fx.sim.state.injectPost({ author: 'booster', retweet_of: original.id });
     await tick();
-    expect(await itemRow(user, retweet.id)).toMatchObject({ text: `RT @origin: ${original.text}` });
+    const row = await itemRow(user, retweet.id);
+    expect(row.text).toBe(`RT @origin: ${original.text}`);
+    // The original's photo, from the same answer (referenced_tweets.id.attachments.media_keys).
+    expect(row.media).toEqual([{ type: 'photo', url: 'https://pbs.twimg.com/media/rt.jpg', preview_image_url: null, width: 800, height: 600, alt_text: null }]);
   });
 
   it('stores links, media, the quoted post and the language with the item, from the same search answer', async () => {

@@ -24,7 +24,7 @@ describe('createXClient against the simulator (2.166 spellings)', () => {
       query: '#btc',
       max_results: '100',
       'tweet.fields': POST_FIELDS,
-      expansions: 'author_id,referenced_tweets.id,referenced_tweets.id.author_id,attachments.media_keys',
+      expansions: 'author_id,referenced_tweets.id,referenced_tweets.id.author_id,referenced_tweets.id.attachments.media_keys,attachments.media_keys',
       'user.fields': 'username,name',
       'media.fields': 'type,url,preview_image_url,width,height,alt_text',
     });

@@ -24,9 +24,10 @@ export type XEndpointName = (typeof X_ENDPOINT_NAMES)[number];
 
 // What the service needs from a post and nothing more: every extra field is bytes, and X bills per resource.
 // note_tweet carries a long post's whole text; attachments, the urls entities and media.fields what a card
-// shows; referenced_tweets.id brings a retweet's whole original and the quoted post in the same answer.
+// shows; referenced_tweets.id brings a retweet's whole original and the quoted post in the same answer, and
+// referenced_tweets.id.attachments.media_keys the original's media.
 export const POST_FIELDS = 'created_at,lang,public_metrics,referenced_tweets,conversation_id,entities,author_id,in_reply_to_user_id,note_tweet,attachments,edit_history_tweet_ids,withheld';
-export const POST_EXPANSIONS = 'author_id,referenced_tweets.id,referenced_tweets.id.author_id,attachments.media_keys';
+export const POST_EXPANSIONS = 'author_id,referenced_tweets.id,referenced_tweets.id.author_id,referenced_tweets.id.attachments.media_keys,attachments.media_keys';
 export const USER_FIELDS = 'username,name';
 export const MEDIA_FIELDS = 'type,url,preview_image_url,width,height,alt_text';
 /**
