@@ -11,6 +11,7 @@ import { DEFAULT_SOURCE_FAILING_CYCLES } from './notices/source-notices';
 import { createScanner } from './scanner';
 import { createScannerMetrics } from './scanner-metrics';
 import { startScannerWorkers } from './scanner-workers';
+import { DEFAULT_SEARCH_BUDGET } from './sources/fair-shares';
 import { DEFAULT_STREAM_TIMING } from './stream/coverage';
 import { startStreamHolder } from './stream/stream-holder';
 
@@ -22,6 +23,9 @@ const scannerConfig = configSchema.extend({
   // X's batch compliance (docs/DECISIONS.md, "Posts as X really sends them"): how often a step runs; 0 turns it off
   // (an X plan without the compliance endpoints).
   X_COMPLIANCE_SECONDS: z.coerce.number().int().min(0).max(86_400).default(COMPLIANCE_EVERY_MS / 1000),
+  // Recent searches per 15 minutes the scans plan to spend, shared between accounts by plan weight
+  // (docs/DECISIONS.md, "Fair shares of X's budget"); 0 turns the sharing off.
+  SCANNER_SEARCH_BUDGET: z.coerce.number().int().min(0).max(1_000_000).default(DEFAULT_SEARCH_BUDGET.requests),
   SOURCE_FAILING_CYCLES: z.coerce.number().int().min(1).max(1_000).default(DEFAULT_SOURCE_FAILING_CYCLES),
   // The filtered stream (docs/DECISIONS.md, "Filtered stream"): off by default, since X sells it to plans that
   // include it; pay-per-use allows 1,000 rules of 1,024 characters, Enterprise more.
@@ -56,6 +60,7 @@ async function main(): Promise<void> {
   const scanner = createScanner({ pool: db.pool, x, queues, logger, maxQueryLength: config.X_QUERY_MAX_LENGTH,
     metrics,
     sourceNotices: { failingCycles: config.SOURCE_FAILING_CYCLES },
+    searchBudget: config.SCANNER_SEARCH_BUDGET > 0 ? { requests: config.SCANNER_SEARCH_BUDGET, windowSeconds: DEFAULT_SEARCH_BUDGET.windowSeconds } : null,
   });
 
   // Registered first so it closes last: probes see 503 while everything else stops.

@@ -9,6 +9,7 @@ import { scanPack, type ScanContext, type StoredBatch, type TickSummary } from '
 import { createScannerMetrics, type ScannerMetrics } from './scanner-metrics';
 import { claimDueSources, type SourceClaim } from './sources/claim-sources';
 import { resolveUsers } from './sources/resolve-users';
+import { refreshFairShares, type SearchBudget } from './sources/fair-shares';
 import { syncSources } from './sources/sync-sources';
 import { describeFailure, recordFailure, type ScanFailure } from './storing/record-failure';
 import { backfillGaps } from './stream/backfill';
@@ -39,6 +40,13 @@ export interface ScannerOptions {
   maxPagesPerBatch?: number;
   /** Source notices: SOURCE_FAILING_CYCLES and the silence detector's parameters. Default: their defaults. */
   sourceNotices?: Partial<SourceNoticeSettings>;
+  /**
+   * Recent searches the scans plan to spend (SCANNER_SEARCH_BUDGET): accounts asking for more than their plan-weighted
+   * share scan at a multiple of their interval (sources/fair-shares.ts). Default: off (the app sets it from the environment).
+   */
+  searchBudget?: SearchBudget | null;
+  /** How often a replica plans the shares, in ms. Default 10 s; 0: every tick. */
+  fairShareEveryMs?: number;
   /** Called after each batch commits and is relayed; benchmarks time the path from answer to alert with it. */
   onBatchStored?: (event: StoredBatch) => void;
   now?: () => number;
@@ -52,6 +60,9 @@ export interface Scanner {
   runTick(tick?: { at?: Date }): Promise<TickSummary>;
   readonly metrics: ScannerMetrics;
 }
+
+// Shares follow tracks created or deleted within this long.
+const FAIR_SHARE_EVERY_MS = 10_000;
 
 // A tick that keeps finding full batches of due sources still ends: the next tick picks up the rest.
 const MAX_CLAIMS_PER_TICK = 20;
@@ -91,12 +102,20 @@ export function createScanner(options: ScannerOptions): Scanner {
   };
   const batchSize = options.claimBatchSize ?? 1000;
   const claims = { concurrency: options.packConcurrency ?? 4, maxQueryLength: options.maxQueryLength };
+  const searchBudget = options.searchBudget ?? null;
+  const fairShareEveryMs = options.fairShareEveryMs ?? FAIR_SHARE_EVERY_MS;
+  let sharesPlannedAt = -Infinity;
 
   return {
     metrics: ctx.metrics,
     async runTick(tick = {}) {
       const summary: TickSummary = { claimed: 0, scanned: 0, failed: 0, requests: 0, stored: 0, merged: 0, overQuota: 0 };
       ctx.metrics.ticks.inc();
+      if (searchBudget && now() - sharesPlannedAt >= fairShareEveryMs) {
+        sharesPlannedAt = now();
+        // Planning is an optimisation of who waits: a failure leaves the last shares in place and scanning goes on.
+        await refreshFairShares(pool, searchBudget, claims.maxQueryLength, ctx.logger).catch((error: unknown) => ctx.logger.warn('search budget shares not planned', { error }));
+      }
       await syncSources(pool);
       for (let round = 0; round < MAX_CLAIMS_PER_TICK; round += 1) {
         const claim = await claimDueSources(pool, batchSize, tick.at);

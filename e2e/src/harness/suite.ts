@@ -95,6 +95,9 @@ export class Suite {
       X_USER_TOKEN: USER_TOKEN,
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
       LOG_LEVEL: 'info',
+      // Scenarios scan every second against a simulator that allows it; X's real search budget would slow them
+      // (fair shares, apps/scanner/src/sources/fair-shares.ts), so it is off unless a scenario sets it.
+      SCANNER_SEARCH_BUDGET: '0',
       ...options.env,
     });
     try {

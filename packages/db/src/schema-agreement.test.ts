@@ -117,6 +117,7 @@ describe('schema.prisma and the migrated database', () => {
     const activity = { sourceKey: cursor.sourceKey, lastPostAt: at(57), gapHistogram: [0, 1.5, 2.25e6], samples: 20, longGaps: 1, silentSince: at(58), updatedAt: at(59) };
     const streamState = { id: 1, coveredUntil: at(61), connectedAt: at(62), marginSeconds: 30, staleSeconds: 60, updatedAt: at(63) };
     const streamGap = { startsAt: at(64), endsAt: at(65), createdAt: at(66), filledAt: at(67), attempts: 2, lastError: 'timeout', doneKeys: ['tag:btc'] };
+    const scanShare = { userId: user.id, stretch: 4, demandPerHour: 2880.5, sharePerHour: 840.25, updatedAt: at(69) };
     const outbox = { queue: 'alert-routing', name: 'route-alert', jobId: 'route-post_rt', payload: { feedItemId: 'post_rt', nested: [1, 'a', null] }, createdAt: at(36) };
 
     await prisma.plan.create({ data: plan });
@@ -134,6 +135,7 @@ describe('schema.prisma and the migrated database', () => {
     await prisma.engagementState.create({ data: engagement });
     await prisma.sourceCursor.create({ data: cursor });
     await prisma.sourceActivity.create({ data: activity });
+    await prisma.scanShare.create({ data: scanShare });
     await prisma.streamState.create({ data: streamState });
     const { id: gapId } = await prisma.streamGap.create({ data: streamGap });
     const { id: outboxId } = await prisma.outboxJob.create({ data: outbox });
@@ -166,6 +168,7 @@ describe('schema.prisma and the migrated database', () => {
     expect(await prisma.engagementState.findUnique({ where: { xPostId: engagement.xPostId } })).toEqual(engagement);
     expect(await prisma.sourceCursor.findUnique({ where: { sourceKey: cursor.sourceKey } })).toEqual(cursor);
     expect(await prisma.sourceActivity.findUnique({ where: { sourceKey: activity.sourceKey } })).toEqual(activity);
+    expect(await prisma.scanShare.findUnique({ where: { userId: user.id } })).toEqual(scanShare);
     expect(await prisma.streamState.findUnique({ where: { id: 1 } })).toEqual(streamState);
     expect(await prisma.streamGap.findUnique({ where: { id: gapId } })).toEqual({ id: gapId, ...streamGap });
     expect(await prisma.outboxJob.findUnique({ where: { id: outboxId } })).toEqual({ id: outboxId, ...outbox });
@@ -186,7 +189,7 @@ describe('schema.prisma and the migrated database', () => {
       NotificationChannel: channel, Delivery: delivery, XPost: xPost, ComplianceJob: complianceJob, EngagementState: engagement, SourceCursor: cursor,
       OutboxJob: { id: outboxId, ...outbox }, FeedClock: { id: 1, last: at(37) }, SecretsKeyCheck: keyCheck,
       Checkout: checkout, Session: session, LoginChallenge: challenge, PasswordReset: reset, BillingEvent: billingEvent,
-      Notice: notice, NoticeDelivery: noticeSend, SourceActivity: activity, StreamState: streamState, StreamGap: { id: 1n, ...streamGap },
+      Notice: notice, NoticeDelivery: noticeSend, SourceActivity: activity, ScanShare: scanShare, StreamState: streamState, StreamGap: { id: 1n, ...streamGap },
     };
     for (const [name, model] of models) {
       if (model.ignored) continue;

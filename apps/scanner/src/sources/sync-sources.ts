@@ -7,17 +7,18 @@ import { SCANNER_LOCK_CLASS } from './lock-keys';
 export const SERVED_USER = `u.subscription_status = 'active' AND u.current_period_end > now()`;
 
 // The sources every served account needs: one per hashtag_norm and per username_norm, at the fastest cadence
-// among the accounts tracking it, not reporting posts older than its oldest track. Only new rows and changed
-// cadences are written, so a steady state locks nothing; a faster cadence pulls next_scan_at in.
+// among the accounts tracking it (an account over its share of the search budget at its stretched one:
+// fair-shares.ts), not reporting posts older than its oldest track. Only new rows and changed cadences are
+// written, so a steady state locks nothing; a faster cadence pulls next_scan_at in.
 const SYNC_SOURCES = `
 WITH wanted AS (
-  SELECT 'tag:' || t.hashtag_norm AS source_key, min(u.scan_interval_seconds) AS interval_seconds, min(t.created_at) AS not_before
-    FROM tracks t JOIN users u ON u.id = t.user_id
+  SELECT 'tag:' || t.hashtag_norm AS source_key, min(u.scan_interval_seconds * COALESCE(sh.stretch, 1)) AS interval_seconds, min(t.created_at) AS not_before
+    FROM tracks t JOIN users u ON u.id = t.user_id LEFT JOIN scan_shares sh ON sh.user_id = u.id
    WHERE t.status = 'active' AND ${SERVED_USER}
    GROUP BY t.hashtag_norm
   UNION ALL
-  SELECT 'user:' || a.username_norm, min(u.scan_interval_seconds), min(a.created_at)
-    FROM account_tracks a JOIN users u ON u.id = a.user_id
+  SELECT 'user:' || a.username_norm, min(u.scan_interval_seconds * COALESCE(sh.stretch, 1)), min(a.created_at)
+    FROM account_tracks a JOIN users u ON u.id = a.user_id LEFT JOIN scan_shares sh ON sh.user_id = u.id
    WHERE a.status = 'active' AND ${SERVED_USER}
    GROUP BY a.username_norm
 ), upserted AS (
