@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { RedisClient } from '@hashwatch/queues';
 import type { Logger } from '@hashwatch/logger';
+import { planShareWeightSql } from '@hashwatch/plans';
 import type { XClient } from '@hashwatch/x-api';
 import { refreshCountsBatch, type BatchOutcome } from './counts/refresh-counts';
 import { discoverTrackedPosts, type DiscoveryResult } from './discovery/discover-tracked-posts';
@@ -110,12 +111,26 @@ export interface EngagementPoller {
   readonly metrics: PollerMetrics;
 }
 
+// The posts whose count rose since their last sample, taken in turns between the accounts tracking them: each
+// account's posts ranked by how much they rose, and an account's n-th post comes at turn n / its plan's weight
+// (a post several accounts track takes its best turn). So one account with a hundred viral posts cannot spend a
+// category's whole budget while another account's posts rise too; alone, an account gets all of it.
 const candidatesSql = (kind: SampleKind) => {
   const { count, sampled } = KIND_COLUMNS[kind];
   return `
-SELECT x_post_id FROM engagement_states
- WHERE ${count} > ${sampled} AND poll_until > $1
- ORDER BY (${count} - ${sampled}) DESC, x_post_id
+WITH rising AS (
+  SELECT x_post_id, ${count} - ${sampled} AS rise FROM engagement_states
+   WHERE ${count} > ${sampled} AND poll_until > $1
+), turns AS (
+  SELECT r.x_post_id, r.rise,
+         row_number() OVER (PARTITION BY f.user_id ORDER BY r.rise DESC, r.x_post_id)::float8 / ${planShareWeightSql('u.plan_id')} AS turn
+    FROM rising r
+    JOIN feed_items f ON f.x_post_id = r.x_post_id AND f.type <> 'engagement' AND f.engagement_tracked
+    JOIN users u ON u.id = f.user_id
+)
+SELECT x_post_id FROM turns
+ GROUP BY x_post_id
+ ORDER BY min(turn), max(rise) DESC, x_post_id
  LIMIT $2`;
 };
 

@@ -296,6 +296,30 @@ describe('sampling engagers', () => {
     expect(sampled.sort()).toEqual([posts[1]?.post.id, posts[3]?.post.id].sort());
   });
 
+  it('takes the posts of each account in turns, so one account with many rising posts cannot spend the whole budget', async () => {
+    const flooder = await f.account({ refreshSeconds: 60 });
+    const modest = await f.account({ refreshSeconds: 60 });
+    const viral = [12, 14, 10, 13, 11].map((likes, i) => {
+      const post = f.post('vic', `viral ${i} #moon`);
+      f.sim.state.addLikes(post.id, { usernames: handles(`v${i}y`, likes) });
+      return post;
+    });
+    for (const post of viral) await f.detect(flooder, post, { flags: { trackReposts: false, trackComments: false } });
+    const quiet = f.post('quin', 'quiet #calm');
+    f.sim.state.addLikes(quiet.id, { usernames: handles('q0z', 1) });
+    await f.detect(modest, quiet, { flags: { trackReposts: false, trackComments: false } });
+    const tight = { perWindow: 75, windowSeconds: 900, burst: 2 };
+    const poller = f.poller({ allowances: { like: tight, retweet: tight, reply: tight } });
+    await f.env.redis.del(`${f.env.queuePrefix}:engagement:sample-budget:like`);
+
+    const report = await poller.runCycle();
+
+    expect(report.samples.like).toMatchObject({ candidates: 6, granted: 2, sampled: 2 });
+    const sampled = f.sim.state.requestLog.entries({ endpoint: 'liking_users' }).slice(-2).map((entry) => entry.path.split('/')[3]);
+    // The modest account's one post and the flooder's fastest riser: first turns of each.
+    expect(sampled.sort()).toEqual([quiet.id, viral[1]?.id].sort());
+  });
+
   it('samples one post on demand (the sample-engagement job) within the same budget', async () => {
     const user = await f.account({ refreshSeconds: 60 });
     const post = f.post('ida', 'gm #btc');

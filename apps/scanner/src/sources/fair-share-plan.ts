@@ -1,11 +1,6 @@
+import { planShareWeight } from '@hashwatch/plans';
 import { packSources } from '../packing/pack-sources';
 import { parseSourceKey, type Source } from './source';
-
-/**
- * Plan weights of the search budget: an account's share when every account asks for more than the budget can
- * give. A plan X has no entry for weighs 1.
- */
-export const PLAN_SHARE_WEIGHTS: Readonly<Record<string, number>> = { starter: 1, pro: 2, business: 4 };
 
 /** The slowest an account is ever stretched to: 256 × its plan's interval. Beyond that the rate budget alone stops it. */
 export const MAX_STRETCH = 256;
@@ -70,7 +65,7 @@ export function planFairShares(accounts: readonly ShareAccount[], budgetPerSecon
   for (const account of accounts) for (const key of account.sources) trackers.set(key, (trackers.get(key) ?? 0) + 1);
   const demands = accounts.map((account) => ({
     account,
-    weight: PLAN_SHARE_WEIGHTS[account.planId] ?? 1,
+    weight: planShareWeight(account.planId),
     demand: account.sources.reduce((sum, key) => sum + (costs.get(key) ?? 0) / (trackers.get(key) ?? 1), 0) / account.intervalSeconds,
   }));
   const shares = new Map<string, AccountShare>();
