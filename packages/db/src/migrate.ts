@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import type pg from 'pg';
+import { noTransactionPlan, runNoTransaction } from './no-transaction';
 
 /** prisma/ at the repository root, from src/ or dist/ alike. */
 const PRISMA_DIR = path.resolve(__dirname, '../../../prisma');
@@ -28,7 +29,8 @@ export function listMigrations(prismaDir = PRISMA_DIR): { name: string; sql: str
 /**
  * Applies pending migrations in Prisma's own bookkeeping table (`_prisma_migrations`), so
  * `prisma migrate deploy` agrees with what ran here. Safe to run from several processes at once:
- * a session advisory lock serialises them. Each migration runs in its own transaction.
+ * a session advisory lock serialises them (so `pool` must reach PostgreSQL directly: DATABASE_DIRECT_URL). Each
+ * migration runs in its own transaction, except a no-transaction one (no-transaction.ts).
  */
 export async function migrate(pool: pg.Pool, prismaDir = PRISMA_DIR): Promise<MigrationResult> {
   const client = await pool.connect();
@@ -58,14 +60,26 @@ export async function migrate(pool: pg.Pool, prismaDir = PRISMA_DIR): Promise<Mi
         result.alreadyApplied.push(migration.name);
         continue;
       }
+      const record = () => client.query(
+        `INSERT INTO "_prisma_migrations" (id, checksum, finished_at, migration_name, applied_steps_count)
+         VALUES ($1, $2, now(), $3, 1)`,
+        [randomUUID(), migration.checksum, migration.name],
+      );
+      const plan = noTransactionPlan(migration.sql);
+      if (plan) {
+        try {
+          await runNoTransaction(client, plan);
+        } catch (error) {
+          throw new Error(`migration ${migration.name} failed (no-transaction; safe to run again): ${(error as Error).message}`, { cause: error });
+        }
+        await record();
+        result.applied.push(migration.name);
+        continue;
+      }
       await client.query('BEGIN');
       try {
         await client.query(migration.sql);
-        await client.query(
-          `INSERT INTO "_prisma_migrations" (id, checksum, finished_at, migration_name, applied_steps_count)
-           VALUES ($1, $2, now(), $3, 1)`,
-          [randomUUID(), migration.checksum, migration.name],
-        );
+        await record();
         await client.query('COMMIT');
       } catch (error) {
         await client.query('ROLLBACK');
