@@ -57,7 +57,7 @@ async function ensureDatabase(databaseUrl) {
 export async function migrateDatabase(supervisor, databaseUrl) {
   await ensureDatabase(databaseUrl);
   const code = await supervisor.runForeground('npm', ['run', '--silent', 'migrate', '-w', '@hashwatch/db'], {
-    env: { ...process.env, DATABASE_URL: databaseUrl },
+    env: { ...process.env, DATABASE_URL: databaseUrl, DATABASE_DIRECT_URL: databaseUrl },
   });
   if (code !== 0) throw new DevError(`migrations failed on ${redactUrl(databaseUrl)} (exit ${code})`);
 }

@@ -81,6 +81,12 @@ export function redisTargetOf(config: {
 /** Every environment variable the suite shares (README.md, Configuration), parsed once at boot. Apps extend it with their own. */
 export const configSchema = z.object({
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).default('postgresql://postgres@127.0.0.1:5432/hashwatch'),
+  /**
+   * PostgreSQL directly, for what needs a session of its own (session advisory locks, migrations); default
+   * DATABASE_URL. Set whenever DATABASE_URL points at a transaction pooler (PgBouncer): then no statement is
+   * prepared by name on DATABASE_URL's connections.
+   */
+  DATABASE_DIRECT_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).default('redis://127.0.0.1:6379'),
   REDIS_CLUSTER_NODES: redisClusterNodes.optional(),
   /** The cluster's ACL user and password (the same on every node); empty means none. */

@@ -1,5 +1,7 @@
 export { createDatabase } from './database';
 export type { Database } from './database';
+export { databaseTargetOf, isTransactionPooled, markTransactionPooled, openDatabases, statementName } from './pooling';
+export type { DatabaseTarget, Databases } from './pooling';
 export { migrate, seedPlans, listMigrations } from './migrate';
 export type { MigrationResult } from './migrate';
 export { PrismaClient, Prisma } from './generated/prisma/client';
