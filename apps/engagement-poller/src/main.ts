@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { configSchema, loadConfig, redisTargetOf } from '@hashwatch/config';
-import { createDatabase } from '@hashwatch/db';
+import { databaseTargetOf, openDatabase } from '@hashwatch/db';
 import { createShutdown, runMain, startHealthServer } from '@hashwatch/lifecycle';
 import { createLogger } from '@hashwatch/logger';
 import { relayOutbox } from '@hashwatch/outbox';
@@ -28,7 +28,8 @@ async function main(): Promise<void> {
   shutdown.listen();
 
   // Lookup batches and samples each hold one connection through their X call, plus discovery and relay.
-  const db = createDatabase(config.DATABASE_URL, { max: 12, applicationName: 'hashwatch-engagement-poller' });
+  // No session state: through a transaction pooler (DATABASE_DIRECT_URL set) its statements go unnamed.
+  const db = openDatabase(databaseTargetOf(config), { max: 12, applicationName: 'hashwatch-engagement-poller' });
   const redis = connectWorkerQueues(redisTargetOf(config), { app: 'engagement', prefix: config.QUEUE_PREFIX, logger });
   const { queues } = redis;
   const metrics = createPollerMetrics();

@@ -3,7 +3,7 @@ import type { Queue } from 'bullmq';
 import { createManualBilling, createStripeBilling } from '@hashwatch/billing';
 import { loadConfig, redisTargetOf } from '@hashwatch/config';
 import { createSender } from '@hashwatch/channels';
-import { createDatabase, type Database } from '@hashwatch/db';
+import { databaseTargetOf, openDatabase, type Database } from '@hashwatch/db';
 import { createShutdown, runMain, type Shutdown } from '@hashwatch/lifecycle';
 import { createLogger, type Logger } from '@hashwatch/logger';
 import { createMailer } from '@hashwatch/mail';
@@ -58,7 +58,8 @@ async function main(): Promise<void> {
   const logger = createLogger('gateway', { level: config.LOG_LEVEL });
   // 10 connections per replica: one Node process keeps them busy, and more cost PostgreSQL more CPU per
   // request switching between backends (docs/BENCHMARKS.md, the feed bench's pool size).
-  const db = createDatabase(config.DATABASE_URL, { max: 10, applicationName: 'hashwatch-gateway' });
+  // Through a transaction pooler (DATABASE_DIRECT_URL set) its statements go unnamed; it holds no session state.
+  const db = openDatabase(databaseTargetOf(config), { max: 10, applicationName: 'hashwatch-gateway' });
   // Before the port opens: a key that cannot open the stored secrets stops the gateway here, with one line
   // naming SECRETS_KEY, instead of failing request after request.
   const { cipher, outcome } = await openVerifiedCipher(config, async (sql, values) => (await db.pool.query(sql, values)).rows);

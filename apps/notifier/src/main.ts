@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { createSender } from '@hashwatch/channels';
 import { configSchema, loadConfig, redisTargetOf, requiredSecretsKey } from '@hashwatch/config';
-import { createDatabase } from '@hashwatch/db';
+import { databaseTargetOf, openDatabase } from '@hashwatch/db';
 import { createShutdown, runMain, startHealthServer } from '@hashwatch/lifecycle';
 import { createLogger } from '@hashwatch/logger';
 import { connectWorkerQueues } from '@hashwatch/queues';
@@ -25,7 +25,8 @@ const notifierConfig = configSchema.extend({
 async function main(): Promise<void> {
   const config = loadConfig(notifierConfig);
   const logger = createLogger('notifier', { level: config.LOG_LEVEL });
-  const db = createDatabase(config.DATABASE_URL, { max: 20, applicationName: 'hashwatch-notifier' });
+  // No session state: through a transaction pooler (DATABASE_DIRECT_URL set) its statements go unnamed.
+  const db = openDatabase(databaseTargetOf(config), { max: 20, applicationName: 'hashwatch-notifier' });
   // Before any worker starts: a key that cannot open the stored secrets stops the notifier here, with one line
   // naming SECRETS_KEY, instead of failing every delivery of every channel.
   const { cipher, outcome } = await openVerifiedCipher(config, async (sql, values) => (await db.pool.query(sql, values)).rows);

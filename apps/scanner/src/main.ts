@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { configSchema, envFlag, loadConfig, redisTargetOf } from '@hashwatch/config';
-import { createDatabase } from '@hashwatch/db';
+import { databaseTargetOf, openDatabases } from '@hashwatch/db';
 import { createShutdown, runMain, startHealthServer } from '@hashwatch/lifecycle';
 import { createLogger } from '@hashwatch/logger';
 import { connectWorkerQueues, removeScheduler } from '@hashwatch/queues';
@@ -44,7 +44,9 @@ async function main(): Promise<void> {
   const shutdown = createShutdown({ logger });
   shutdown.listen();
 
-  const db = createDatabase(config.DATABASE_URL, { max: 20, applicationName: 'hashwatch-scanner' });
+  // Statements and transactions on DATABASE_URL (a transaction pooler or not); the session advisory locks of claims,
+  // gap back-fills, the stream lease and compliance steps on DATABASE_DIRECT_URL's own small pool.
+  const { db, direct, close: closeDatabases } = openDatabases(databaseTargetOf(config), { max: 20, directMax: 8, applicationName: 'hashwatch-scanner' });
   const redis = connectWorkerQueues(redisTargetOf(config), { app: 'scanner', prefix: config.QUEUE_PREFIX, logger });
   const { queues } = redis;
   const metrics = createScannerMetrics();
@@ -57,7 +59,7 @@ async function main(): Promise<void> {
     logger,
     observer: metrics.x.observer,
   });
-  const scanner = createScanner({ pool: db.pool, x, queues, logger, maxQueryLength: config.X_QUERY_MAX_LENGTH,
+  const scanner = createScanner({ pool: db.pool, sessionPool: direct, x, queues, logger, maxQueryLength: config.X_QUERY_MAX_LENGTH,
     metrics,
     sourceNotices: { failingCycles: config.SOURCE_FAILING_CYCLES },
     searchBudget: config.SCANNER_SEARCH_BUDGET > 0 ? { requests: config.SCANNER_SEARCH_BUDGET, windowSeconds: DEFAULT_SEARCH_BUDGET.windowSeconds } : null,
@@ -72,7 +74,7 @@ async function main(): Promise<void> {
     metrics: () => metrics.registry.metrics(),
   });
   shutdown.onShutdown('health server', () => health.close());
-  shutdown.onShutdown('database', () => db.close());
+  shutdown.onShutdown('database', () => closeDatabases());
   shutdown.onShutdown('redis', () => redis.close());
 
   await ensureRelayScheduler(queues);
@@ -82,13 +84,14 @@ async function main(): Promise<void> {
   else await removeScheduler(queues, 'maintenance', COMPLIANCE_SCHEDULER_ID);
   const workers = [
     ...startScannerWorkers({ pool: db.pool, queues, scanner, connection: redis.worker, prefix: config.QUEUE_PREFIX, logger }),
-    startMaintenanceWorker({ pool: db.pool, connection: redis.worker, prefix: config.QUEUE_PREFIX, logger, ...(config.X_COMPLIANCE_SECONDS > 0 ? { x } : {}) }),
+    startMaintenanceWorker({ pool: db.pool, sessionPool: direct, connection: redis.worker, prefix: config.QUEUE_PREFIX, logger, ...(config.X_COMPLIANCE_SECONDS > 0 ? { x } : {}) }),
   ];
   // Last registered, first closed: running ticks finish before the database and Redis go away.
   shutdown.onShutdown('workers', () => Promise.all(workers.map((worker) => worker.close())));
   if (config.X_STREAM) {
     const stream = startStreamHolder({
       pool: db.pool,
+      sessionPool: direct,
       x,
       queues,
       logger,

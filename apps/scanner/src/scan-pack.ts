@@ -14,6 +14,8 @@ import { loadSubscriptions, storePack, type StorePackResult } from './storing/st
 /** What scanning a pack needs: the scanner's clients and its resolved options. */
 export interface ScanContext {
   pool: pg.Pool;
+  /** Direct PostgreSQL sessions (DATABASE_DIRECT_URL) for session advisory locks: claims, gap back-fills. */
+  sessionPool: pg.Pool;
   x: XClient;
   queues: Queues;
   logger: Logger;

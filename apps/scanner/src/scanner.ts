@@ -47,6 +47,11 @@ export interface ScannerOptions {
   searchBudget?: SearchBudget | null;
   /** How often a replica plans the shares, in ms. Default 10 s; 0: every tick. */
   fairShareEveryMs?: number;
+  /**
+   * Direct PostgreSQL sessions (DATABASE_DIRECT_URL) for the session advisory locks of claims and gap back-fills,
+   * when `pool` goes through a transaction pooler. Default `pool`.
+   */
+  sessionPool?: pg.Pool;
   /** Called after each batch commits and is relayed; benchmarks time the path from answer to alert with it. */
   onBatchStored?: (event: StoredBatch) => void;
   now?: () => number;
@@ -89,6 +94,7 @@ export function createScanner(options: ScannerOptions): Scanner {
   const now = options.now ?? Date.now;
   const ctx: ScanContext = {
     pool,
+    sessionPool: options.sessionPool ?? pool,
     x: options.x,
     queues: options.queues,
     logger: options.logger,
@@ -118,7 +124,7 @@ export function createScanner(options: ScannerOptions): Scanner {
       }
       await syncSources(pool);
       for (let round = 0; round < MAX_CLAIMS_PER_TICK; round += 1) {
-        const claim = await claimDueSources(pool, batchSize, tick.at);
+        const claim = await claimDueSources(ctx.sessionPool, batchSize, tick.at);
         if (!claim) break;
         summary.claimed += claim.sources.length;
         try {

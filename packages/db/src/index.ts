@@ -1,6 +1,6 @@
 export { createDatabase } from './database';
 export type { Database } from './database';
-export { databaseTargetOf, isTransactionPooled, markTransactionPooled, openDatabases, statementName } from './pooling';
+export { databaseTargetOf, isTransactionPooled, markTransactionPooled, openDatabase, openDatabases, statementName } from './pooling';
 export type { DatabaseTarget, Databases } from './pooling';
 export { migrate, seedPlans, listMigrations } from './migrate';
 export type { MigrationResult } from './migrate';

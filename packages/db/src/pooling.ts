@@ -50,15 +50,22 @@ export interface Databases {
   close(): Promise<void>;
 }
 
+/** Opens DATABASE_URL, through a pooler or not, for an app that needs no session of its own. */
+export function openDatabase(target: DatabaseTarget, options: DatabaseOptions = {}): Database {
+  const db = createDatabase(target.url, options);
+  if (isTransactionPooled(target)) markTransactionPooled(db.pool);
+  return db;
+}
+
 /**
  * Opens DATABASE_URL (through a pooler or not) and, when it is pooled, a second pool of at most `directMax`
  * connections on DATABASE_DIRECT_URL for what needs a session.
  */
 export function openDatabases(target: DatabaseTarget, options: DatabaseOptions & { directMax?: number } = {}): Databases {
-  const db = createDatabase(target.url, options);
+  const { directMax, ...shared } = options;
+  const db = openDatabase(target, shared);
   if (!isTransactionPooled(target)) return { db, direct: db.pool, close: () => db.close() };
-  markTransactionPooled(db.pool);
-  const direct = createDatabase(target.directUrl as string, { ...options, max: options.directMax ?? 4 });
+  const direct = createDatabase(target.directUrl as string, { ...shared, max: directMax ?? 4 });
   return {
     db,
     direct: direct.pool,

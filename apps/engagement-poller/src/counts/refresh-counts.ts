@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { statementName } from '@hashwatch/db';
 import { XRateLimitedError, XUsageCappedError, type XClient, type XPostMetrics } from '@hashwatch/x-api';
 import { erasePostsDeletedOnX } from '@hashwatch/feed';
 import { trackingItemsSql } from '../tracking/tracking-items';
@@ -230,7 +231,7 @@ export async function refreshCountsBatch(
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
-    const { rows } = await client.query<ClaimedRow>({ name: 'engagement-claim', text: CLAIM, values: [now, options.batchSize ?? LOOKUP_BATCH] });
+    const { rows } = await client.query<ClaimedRow>({ ...statementName(client, 'engagement-claim'), text: CLAIM, values: [now, options.batchSize ?? LOOKUP_BATCH] });
     if (rows.length === 0) {
       await client.query('COMMIT');
       return { kind: 'empty' };

@@ -1,5 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import { subscriptionProblem } from '@hashwatch/accounts';
+import { statementName } from '@hashwatch/db';
 import { AppError } from '@hashwatch/errors';
 import { hashApiKey } from '@hashwatch/secrets';
 import type { GatewayDeps } from '../deps';
@@ -105,8 +106,10 @@ export class Authenticator {
 
   /** The key's row, or undefined for an unknown or revoked key. */
   async findKey(apiKey: string): Promise<CallerRow | undefined> {
-    // Named, so PostgreSQL parses and plans it once per connection instead of on every request.
-    const { rows } = await this.deps.db.pool.query<CallerRow>({ name: 'hw-authenticate', text: keyLookupSql('$1'), values: [hashApiKey(apiKey)] });
+    // Named, so PostgreSQL parses and plans it once per connection instead of on every request (unnamed through a
+    // transaction pooler, where the next transaction may run on another server connection).
+    const { pool } = this.deps.db;
+    const { rows } = await pool.query<CallerRow>({ ...statementName(pool, 'hw-authenticate'), text: keyLookupSql('$1'), values: [hashApiKey(apiKey)] });
     return rows[0];
   }
 

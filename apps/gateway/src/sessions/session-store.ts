@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Request, Response } from 'express';
 import type pg from 'pg';
-import { newId } from '@hashwatch/db';
+import { newId, statementName } from '@hashwatch/db';
 import { hashToken, randomToken } from '@hashwatch/secrets';
 
 /** The dashboard's session cookie. */
@@ -78,7 +78,7 @@ export class SessionStore {
   async find(token: string): Promise<SessionRow | undefined> {
     const now = this.now();
     const { rows } = await this.pool.query<SessionRow>({
-      name: 'hw-find-session',
+      ...statementName(this.pool, 'hw-find-session'),
       text: FIND_SESSION,
       values: [hashToken(token), now, new Date(now.getTime() - SESSION_IDLE_MS)],
     });

@@ -26,6 +26,8 @@ export async function ensureComplianceScheduler(queues: Queues, everyMs: number 
 
 export interface MaintenanceWorkerOptions {
   pool: pg.Pool;
+  /** Direct PostgreSQL sessions (DATABASE_DIRECT_URL): compliance steps hold a session lock. Default `pool`. */
+  sessionPool?: pg.Pool;
   /** A `worker` role connection (BullMQ blocks on it). */
   connection: RedisClient;
   prefix: string;
@@ -55,7 +57,7 @@ export function startMaintenanceWorker(options: MaintenanceWorkerOptions): Defin
       },
       'check-compliance': async (_payload, _job, log) => {
         if (!x) return { step: 'off' };
-        const step = await checkCompliance(pool, x, logger, { settings: compliance });
+        const step = await checkCompliance(options.sessionPool ?? pool, x, logger, { settings: compliance });
         log.info('x compliance checked', step);
         return step;
       },

@@ -81,7 +81,7 @@ export async function backfillGaps(ctx: ScanContext, maxQueryLength: number, sum
   let packsLeft = maxPacks;
   for (const gap of gaps) {
     if (packsLeft <= 0) break;
-    const client = await ctx.pool.connect();
+    const client = await ctx.sessionPool.connect();
     let locked = false;
     let releaseError: Error | undefined;
     try {

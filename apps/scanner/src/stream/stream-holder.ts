@@ -17,6 +17,8 @@ export const STREAM_LOCK_CLASS = 0x5ca8;
 
 export interface StreamHolderOptions {
   pool: pg.Pool;
+  /** Direct PostgreSQL sessions (DATABASE_DIRECT_URL) for the holder's session lock; default `pool`. */
+  sessionPool?: pg.Pool;
   x: XClient;
   queues: Queues;
   logger: Logger;
@@ -147,9 +149,10 @@ class Holder {
 
   private async holdWhileLocked(): Promise<void> {
     const { pool, logger } = this.options;
+    const sessionPool = this.options.sessionPool ?? pool;
     let lock: pg.PoolClient | null = null;
     try {
-      lock = await tryLock(pool);
+      lock = await tryLock(sessionPool);
     } catch (error) {
       logger.warn('stream lock not tried', { error });
     }

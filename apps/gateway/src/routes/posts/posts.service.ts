@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { statementName } from '@hashwatch/db';
 import { itemJsonSql } from '@hashwatch/feed';
 import { JsonText } from '../../http/json-text';
 import { keyLookupSql, type CallerRow } from '../../middleware/authenticate';
@@ -118,7 +119,7 @@ export async function listPosts(pool: pg.Pool, cursors: PostCursor, userId: stri
   const after = query.cursor === undefined ? null : cursors.decode(query.cursor, scope);
   const values: unknown[] = [userId];
   const { sql, shape } = pageSelect('$1', values, query, after);
-  const { rows } = await pool.query<PageRow>({ text: sql, values, ...(shape ? { name: `posts-page-${shape}` } : {}) });
+  const { rows } = await pool.query<PageRow>({ text: sql, values, ...(shape ? statementName(pool, `posts-page-${shape}`) : {}) });
   const row = rows[0];
   if (!row) throw new Error('the page statement answered no row');
   return pageBody(row, query.limit, cursors, scope);
@@ -149,7 +150,7 @@ export async function readPageWithKey(
   const { sql, shape } = pageSelect('k.user_id', values, query, after);
   // The page is an aggregate, so it is one row for every key found: no row means no key.
   const text = `SELECT k.*, p.* FROM (${keyLookupSql('$1')}) k CROSS JOIN LATERAL (${sql}) p`;
-  const { rows } = await pool.query<CallerRow & PageRow>({ text, values, ...(shape ? { name: `posts-key-page-${shape}` } : {}) });
+  const { rows } = await pool.query<CallerRow & PageRow>({ text, values, ...(shape ? statementName(pool, `posts-key-page-${shape}`) : {}) });
   const row = rows[0];
   if (!row) return undefined;
   return {
