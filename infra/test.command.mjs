@@ -8,6 +8,7 @@ import path from 'node:path';
 import { ensureChromium } from './chromium.mjs';
 import { ensureInstall } from './install.mjs';
 import { ensureKubectl } from './kubectl.mjs';
+import { ensurePgbouncer } from './pgbouncer.mjs';
 import { JEST_REPORT, summarizeReports } from './jest-reports.mjs';
 import { localTools } from './local-tools.mjs';
 import { paint, say, warn } from './output.mjs';
@@ -22,12 +23,12 @@ import { DATA_DIR, hasSources, ROOT, workspaces } from './workspaces.mjs';
 const TEST_CONCURRENCY = Number(process.env.HW_TEST_CONCURRENCY) || 2;
 
 /** Runs every testable workspace's jest through turbo, each writing its JSON report; resolves with turbo's exit code. */
-async function runWorkspaceTests(supervisor, testable, { databaseUrl, redisUrl, chromiumPath }) {
+async function runWorkspaceTests(supervisor, testable, { databaseUrl, redisUrl, chromiumPath, pgbouncerPath }) {
   for (const ws of testable) {
     mkdirSync(path.dirname(path.join(ws.dir, JEST_REPORT)), { recursive: true });
     rmSync(path.join(ws.dir, JEST_REPORT), { force: true });
   }
-  const env = { ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, CHROMIUM_PATH: chromiumPath, TURBO_TELEMETRY_DISABLED: '1' };
+  const env = { ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, CHROMIUM_PATH: chromiumPath, PGBOUNCER_PATH: pgbouncerPath, TURBO_TELEMETRY_DISABLED: '1' };
   say(`running the tests of ${testable.length} workspaces`);
   return supervisor.runForeground(
     'npx',
@@ -43,10 +44,11 @@ async function runWorkspaceTests(supervisor, testable, { databaseUrl, redisUrl, 
 
 // The workspaces whose tests run a second time on a Redis Cluster (REDIS_CLUSTER_NODES): the queues, the X client's
 // rate budget, the notifier's leases, pacing and workers, and the e2e scenarios with every app on the cluster. Left
-// out there: the browser journeys (what they add is the browser, not Redis) and the restart scenarios, which start
-// servers of their own (one of them a cluster whose master they kill).
+// out there: the browser journeys (what they add is the browser, not Redis), the restart scenarios, which start
+// servers of their own (one of them a cluster whose master they kill), and the PgBouncer one (what it adds is the
+// pooler, not Redis).
 const CLUSTER_WORKSPACES = ['@hashwatch/queues', '@hashwatch/x-api', '@hashwatch/notifier', '@hashwatch/e2e'];
-const CLUSTER_SKIPPED_FILES = 'journey|service-restarts';
+const CLUSTER_SKIPPED_FILES = 'journey|service-restarts|pgbouncer';
 const CLUSTER_REPORT = '.turbo/jest-report-cluster.json';
 const CLUSTER_LABEL = '(redis cluster)';
 
@@ -117,12 +119,13 @@ export async function testCommand(supervisor) {
   const services = await startServices(supervisor);
   const chromiumPath = await ensureChromium(supervisor);
   const kubectlPath = await ensureKubectl(supervisor);
+  const pgbouncerPath = await ensurePgbouncer(supervisor);
   await generatePrismaClient(supervisor);
 
   const all = workspaces();
   const testable = all.filter((ws) => ws.scripts.test);
   const untestable = all.filter((ws) => !ws.scripts.test && hasSources(ws.dir));
-  const workspaceCode = await runWorkspaceTests(supervisor, testable, { ...services, chromiumPath });
+  const workspaceCode = await runWorkspaceTests(supervisor, testable, { ...services, chromiumPath, pgbouncerPath });
   const cluster = await runClusterTests(supervisor, testable, { ...services, chromiumPath });
   const code = workspaceCode || cluster.code;
   const infra = await runInfraTests(supervisor, kubectlPath);

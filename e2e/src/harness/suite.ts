@@ -26,6 +26,11 @@ export type WorkerName = 'scanner' | 'engagement-poller' | 'notifier';
 export interface SuiteOptions {
   /** Server of the run's database (its path is replaced); default DATABASE_URL's server. */
   postgresServerUrl?: string;
+  /**
+   * The run database's URL as the apps reach it (say, through a PgBouncer of the scenario's own): then it is their
+   * DATABASE_URL and the direct one their DATABASE_DIRECT_URL. Default: the direct URL alone.
+   */
+  databaseVia?: (directUrl: string) => string;
   /** Default REDIS_URL; every key is under this run's own QUEUE_PREFIX. */
   redisUrl?: string;
   /**
@@ -111,7 +116,8 @@ export class Suite {
 
   private async boot(options: SuiteOptions): Promise<void> {
     this.database = await createRunDatabase(options.postgresServerUrl ?? SHARED_POSTGRES);
-    this.baseEnv.DATABASE_URL = this.database.url;
+    this.baseEnv.DATABASE_URL = options.databaseVia ? options.databaseVia(this.database.url) : this.database.url;
+    if (options.databaseVia) this.baseEnv.DATABASE_DIRECT_URL = this.database.url;
     this.pool = new pg.Pool({ connectionString: this.database.url, max: 3 });
     this.pool.on('error', () => undefined);
 
