@@ -15,6 +15,7 @@ const statusByCode = {
   internal_error: 500,
   delivery_failed: 502,
   service_unavailable: 503,
+  unavailable: 503,
 } as const;
 
 export type ErrorCode = keyof typeof statusByCode;

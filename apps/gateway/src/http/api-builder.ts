@@ -61,11 +61,11 @@ export const jsonBody = () => express.json({ limit: BODY_LIMIT_BYTES, type: () =
 
 // Every /v1 route reads a body before routing (so any route can answer 400 to a body it does not take,
 // and 413 to one over 64 KiB), and every route authenticates, rate-limits and checks the subscription.
-const COMMON_ERRORS: ErrorCode[] = ['invalid_request', 'unauthorized', 'subscription_inactive', 'payload_too_large', 'rate_limited', 'internal_error'];
+const COMMON_ERRORS: ErrorCode[] = ['invalid_request', 'unauthorized', 'subscription_inactive', 'payload_too_large', 'rate_limited', 'internal_error', 'unavailable'];
 // Through a session cookie, unsafe methods also need X-CSRF-Token.
 const UNSAFE_METHOD_ERRORS: ErrorCode[] = ['csrf_failed'];
 // A public route reads its own body and has its own per-IP limits.
-const PUBLIC_ERRORS: ErrorCode[] = ['invalid_request', 'csrf_failed', 'payload_too_large', 'rate_limited', 'internal_error'];
+const PUBLIC_ERRORS: ErrorCode[] = ['invalid_request', 'csrf_failed', 'payload_too_large', 'rate_limited', 'internal_error', 'unavailable'];
 
 const errorDescriptions: Partial<Record<ErrorCode, string>> = {
   invalid_request: 'Invalid input, or a body sent to an endpoint that takes none: the message names the field (`invalid_request`).',
@@ -73,6 +73,7 @@ const errorDescriptions: Partial<Record<ErrorCode, string>> = {
   invalid_credentials: 'Wrong email or password (`invalid_credentials`); the same answer whether or not the email has an account.',
   csrf_failed: 'A session-authenticated unsafe request without the session’s `X-CSRF-Token` (`csrf_failed`).',
   service_unavailable: 'The billing provider did not answer (`service_unavailable`); nothing was changed, retry later.',
+  unavailable: 'The database did not answer in time or is restarting (`unavailable`); retry after `Retry-After` (creates answer 409 `already_exists` when the first attempt did land).',
   subscription_inactive: 'The subscription is inactive or expired (`subscription_inactive`).',
   plan_limit_reached: 'The plan limit would be exceeded (`plan_limit_reached`); nothing was changed.',
   two_factor_required: '2FA is on and `X-TOTP-Code` is missing (`two_factor_required`).',

@@ -1,6 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { AppError, isAppError } from '@hashwatch/errors';
 import type { Logger } from '@hashwatch/logger';
+import { databaseUnavailable } from './database-errors';
 
 interface BodyParserError {
   type?: string;
@@ -28,7 +29,10 @@ function fromBodyParser(error: BodyParserError): AppError | undefined {
 /** The one place errors become HTTP answers: `{error:{code,message}}`, never a stack trace. */
 export function errorHandler(logger: Logger) {
   return function handleError(error: unknown, req: Request, res: Response, _next: NextFunction): void {
-    const appError = isAppError(error) ? error : fromBodyParser(error as BodyParserError);
+    const unavailable = isAppError(error) ? undefined : databaseUnavailable(error);
+    const appError = isAppError(error) ? error : (fromBodyParser(error as BodyParserError) ?? unavailable);
+    // Expected while PostgreSQL or its pooler restarts: a warning, not an error with a stack.
+    if (unavailable) logger.warn('request failed: database unavailable', { method: req.method, path: req.path, error: error instanceof Error ? error.message : String(error) });
     if (!appError) {
       logger.error('request failed', { method: req.method, path: req.path, error: error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error) });
     }

@@ -191,7 +191,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The billing provider did not answer (`service_unavailable`); nothing was changed, retry later. */
+                /** @description The database did not answer in time or is restarting (`unavailable`); retry after `Retry-After` (creates answer 409 `already_exists` when the first attempt did land). Or: The billing provider did not answer (`service_unavailable`); nothing was changed, retry later. */
                 503: {
                     headers: {
                         /** @description Requests allowed in the current window. */
@@ -206,10 +206,10 @@ export interface paths {
                         "application/json": {
                             error: {
                                 /**
-                                 * @example service_unavailable
+                                 * @example unavailable
                                  * @enum {string}
                                  */
-                                code: "service_unavailable";
+                                code: "unavailable" | "service_unavailable";
                                 /** @description What went wrong, for people; the field is named for invalid input. */
                                 message: string;
                             };
@@ -405,6 +405,31 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The database did not answer in time or is restarting (`unavailable`); retry after `Retry-After` (creates answer 409 `already_exists` when the first attempt did land). */
+                503: {
+                    headers: {
+                        /** @description Requests allowed in the current window. */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix seconds when the window resets. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @example unavailable
+                                 * @enum {string}
+                                 */
+                                code: "unavailable";
+                                /** @description What went wrong, for people; the field is named for invalid input. */
+                                message: string;
+                            };
+                        };
+                    };
+                };
             };
         };
         put?: never;
@@ -586,6 +611,31 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The database did not answer in time or is restarting (`unavailable`); retry after `Retry-After` (creates answer 409 `already_exists` when the first attempt did land). */
+                503: {
+                    headers: {
+                        /** @description Requests allowed in the current window. */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix seconds when the window resets. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @example unavailable
+                                 * @enum {string}
+                                 */
+                                code: "unavailable";
+                                /** @description What went wrong, for people; the field is named for invalid input. */
+                                message: string;
+                            };
+                        };
+                    };
+                };
             };
         };
         /**
@@ -729,6 +779,31 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 code: "internal_error";
+                                /** @description What went wrong, for people; the field is named for invalid input. */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The database did not answer in time or is restarting (`unavailable`); retry after `Retry-After` (creates answer 409 `already_exists` when the first attempt did land). */
+                503: {
+                    headers: {
+                        /** @description Requests allowed in the current window. */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix seconds when the window resets. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @example unavailable
+                                 * @enum {string}
+                                 */
+                                code: "unavailable";
                                 /** @description What went wrong, for people; the field is named for invalid input. */
                                 message: string;
                             };
@@ -929,6 +1004,31 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The database did not answer in time or is restarting (`unavailable`); retry after `Retry-After` (creates answer 409 `already_exists` when the first attempt did land). */
+                503: {
+                    headers: {
+                        /** @description Requests allowed in the current window. */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix seconds when the window resets. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @example unavailable
+                                 * @enum {string}
+                                 */
+                                code: "unavailable";
+                                /** @description What went wrong, for people; the field is named for invalid input. */
+                                message: string;
+                            };
+                        };
+                    };
+                };
             };
         };
         delete?: never;
@@ -1099,6 +1199,31 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The database did not answer in time or is restarting (`unavailable`); retry after `Retry-After` (creates answer 409 `already_exists` when the first attempt did land). */
+                503: {
+                    headers: {
+                        /** @description Requests allowed in the current window. */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix seconds when the window resets. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @example unavailable
+                                 * @enum {string}
+                                 */
+                                code: "unavailable";
+                                /** @description What went wrong, for people; the field is named for invalid input. */
+                                message: string;
+                            };
+                        };
+                    };
+                };
             };
         };
         delete?: never;
@@ -1263,6 +1388,31 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 code: "internal_error";
+                                /** @description What went wrong, for people; the field is named for invalid input. */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The database did not answer in time or is restarting (`unavailable`); retry after `Retry-After` (creates answer 409 `already_exists` when the first attempt did land). */
+                503: {
+                    headers: {
+                        /** @description Requests allowed in the current window. */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix seconds when the window resets. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @example unavailable
+                                 * @enum {string}
+                                 */
+                                code: "unavailable";
                                 /** @description What went wrong, for people; the field is named for invalid input. */
                                 message: string;
                             };
@@ -1455,6 +1605,31 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 code: "internal_error";
+                                /** @description What went wrong, for people; the field is named for invalid input. */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The database did not answer in time or is restarting (`unavailable`); retry after `Retry-After` (creates answer 409 `already_exists` when the first attempt did land). */
+                503: {
+                    headers: {
+                        /** @description Requests allowed in the current window. */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix seconds when the window resets. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @example unavailable
+                                 * @enum {string}
+                                 */
+                                code: "unavailable";
                                 /** @description What went wrong, for people; the field is named for invalid input. */
                                 message: string;
                             };
@@ -1695,6 +1870,31 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 code: "internal_error";
+                                /** @description What went wrong, for people; the field is named for invalid input. */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The database did not answer in time or is restarting (`unavailable`); retry after `Retry-After` (creates answer 409 `already_exists` when the first attempt did land). */
+                503: {
+                    headers: {
+                        /** @description Requests allowed in the current window. */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix seconds when the window resets. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @example unavailable
+                                 * @enum {string}
+                                 */
+                                code: "unavailable";
                                 /** @description What went wrong, for people; the field is named for invalid input. */
                                 message: string;
                             };
@@ -1951,6 +2151,31 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The database did not answer in time or is restarting (`unavailable`); retry after `Retry-After` (creates answer 409 `already_exists` when the first attempt did land). */
+                503: {
+                    headers: {
+                        /** @description Requests allowed in the current window. */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix seconds when the window resets. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @example unavailable
+                                 * @enum {string}
+                                 */
+                                code: "unavailable";
+                                /** @description What went wrong, for people; the field is named for invalid input. */
+                                message: string;
+                            };
+                        };
+                    };
+                };
             };
         };
         options?: never;
@@ -2191,6 +2416,31 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The database did not answer in time or is restarting (`unavailable`); retry after `Retry-After` (creates answer 409 `already_exists` when the first attempt did land). */
+                503: {
+                    headers: {
+                        /** @description Requests allowed in the current window. */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix seconds when the window resets. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @example unavailable
+                                 * @enum {string}
+                                 */
+                                code: "unavailable";
+                                /** @description What went wrong, for people; the field is named for invalid input. */
+                                message: string;
+                            };
+                        };
+                    };
+                };
             };
         };
         trace?: never;
@@ -2373,6 +2623,31 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 code: "internal_error";
+                                /** @description What went wrong, for people; the field is named for invalid input. */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The database did not answer in time or is restarting (`unavailable`); retry after `Retry-After` (creates answer 409 `already_exists` when the first attempt did land). */
+                503: {
+                    headers: {
+                        /** @description Requests allowed in the current window. */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix seconds when the window resets. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @example unavailable
+                                 * @enum {string}
+                                 */
+                                code: "unavailable";
                                 /** @description What went wrong, for people; the field is named for invalid input. */
                                 message: string;
                             };
@@ -2613,6 +2888,31 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 code: "internal_error";
+                                /** @description What went wrong, for people; the field is named for invalid input. */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The database did not answer in time or is restarting (`unavailable`); retry after `Retry-After` (creates answer 409 `already_exists` when the first attempt did land). */
+                503: {
+                    headers: {
+                        /** @description Requests allowed in the current window. */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix seconds when the window resets. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @example unavailable
+                                 * @enum {string}
+                                 */
+                                code: "unavailable";
                                 /** @description What went wrong, for people; the field is named for invalid input. */
                                 message: string;
                             };
@@ -2869,6 +3169,31 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The database did not answer in time or is restarting (`unavailable`); retry after `Retry-After` (creates answer 409 `already_exists` when the first attempt did land). */
+                503: {
+                    headers: {
+                        /** @description Requests allowed in the current window. */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix seconds when the window resets. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @example unavailable
+                                 * @enum {string}
+                                 */
+                                code: "unavailable";
+                                /** @description What went wrong, for people; the field is named for invalid input. */
+                                message: string;
+                            };
+                        };
+                    };
+                };
             };
         };
         options?: never;
@@ -3109,6 +3434,31 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The database did not answer in time or is restarting (`unavailable`); retry after `Retry-After` (creates answer 409 `already_exists` when the first attempt did land). */
+                503: {
+                    headers: {
+                        /** @description Requests allowed in the current window. */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix seconds when the window resets. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @example unavailable
+                                 * @enum {string}
+                                 */
+                                code: "unavailable";
+                                /** @description What went wrong, for people; the field is named for invalid input. */
+                                message: string;
+                            };
+                        };
+                    };
+                };
             };
         };
         trace?: never;
@@ -3294,6 +3644,31 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 code: "internal_error";
+                                /** @description What went wrong, for people; the field is named for invalid input. */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The database did not answer in time or is restarting (`unavailable`); retry after `Retry-After` (creates answer 409 `already_exists` when the first attempt did land). */
+                503: {
+                    headers: {
+                        /** @description Requests allowed in the current window. */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix seconds when the window resets. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @example unavailable
+                                 * @enum {string}
+                                 */
+                                code: "unavailable";
                                 /** @description What went wrong, for people; the field is named for invalid input. */
                                 message: string;
                             };
@@ -3514,7 +3889,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The billing provider did not answer (`service_unavailable`); nothing was changed, retry later. */
+                /** @description The database did not answer in time or is restarting (`unavailable`); retry after `Retry-After` (creates answer 409 `already_exists` when the first attempt did land). Or: The billing provider did not answer (`service_unavailable`); nothing was changed, retry later. */
                 503: {
                     headers: {
                         /** @description Requests allowed in the current window. */
@@ -3529,10 +3904,10 @@ export interface paths {
                         "application/json": {
                             error: {
                                 /**
-                                 * @example service_unavailable
+                                 * @example unavailable
                                  * @enum {string}
                                  */
-                                code: "service_unavailable";
+                                code: "unavailable" | "service_unavailable";
                                 /** @description What went wrong, for people; the field is named for invalid input. */
                                 message: string;
                             };
@@ -3757,6 +4132,31 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 code: "internal_error";
+                                /** @description What went wrong, for people; the field is named for invalid input. */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The database did not answer in time or is restarting (`unavailable`); retry after `Retry-After` (creates answer 409 `already_exists` when the first attempt did land). */
+                503: {
+                    headers: {
+                        /** @description Requests allowed in the current window. */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix seconds when the window resets. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @example unavailable
+                                 * @enum {string}
+                                 */
+                                code: "unavailable";
                                 /** @description What went wrong, for people; the field is named for invalid input. */
                                 message: string;
                             };
@@ -3992,6 +4392,31 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The database did not answer in time or is restarting (`unavailable`); retry after `Retry-After` (creates answer 409 `already_exists` when the first attempt did land). */
+                503: {
+                    headers: {
+                        /** @description Requests allowed in the current window. */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix seconds when the window resets. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @example unavailable
+                                 * @enum {string}
+                                 */
+                                code: "unavailable";
+                                /** @description What went wrong, for people; the field is named for invalid input. */
+                                message: string;
+                            };
+                        };
+                    };
+                };
             };
         };
         delete?: never;
@@ -4181,6 +4606,31 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 code: "internal_error";
+                                /** @description What went wrong, for people; the field is named for invalid input. */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The database did not answer in time or is restarting (`unavailable`); retry after `Retry-After` (creates answer 409 `already_exists` when the first attempt did land). */
+                503: {
+                    headers: {
+                        /** @description Requests allowed in the current window. */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix seconds when the window resets. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @example unavailable
+                                 * @enum {string}
+                                 */
+                                code: "unavailable";
                                 /** @description What went wrong, for people; the field is named for invalid input. */
                                 message: string;
                             };
@@ -4446,6 +4896,31 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The database did not answer in time or is restarting (`unavailable`); retry after `Retry-After` (creates answer 409 `already_exists` when the first attempt did land). */
+                503: {
+                    headers: {
+                        /** @description Requests allowed in the current window. */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix seconds when the window resets. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @example unavailable
+                                 * @enum {string}
+                                 */
+                                code: "unavailable";
+                                /** @description What went wrong, for people; the field is named for invalid input. */
+                                message: string;
+                            };
+                        };
+                    };
+                };
             };
         };
         delete?: never;
@@ -4669,6 +5144,31 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 code: "internal_error";
+                                /** @description What went wrong, for people; the field is named for invalid input. */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The database did not answer in time or is restarting (`unavailable`); retry after `Retry-After` (creates answer 409 `already_exists` when the first attempt did land). */
+                503: {
+                    headers: {
+                        /** @description Requests allowed in the current window. */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix seconds when the window resets. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @example unavailable
+                                 * @enum {string}
+                                 */
+                                code: "unavailable";
                                 /** @description What went wrong, for people; the field is named for invalid input. */
                                 message: string;
                             };
@@ -4902,6 +5402,31 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The database did not answer in time or is restarting (`unavailable`); retry after `Retry-After` (creates answer 409 `already_exists` when the first attempt did land). */
+                503: {
+                    headers: {
+                        /** @description Requests allowed in the current window. */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix seconds when the window resets. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @example unavailable
+                                 * @enum {string}
+                                 */
+                                code: "unavailable";
+                                /** @description What went wrong, for people; the field is named for invalid input. */
+                                message: string;
+                            };
+                        };
+                    };
+                };
             };
         };
         delete?: never;
@@ -5110,6 +5635,31 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The database did not answer in time or is restarting (`unavailable`); retry after `Retry-After` (creates answer 409 `already_exists` when the first attempt did land). */
+                503: {
+                    headers: {
+                        /** @description Requests allowed in the current window. */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix seconds when the window resets. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @example unavailable
+                                 * @enum {string}
+                                 */
+                                code: "unavailable";
+                                /** @description What went wrong, for people; the field is named for invalid input. */
+                                message: string;
+                            };
+                        };
+                    };
+                };
             };
         };
         put?: never;
@@ -5301,6 +5851,31 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 code: "internal_error";
+                                /** @description What went wrong, for people; the field is named for invalid input. */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The database did not answer in time or is restarting (`unavailable`); retry after `Retry-After` (creates answer 409 `already_exists` when the first attempt did land). */
+                503: {
+                    headers: {
+                        /** @description Requests allowed in the current window. */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix seconds when the window resets. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @example unavailable
+                                 * @enum {string}
+                                 */
+                                code: "unavailable";
                                 /** @description What went wrong, for people; the field is named for invalid input. */
                                 message: string;
                             };
@@ -5515,6 +6090,31 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 code: "internal_error";
+                                /** @description What went wrong, for people; the field is named for invalid input. */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The database did not answer in time or is restarting (`unavailable`); retry after `Retry-After` (creates answer 409 `already_exists` when the first attempt did land). */
+                503: {
+                    headers: {
+                        /** @description Requests allowed in the current window. */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix seconds when the window resets. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @example unavailable
+                                 * @enum {string}
+                                 */
+                                code: "unavailable";
                                 /** @description What went wrong, for people; the field is named for invalid input. */
                                 message: string;
                             };
@@ -5801,6 +6401,31 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The database did not answer in time or is restarting (`unavailable`); retry after `Retry-After` (creates answer 409 `already_exists` when the first attempt did land). */
+                503: {
+                    headers: {
+                        /** @description Requests allowed in the current window. */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix seconds when the window resets. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @example unavailable
+                                 * @enum {string}
+                                 */
+                                code: "unavailable";
+                                /** @description What went wrong, for people; the field is named for invalid input. */
+                                message: string;
+                            };
+                        };
+                    };
+                };
             };
         };
         delete?: never;
@@ -6001,6 +6626,31 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 code: "internal_error";
+                                /** @description What went wrong, for people; the field is named for invalid input. */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The database did not answer in time or is restarting (`unavailable`); retry after `Retry-After` (creates answer 409 `already_exists` when the first attempt did land). */
+                503: {
+                    headers: {
+                        /** @description Requests allowed in the current window. */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix seconds when the window resets. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @example unavailable
+                                 * @enum {string}
+                                 */
+                                code: "unavailable";
                                 /** @description What went wrong, for people; the field is named for invalid input. */
                                 message: string;
                             };
@@ -6261,6 +6911,31 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The database did not answer in time or is restarting (`unavailable`); retry after `Retry-After` (creates answer 409 `already_exists` when the first attempt did land). */
+                503: {
+                    headers: {
+                        /** @description Requests allowed in the current window. */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix seconds when the window resets. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @example unavailable
+                                 * @enum {string}
+                                 */
+                                code: "unavailable";
+                                /** @description What went wrong, for people; the field is named for invalid input. */
+                                message: string;
+                            };
+                        };
+                    };
+                };
             };
         };
         delete?: never;
@@ -6457,6 +7132,31 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 code: "internal_error";
+                                /** @description What went wrong, for people; the field is named for invalid input. */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The database did not answer in time or is restarting (`unavailable`); retry after `Retry-After` (creates answer 409 `already_exists` when the first attempt did land). */
+                503: {
+                    headers: {
+                        /** @description Requests allowed in the current window. */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix seconds when the window resets. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @example unavailable
+                                 * @enum {string}
+                                 */
+                                code: "unavailable";
                                 /** @description What went wrong, for people; the field is named for invalid input. */
                                 message: string;
                             };
@@ -6690,7 +7390,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The billing provider did not answer (`service_unavailable`); nothing was changed, retry later. */
+                /** @description The database did not answer in time or is restarting (`unavailable`); retry after `Retry-After` (creates answer 409 `already_exists` when the first attempt did land). Or: The billing provider did not answer (`service_unavailable`); nothing was changed, retry later. */
                 503: {
                     headers: {
                         /** @description Requests allowed in the current window. */
@@ -6705,10 +7405,10 @@ export interface paths {
                         "application/json": {
                             error: {
                                 /**
-                                 * @example service_unavailable
+                                 * @example unavailable
                                  * @enum {string}
                                  */
-                                code: "service_unavailable";
+                                code: "unavailable" | "service_unavailable";
                                 /** @description What went wrong, for people; the field is named for invalid input. */
                                 message: string;
                             };
@@ -6969,7 +7669,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The billing provider did not answer (`service_unavailable`); nothing was changed, retry later. */
+                /** @description The database did not answer in time or is restarting (`unavailable`); retry after `Retry-After` (creates answer 409 `already_exists` when the first attempt did land). Or: The billing provider did not answer (`service_unavailable`); nothing was changed, retry later. */
                 503: {
                     headers: {
                         /** @description Requests allowed in the current window. */
@@ -6984,10 +7684,10 @@ export interface paths {
                         "application/json": {
                             error: {
                                 /**
-                                 * @example service_unavailable
+                                 * @example unavailable
                                  * @enum {string}
                                  */
-                                code: "service_unavailable";
+                                code: "unavailable" | "service_unavailable";
                                 /** @description What went wrong, for people; the field is named for invalid input. */
                                 message: string;
                             };
