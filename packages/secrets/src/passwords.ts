@@ -1,4 +1,5 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { DEFAULT_HASHING_LIMITS, HashingGate, type HashingGateLimits } from './hashing-gate';
 
 /**
  * scrypt cost: N = 2^15 (32 MiB of memory per hash), r = 8, p = 1 — measured at 50–150 ms of CPU per hash on the
@@ -12,7 +13,27 @@ const SALT_BYTES = 16;
 const MAX_MEMORY = 256 * 1024 * 1024;
 const FORMAT = /^scrypt\$(\d+)\$(\d+)\$(\d+)\$([A-Za-z0-9_-]+)\$([A-Za-z0-9_-]+)$/;
 
+let gate = new HashingGate(DEFAULT_HASHING_LIMITS);
+
+/** Replaces the limits of the hashing gate (tests; a process that must hash faster). Hashes already admitted finish. */
+export function setPasswordHashingLimits(limits: HashingGateLimits): void {
+  gate = new HashingGate(limits);
+}
+
+/** The hashing gate's load: running, waiting, and the most ever run at once. */
+export function passwordHashingLoad(): { running: number; waiting: number; peak: number } {
+  return gate.load();
+}
+
+/**
+ * Every hash goes through the gate: at most 2 at once on libuv's 4 threads, a bounded line behind them, and
+ * PasswordHashingBusyError (503 Retry-After) past it.
+ */
 function derive(password: string, salt: Buffer, cost: { N: number; r: number; p: number }, length: number): Promise<Buffer> {
+  return gate.run(() => deriveNow(password, salt, cost, length));
+}
+
+function deriveNow(password: string, salt: Buffer, cost: { N: number; r: number; p: number }, length: number): Promise<Buffer> {
   const options: ScryptOptions = { ...cost, maxmem: MAX_MEMORY };
   return new Promise((resolve, reject) => {
     // The asynchronous form runs on libuv's thread pool: a sign-in never blocks the event loop.
