@@ -229,13 +229,26 @@ describe('request bodies and routes', () => {
     expect(expected['content-security-policy']).toContain("default-src 'self'");
   });
 
-  it('answers 500 internal_error without any detail when the database is gone', async () => {
+  it('answers 503 unavailable with Retry-After, and no detail, when the database is gone', async () => {
     const broken = createDatabase('postgresql://postgres@127.0.0.1:1/none', { max: 1 });
+    const app = createApp({ ...gw.deps, db: broken });
+    const res = await request(app).get('/v1/tracks').set({ Authorization: 'Bearer hw_live_whatever' });
+    expect(res.status).toBe(503);
+    expect(res.headers['retry-after']).toBe('2');
+    expect(res.body).toEqual({ error: { code: 'unavailable', message: 'the database is busy or restarting; retry shortly' } });
+    expect(JSON.stringify(res.body)).not.toMatch(/ECONNREFUSED|at |127\.0\.0\.1/);
+    await broken.close();
+  });
+
+  it('still answers 500 internal_error without any detail for a failure of ours', async () => {
+    const broken = createDatabase('postgresql://postgres@127.0.0.1:1/none', { max: 1 });
+    // A pool whose query throws what no database would: a defect, not an outage.
+    broken.pool.query = (() => Promise.reject(new TypeError('cannot read properties of undefined (reading "rows")'))) as typeof broken.pool.query;
     const app = createApp({ ...gw.deps, db: broken });
     const res = await request(app).get('/v1/tracks').set({ Authorization: 'Bearer hw_live_whatever' });
     expect(res.status).toBe(500);
     expect(res.body).toEqual({ error: { code: 'internal_error', message: expect.any(String) } });
-    expect(JSON.stringify(res.body)).not.toMatch(/ECONNREFUSED|at |127\.0\.0\.1/);
+    expect(JSON.stringify(res.body)).not.toMatch(/TypeError|rows|at /);
     await broken.close();
   });
 });

@@ -230,6 +230,6 @@ describe('GET /v1/posts cursors, since and engagement', () => {
       expect(param.description).toEqual(expect.any(String));
       expect(param.required).toBe(false);
     }
-    expect(Object.keys(operation.responses).sort()).toEqual(['200', '400', '401', '402', '413', '429', '500']);
+    expect(Object.keys(operation.responses).sort()).toEqual(['200', '400', '401', '402', '413', '429', '500', '503']);
   });
 });
