@@ -1,6 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { AppError, isAppError } from '@hashwatch/errors';
 import type { Logger } from '@hashwatch/logger';
+import { isPasswordHashingBusy } from '@hashwatch/secrets';
 import { databaseUnavailable } from './database-errors';
 
 interface BodyParserError {
@@ -9,6 +10,8 @@ interface BodyParserError {
 }
 
 function fromBodyParser(error: BodyParserError): AppError | undefined {
+  // The password hashing line is full (a burst of sign-ins): the request can succeed unchanged a moment later.
+  if (isPasswordHashingBusy(error)) return new AppError('unavailable', 'too many password checks are waiting; retry shortly', { retryAfterSeconds: error.retryAfterSeconds });
   switch (error.type) {
     case 'entity.too.large':
       return new AppError('payload_too_large', 'the body is over 64 KiB');

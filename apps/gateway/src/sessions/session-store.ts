@@ -18,6 +18,8 @@ export const SESSION_ABSOLUTE_MS = 7 * 24 * HOUR_MS;
 // request, so a session costs an API request what a key does (bench/session-auth.ts). The idle expiry is
 // therefore exact to within this minute.
 const TOUCH_EVERY_MS = 60_000;
+/** Live sessions one account may hold; a sign-in past it ends the account's oldest. */
+export const MAX_SESSIONS_PER_ACCOUNT = 20;
 
 /** What authentication needs of a session: its owner, the owner's cap and subscription, and its expiry. */
 export interface SessionRow {
@@ -64,12 +66,20 @@ export class SessionStore {
   async create(client: pg.Pool | pg.PoolClient, userId: string): Promise<{ token: string; expiresAt: Date }> {
     const now = this.now();
     const token = `hws_${randomToken(32)}`;
+    const id = newId('ses');
     const expiresAt = new Date(now.getTime() + SESSION_ABSOLUTE_MS);
     // The account's ended sessions go as a new one starts, so the table holds live sessions and few others.
     await client.query(
       `WITH ended AS (DELETE FROM sessions WHERE user_id = $2 AND (expires_at <= $4 OR last_seen_at <= $6))
        INSERT INTO sessions (id, user_id, token_hash, created_at, last_seen_at, expires_at) VALUES ($1, $2, $3, $4, $4, $5)`,
-      [newId('ses'), userId, hashToken(token), now, expiresAt, new Date(now.getTime() - SESSION_IDLE_MS)],
+      [id, userId, hashToken(token), now, expiresAt, new Date(now.getTime() - SESSION_IDLE_MS)],
+    );
+    // At most MAX_SESSIONS_PER_ACCOUNT live: the oldest others end, so repeated sign-ins never grow the table
+    // without bound. The new one always stays.
+    await client.query(
+      `DELETE FROM sessions WHERE id IN (
+         SELECT id FROM sessions WHERE user_id = $1 AND id <> $2 ORDER BY created_at DESC, id DESC OFFSET $3)`,
+      [userId, id, MAX_SESSIONS_PER_ACCOUNT - 1],
     );
     return { token, expiresAt };
   }

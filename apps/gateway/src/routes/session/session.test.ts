@@ -1,3 +1,4 @@
+import { DEFAULT_HASHING_LIMITS, setPasswordHashingLimits } from '@hashwatch/secrets';
 import { codeAt, request, sessionCookieOf, useGateway, type BrowserSession } from '../../test-support/gateway-harness';
 
 const PASSWORD = 'correct horse battery staple';
@@ -72,6 +73,52 @@ describe('sessions', () => {
   it('does not count a successful sign-in against the limit', async () => {
     await gw.checkout({ email: 'often@example.com', password: PASSWORD }, true);
     for (let n = 0; n < 12; n += 1) await request(gw.app).post('/v1/session').send({ email: 'often@example.com', password: PASSWORD }).expect(200);
+  });
+
+  it('counts successful sign-ins too: the 31st in 15 minutes for one email answers 429 with Retry-After', async () => {
+    await gw.checkout({ email: 'replayed@example.com', password: PASSWORD }, true);
+    for (let n = 0; n < 30; n += 1) await request(gw.app).post('/v1/session').send({ email: 'replayed@example.com', password: PASSWORD }).expect(200);
+    const refused = await request(gw.app).post('/v1/session').send({ email: 'replayed@example.com', password: PASSWORD }).expect(429);
+    expect(refused.body.error).toEqual({ code: 'rate_limited', message: expect.stringMatching(/^sign-in is limited to 30 per 15 minutes; retry in 1[45]m/) });
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(14 * 60);
+  });
+
+  it('counts successful sign-ins from one address, whatever the accounts: the 31st answers 429', async () => {
+    const app = gw.app;
+    app.set('trust proxy', 1);
+    try {
+      for (const email of ['one@example.com', 'two@example.com', 'three@example.com']) await gw.checkout({ email, password: PASSWORD }, true);
+      const from = (address: string, email: string) => request(app).post('/v1/session').set('X-Forwarded-For', address).send({ email, password: PASSWORD });
+      for (let n = 0; n < 30; n += 1) await from('203.0.113.30', n % 2 ? 'one@example.com' : 'two@example.com').expect(200);
+      const refused = await from('203.0.113.30', 'three@example.com').expect(429);
+      expect(refused.headers['retry-after']).toBeDefined();
+      await from('203.0.113.31', 'three@example.com').expect(200);
+    } finally {
+      app.set('trust proxy', false);
+    }
+  });
+
+  it('keeps at most 20 live sessions per account: a new sign-in ends the oldest', async () => {
+    const first = await activeSession();
+    const later19 = [];
+    for (let n = 0; n < 20; n += 1) later19.push(await gw.signIn(first.email, PASSWORD));
+    expect(await gw.env.database.db.prisma.session.count({ where: { userId: first.accountId } })).toBe(20);
+    await request(gw.app).get('/v1/session').set('Cookie', first.cookie).expect(401);
+    for (const session of [later19[0], later19[19]]) await request(gw.app).get('/v1/session').set('Cookie', session?.cookie ?? '').expect(200);
+  });
+
+  it('answers 503 unavailable with Retry-After when the password hashing line is full', async () => {
+    await gw.checkout({ email: 'crowd@example.com', password: PASSWORD }, true);
+    setPasswordHashingLimits({ concurrency: 1, waiting: 0, retryAfterSeconds: 2 });
+    try {
+      const answers = await Promise.all(Array.from({ length: 3 }, () => request(gw.app).post('/v1/session').send({ email: 'crowd@example.com', password: PASSWORD })));
+      const busy = answers.filter((res) => res.status === 503);
+      expect(busy.length).toBeGreaterThan(0);
+      expect(busy[0]?.body).toEqual({ error: { code: 'unavailable', message: 'too many password checks are waiting; retry shortly' } });
+      expect(busy[0]?.headers['retry-after']).toBe('2');
+    } finally {
+      setPasswordHashingLimits(DEFAULT_HASHING_LIMITS);
+    }
   });
 
   it('locks sign-in from an address after 10 failures in 15 minutes, whatever the emails', async () => {

@@ -14,6 +14,9 @@ import { checkTotpCode } from '../two-factor/two-factor.service';
 // 10 failed sign-ins within 15 minutes, for one email or from one address, then 429 until the window passes.
 const SIGN_IN_FAILURES = 10;
 const SIGN_IN_WINDOW_SECONDS = 15 * 60;
+// 30 sign-ins within 15 minutes, right or wrong, for one email or from one address: each costs a 32 MiB scrypt and
+// a successful one a session row, so even the right password cannot be replayed without bound.
+const SIGN_IN_ATTEMPTS = 30;
 // POST /2fa/login: 8 per 5 minutes per account and per address.
 const TWO_FACTOR_LOGINS = 8;
 const TWO_FACTOR_LOGIN_WINDOW_SECONDS = 5 * 60;
@@ -39,6 +42,8 @@ export type SignInResult = { two_factor_required: false } | { two_factor_require
 export class SignIn {
   private readonly failuresByEmail: Limiter;
   private readonly failuresByAddress: Limiter;
+  private readonly attemptsByEmail: Limiter;
+  private readonly attemptsByAddress: Limiter;
   private readonly twoFactorByAccount: Limiter;
   private readonly twoFactorByAddress: Limiter;
 
@@ -49,6 +54,8 @@ export class SignIn {
     const prefix = `${deps.keyPrefix}:rl`;
     this.failuresByEmail = new Limiter(deps.redis, `${prefix}:signin-email`, SIGN_IN_FAILURES, SIGN_IN_WINDOW_SECONDS);
     this.failuresByAddress = new Limiter(deps.redis, `${prefix}:signin-ip`, SIGN_IN_FAILURES, SIGN_IN_WINDOW_SECONDS);
+    this.attemptsByEmail = new Limiter(deps.redis, `${prefix}:signin-all-email`, SIGN_IN_ATTEMPTS, SIGN_IN_WINDOW_SECONDS);
+    this.attemptsByAddress = new Limiter(deps.redis, `${prefix}:signin-all-ip`, SIGN_IN_ATTEMPTS, SIGN_IN_WINDOW_SECONDS);
     this.twoFactorByAccount = new Limiter(deps.redis, `${prefix}:2fa-login`, TWO_FACTOR_LOGINS, TWO_FACTOR_LOGIN_WINDOW_SECONDS);
     this.twoFactorByAddress = new Limiter(deps.redis, `${prefix}:2fa-login-ip`, TWO_FACTOR_LOGINS, TWO_FACTOR_LOGIN_WINDOW_SECONDS);
   }
@@ -57,11 +64,14 @@ export class SignIn {
    * `POST /v1/session`. Every attempt is counted against both failure limits before the password is checked (so a
    * burst of parallel guesses is cut off at the limit, not after it), and given back when it succeeds. An unknown
    * email costs the same scrypt hash as a wrong password and gets the same answer. While either count is spent,
-   * even the right password answers 429.
+   * even the right password answers 429. Every attempt, successful ones included, also counts against 30 per 15
+   * minutes per email and per address, never given back.
    */
   async signIn(req: Request, res: Response, input: { email: string; password: string }): Promise<SignInResult> {
     const email = input.email.trim().toLowerCase();
     const keys = { email: emailLimitKey(email), address: addressKey(req) };
+    const [allByEmail, allByAddress] = await Promise.all([this.attemptsByEmail.consume(keys.email), this.attemptsByAddress.consume(keys.address)]);
+    for (const decision of [allByEmail, allByAddress]) if (!decision.allowed) refuse(res, decision, `sign-in is limited to ${SIGN_IN_ATTEMPTS} per 15 minutes`);
     const [byEmail, byAddress] = await Promise.all([this.failuresByEmail.consume(keys.email), this.failuresByAddress.consume(keys.address)]);
     for (const decision of [byEmail, byAddress]) if (!decision.allowed) refuse(res, decision, 'sign-in is locked after 10 failures in 15 minutes');
     const { rows } = await this.deps.db.pool.query<SignInRow>('SELECT id, password_hash, totp_secret_enc IS NOT NULL AS two_factor FROM users WHERE email = $1', [email]);
