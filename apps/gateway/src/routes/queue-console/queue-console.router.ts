@@ -53,8 +53,9 @@ function basicCredentials(header: string | undefined): { user: string; password:
 /**
  * HTTP Basic authentication against ADMIN_USER/ADMIN_PASSWORD. Both values are compared as SHA-256 digests in
  * constant time, always both, so the answer's timing tells nothing about which one was wrong or how much of it
- * matched. Wrong credentials count against the client's address (shared by replicas): past the limit every
- * attempt, right or wrong, answers 429 until the window ends, so the password cannot be guessed at speed.
+ * matched. Every attempt counts against the client's address (shared by replicas) before the comparison and is
+ * given back when right: past the limit every attempt, right or wrong, answers 429 until the window ends, so the
+ * password cannot be guessed at speed, in sequence or in parallel.
  */
 function basicAuth(options: QueueConsoleOptions) {
   const user = digest(options.credentials.user);
@@ -67,22 +68,28 @@ function basicAuth(options: QueueConsoleOptions) {
   };
   return async function requireOperator(req: Request, res: Response, next: NextFunction): Promise<void> {
     const address = addressKey(req);
-    const state = await failures.peek(address);
-    if (!state.allowed) {
-      setRateLimitHeaders(res, state);
-      throw new AppError('rate_limited', `too many wrong credentials from this address; retry in ${describeWait(state.retryAfterSeconds)}`, {
-        retryAfterSeconds: state.retryAfterSeconds,
+    // Counted before the credentials are compared, atomically in Redis, and given back when they are right: a burst
+    // of parallel guesses is cut off at the limit instead of every guess being compared (and answered) first.
+    const attempt = await failures.consume(address);
+    if (!attempt.allowed) {
+      setRateLimitHeaders(res, attempt);
+      throw new AppError('rate_limited', `too many wrong credentials from this address; retry in ${describeWait(attempt.retryAfterSeconds)}`, {
+        retryAfterSeconds: attempt.retryAfterSeconds,
       });
     }
     const given = basicCredentials(req.headers.authorization);
-    if (!given) challenge(res);
     const userMatches = timingSafeEqual(digest(given?.user ?? ''), user);
     const passwordMatches = timingSafeEqual(digest(given?.password ?? ''), password);
+    if (!given) {
+      // No credentials at all (a browser's first request, before its prompt) is not a guess.
+      await failures.refund(address);
+      challenge(res);
+    }
     if (!userMatches || !passwordMatches) {
-      await failures.consume(address);
       options.logger.warn('queue console: wrong credentials', { address });
       challenge(res);
     }
+    await failures.refund(address);
     next();
   };
 }

@@ -116,6 +116,18 @@ describe('queue console (Bull Board at /admin/queues)', () => {
     expect(locked.body.error.code).toBe('rate_limited');
     expect(Number(locked.headers['retry-after'])).toBeGreaterThan(0);
   });
+
+  it('cuts a burst of parallel guesses off at the limit: each attempt is counted before the password is compared', async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, attempt) => request(gw.app).get('/admin/queues/api/queues').set('Authorization', basic(OPERATOR.user, `parallel guess ${attempt}`))),
+    );
+    expect(answers.filter((res) => res.status === 401)).toHaveLength(CONSOLE_FAILED_LOGINS.points);
+    expect(answers.filter((res) => res.status === 429)).toHaveLength(40 - CONSOLE_FAILED_LOGINS.points);
+  });
+
+  it('gives the operator’s own requests back: the right credentials never use up the limit', async () => {
+    for (let n = 0; n < CONSOLE_FAILED_LOGINS.points + 5; n += 1) await request(gw.app).get('/admin/queues/api/queues').set(AUTH).expect(200);
+  });
 });
 
 describe('queue console without ADMIN_USER and ADMIN_PASSWORD', () => {
