@@ -37,7 +37,14 @@ describe('the gateway configuration', () => {
       ADMIN_PASSWORD: 'a long operator secret',
     });
     expect(() => loadConfig(gatewayConfigSchema, { SECRETS_KEY: key, ADMIN_USER: 'ops' })).toThrow(/ADMIN_PASSWORD is required with ADMIN_USER/);
-    expect(() => loadConfig(gatewayConfigSchema, { SECRETS_KEY: key, ADMIN_PASSWORD: 'secret', ADMIN_USER: '' })).toThrow(/ADMIN_USER is required/);
-    expect(() => loadConfig(gatewayConfigSchema, { SECRETS_KEY: key, ADMIN_USER: 'ops:root', ADMIN_PASSWORD: 'secret' })).toThrow(/ADMIN_USER must be 1 to 100 characters without ":"/);
+    expect(() => loadConfig(gatewayConfigSchema, { SECRETS_KEY: key, ADMIN_PASSWORD: 'a long operator secret', ADMIN_USER: '' })).toThrow(/ADMIN_USER is required/);
+    expect(() => loadConfig(gatewayConfigSchema, { SECRETS_KEY: key, ADMIN_USER: 'ops:root', ADMIN_PASSWORD: 'a long operator secret' })).toThrow(/ADMIN_USER must be 1 to 100 characters without ":"/);
+  });
+
+  it('refuses an ADMIN_PASSWORD under 12 characters, naming it', () => {
+    for (const short of ['secret', 'elevenchars']) {
+      expect(() => loadConfig(gatewayConfigSchema, { SECRETS_KEY: key, ADMIN_USER: 'ops', ADMIN_PASSWORD: short })).toThrow(/ADMIN_PASSWORD must be at least 12 characters/);
+    }
+    expect(loadConfig(gatewayConfigSchema, { SECRETS_KEY: key, ADMIN_USER: 'ops', ADMIN_PASSWORD: 'twelve chars' }).ADMIN_PASSWORD).toBe('twelve chars');
   });
 });

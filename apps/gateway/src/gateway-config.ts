@@ -30,7 +30,14 @@ export const gatewayConfigSchema = configSchema
     STRIPE_API_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
     /** Both set: the queue console (Bull Board) at /admin/queues, behind HTTP Basic authentication with these. */
     ADMIN_USER: optionalText.pipe(z.string().regex(/^[^:]{1,100}$/, 'must be 1 to 100 characters without ":"').optional()),
-    ADMIN_PASSWORD: optionalText.pipe(z.string().max(200, 'must be at most 200 characters').optional()),
+    /** At least 12 characters: the console can retry and remove any job, and HTTP Basic has nothing else to lean on. */
+    ADMIN_PASSWORD: optionalText.pipe(
+      z
+        .string()
+        .min(12, 'must be at least 12 characters: the queue console can retry and remove jobs')
+        .max(200, 'must be at most 200 characters')
+        .optional(),
+    ),
   })
   .superRefine((config, context) => {
     if ((config.ADMIN_USER === undefined) !== (config.ADMIN_PASSWORD === undefined)) {

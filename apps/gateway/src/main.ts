@@ -36,7 +36,6 @@ function billingFrom(config: GatewayConfig, db: Database): Pick<SelfServiceOptio
  */
 function queueConsoleFrom(config: GatewayConfig, logger: Logger, queues: Queues, connection: RedisClient, shutdown: Shutdown): GatewayDeps['queueConsole'] {
   if (config.ADMIN_USER === undefined || config.ADMIN_PASSWORD === undefined) return undefined;
-  if (config.ADMIN_PASSWORD.length < 12) logger.warn('ADMIN_PASSWORD is shorter than 12 characters: the queue console can retry and remove jobs');
   const opened: Queue[] = [];
   shutdown.onShutdown('former queues', async () => {
     await Promise.all(opened.map((queue) => queue.close()));
