@@ -176,6 +176,21 @@ export function readmeSecretKeys(section) {
   return [...command[1].matchAll(/--from-literal=([A-Z][A-Z0-9_]*)=/g)].map((match) => match[1]);
 }
 
+/** The value the README's create-secret command gives `key` (`--from-literal=KEY='value'`), or undefined. */
+export function readmeSecretValue(section, key) {
+  const match = new RegExp(`--from-literal=${key}=(?:'([^']*)'|"([^"]*)"|(\\S*))`).exec(section);
+  return match ? match[1] ?? match[2] ?? match[3] : undefined;
+}
+
+/** The most replicas `app` runs: its HPA's maxReplicas or its ScaledObject's maxReplicaCount, else its replicas. */
+export function maxReplicas(docs, app) {
+  const hpa = docs.find((doc) => doc.kind === 'HorizontalPodAutoscaler' && doc.spec.scaleTargetRef.name === app);
+  if (hpa) return hpa.spec.maxReplicas;
+  const scaled = docs.find((doc) => doc.kind === 'ScaledObject' && doc.spec.scaleTargetRef.name === app);
+  if (scaled) return scaled.spec.maxReplicaCount;
+  return only(docs, 'Deployment', app).spec.replicas ?? 1;
+}
+
 /** The variables docker-compose.yml passes to every app (its x-env block). */
 export function composeEnvNames(compose) {
   return Object.keys(compose['x-env'] ?? {});

@@ -5,11 +5,12 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import {
-  APPS, appVariables, composeEnvNames, containersOf, defaultGatewayPort, defaultHealthPort, K8S_DIR, only, queueNames,
-  LATENESS_SCALED, readmeKubernetes, readmeSecretKeys, render, SECRET_NAME, shutdownTimeoutMs, UNSCALED_QUEUES, validateDocument,
+  APPS, appVariables, composeEnvNames, containersOf, defaultGatewayPort, defaultHealthPort, K8S_DIR, maxReplicas, only, queueNames,
+  LATENESS_SCALED, readmeKubernetes, readmeSecretKeys, readmeSecretValue, render, SECRET_NAME, shutdownTimeoutMs, UNSCALED_QUEUES, validateDocument,
   variablesNeededInCluster, WORKER_QUEUES, WORKERS,
 } from './k8s-manifests.mjs';
 import { readCompose } from './compose-file.mjs';
+import { appPools, ONE_OFF_CONNECTIONS, parseIni, POSTGRES_USABLE_CONNECTIONS } from './pgbouncer-config.mjs';
 import { kubectlPlan } from './kubectl.mjs';
 
 const plan = kubectlPlan();
@@ -32,6 +33,7 @@ function probedPort(container, probe) {
 }
 
 const envValue = (container, name) => container.env?.find((entry) => entry.name === name)?.value;
+const envSecretKey = (container, name) => container.env?.find((entry) => entry.name === name)?.valueFrom?.secretKeyRef?.key;
 const matches = (selector, labels) => Object.entries(selector.matchLabels ?? {}).every(([key, value]) => labels?.[key] === value);
 
 /** Renders documents that each match the Kubernetes or KEDA schema of their kind. */
@@ -153,7 +155,8 @@ function checkSecretRefs({ docs }) {
 /** Gives each app every variable it needs from the ConfigMap or the documented Secret keys. */
 function checkEnvironment({ docs, configKeys }) {
   const secretKeys = new Set(readmeSecretKeys(readmeKubernetes()));
-  for (const doc of docs.filter((entry) => entry.kind === 'Deployment' || entry.kind === 'Job')) {
+  // The image's apps (APP picks one); PgBouncer reads only DATABASE_DIRECT_URL (checkPgbouncer).
+  for (const doc of docs.filter((entry) => (entry.kind === 'Deployment' || entry.kind === 'Job') && envValue(containersOf(entry)[0], 'APP'))) {
     const [container] = containersOf(doc);
     const app = envValue(container, 'APP');
     const fromSecret = (container.envFrom ?? []).some((source) => source.secretRef?.name === SECRET_NAME);
@@ -168,12 +171,67 @@ function checkEnvironment({ docs, configKeys }) {
   for (const key of secretKeys) assert.ok(!configKeys.has(key), `${key} is both in the ConfigMap and the Secret`);
 }
 
+/** PgBouncer's rendered settings (its ConfigMap's pgbouncer.ini, as its Deployment mounts it). */
+function pgbouncerSettings(docs) {
+  const deployment = only(docs, 'Deployment', 'pgbouncer');
+  const volume = deployment.spec.template.spec.volumes.find((entry) => entry.configMap);
+  return parseIni(only(docs, 'ConfigMap', volume.configMap.name).data['pgbouncer.ini']).pgbouncer;
+}
+
+/** Runs PgBouncer as replicas of its own image, probed, hardened, its settings mounted and its Service in front. */
+function checkPgbouncer({ docs }) {
+  const deployment = only(docs, 'Deployment', 'pgbouncer');
+  const [container, ...others] = containersOf(deployment);
+  assert.equal(others.length, 0);
+  assert.match(container.image, /hashwatch-pgbouncer/);
+  assert.ok(deployment.spec.replicas >= 2, 'two PgBouncers at least, so one can be drained');
+  assert.equal(envSecretKey(container, 'DATABASE_DIRECT_URL'), 'DATABASE_DIRECT_URL', 'PgBouncer stands in front of DATABASE_DIRECT_URL');
+  const port = container.ports.find((entry) => entry.name === 'postgres')?.containerPort;
+  assert.equal(port, 6432);
+  assert.equal(container.livenessProbe?.tcpSocket?.port, 'postgres', 'liveness does not depend on PostgreSQL');
+  assert.ok(container.readinessProbe?.exec?.command?.includes('pg_isready'));
+  for (const resource of ['cpu', 'memory']) assert.ok(container.resources?.requests?.[resource], `pgbouncer: requests ${resource}`);
+  assert.ok(container.resources?.limits?.memory);
+  assert.equal(deployment.spec.template.spec.securityContext?.runAsNonRoot, true);
+  assert.equal(container.securityContext?.readOnlyRootFilesystem, true);
+  assert.deepEqual(container.securityContext?.capabilities?.drop, ['ALL']);
+  const mounts = Object.fromEntries(container.volumeMounts.map((mount) => [mount.mountPath, mount.name]));
+  assert.ok(mounts['/etc/hashwatch'] && mounts['/run/pgbouncer'], 'settings at /etc/hashwatch, a writable /run/pgbouncer');
+  assert.equal(pgbouncerSettings(docs).pool_mode, 'transaction');
+  const service = only(docs, 'Service', 'pgbouncer');
+  assert.ok(matches(service.spec.selector ? { matchLabels: service.spec.selector } : {}, deployment.spec.template.metadata.labels));
+  assert.deepEqual(service.spec.ports.map((entry) => [entry.port, entry.targetPort]), [[6432, 'postgres']]);
+  const budgets = docs.filter((doc) => doc.kind === 'PodDisruptionBudget' && matches(doc.spec.selector, deployment.spec.template.metadata.labels));
+  assert.equal(budgets.length, 1, 'pgbouncer: one PodDisruptionBudget');
+  assert.ok(budgets[0].spec.minAvailable >= 1);
+}
+
+/** Migrates on PostgreSQL itself: DATABASE_URL is the Secret's DATABASE_DIRECT_URL in the Job. */
+function checkMigrationDirect({ docs }) {
+  const [container] = containersOf(only(docs, 'Job', 'migrate'));
+  assert.equal(envSecretKey(container, 'DATABASE_URL'), 'DATABASE_DIRECT_URL');
+  for (const app of APPS) assert.equal(envSecretKey(containersOf(only(docs, 'Deployment', app))[0], 'DATABASE_URL'), undefined, `${app}: DATABASE_URL from the Secret as it is`);
+}
+
+/** Sizes PgBouncer for every app's pool at the autoscalers' maximums, within PostgreSQL's max_connections. */
+function checkConnectionBudget({ docs }) {
+  const settings = pgbouncerSettings(docs);
+  const clients = APPS.reduce((sum, app) => sum + maxReplicas(docs, app) * appPools(app).pooled, 0);
+  assert.ok(Number(settings.max_client_conn) >= clients, `one PgBouncer holds all ${clients} pooled client connections (max_client_conn ${settings.max_client_conn})`);
+  const pooled = only(docs, 'Deployment', 'pgbouncer').spec.replicas * Number(settings.max_db_connections);
+  const direct = APPS.reduce((sum, app) => sum + maxReplicas(docs, app) * appPools(app).direct, 0);
+  const total = pooled + direct + ONE_OFF_CONNECTIONS;
+  assert.ok(total <= POSTGRES_USABLE_CONNECTIONS, `${pooled} through PgBouncer + ${direct} direct + ${ONE_OFF_CONNECTIONS} one-off = ${total} > ${POSTGRES_USABLE_CONNECTIONS}`);
+}
+
 for (const [name, dir] of Object.entries(KUSTOMIZATIONS)) {
   describe(`infra/k8s ${name}`, () => {
     const rendered = {};
     before(() => {
       rendered.docs = render(KUBECTL, dir);
-      rendered.configKeys = new Set(rendered.docs.filter((doc) => doc.kind === 'ConfigMap').flatMap((doc) => Object.keys(doc.data ?? {})));
+      // The settings the apps read as variables (envFrom), not PgBouncer's file.
+      const asVariables = new Set(rendered.docs.filter((doc) => doc.spec?.template?.spec?.containers).flatMap(containersOf).flatMap((container) => container.envFrom ?? []).map((source) => source.configMapRef?.name).filter(Boolean));
+      rendered.configKeys = new Set(rendered.docs.filter((doc) => doc.kind === 'ConfigMap' && asVariables.has(doc.metadata.name)).flatMap((doc) => Object.keys(doc.data ?? {})));
     });
 
     it('renders documents that each match the Kubernetes or KEDA schema of their kind', async () => checkSchemas(rendered));
@@ -184,6 +242,9 @@ for (const [name, dir] of Object.entries(KUSTOMIZATIONS)) {
     it('runs the migration as a Job of the same image with APP=migrate', () => checkMigrationJob(rendered));
     it('refers to the operator\'s Secret and never carries one', () => checkSecretRefs(rendered));
     it('gives each app every variable it needs from the ConfigMap or the documented Secret keys', () => checkEnvironment(rendered));
+    it('runs PgBouncer as replicas of its own image, probed, hardened, its settings mounted and its Service in front', () => checkPgbouncer(rendered));
+    it('migrates on PostgreSQL itself, whatever DATABASE_URL the apps get', () => checkMigrationDirect(rendered));
+    it('sizes PgBouncer for every app\'s pool at the autoscalers\' maximums, within PostgreSQL\'s max_connections', () => checkConnectionBudget(rendered));
   });
 }
 
@@ -215,7 +276,17 @@ describe('README, Operations, Kubernetes', () => {
 
   it('lists every secret a process needs in the create-secret command', () => {
     const keys = readmeSecretKeys(readmeKubernetes());
-    for (const key of ['DATABASE_URL', 'REDIS_URL', 'SECRETS_KEY', 'X_BEARER_TOKEN']) assert.ok(keys.includes(key), `${key} is in the command`);
+    for (const key of ['DATABASE_URL', 'DATABASE_DIRECT_URL', 'REDIS_URL', 'SECRETS_KEY', 'X_BEARER_TOKEN']) assert.ok(keys.includes(key), `${key} is in the command`);
     assert.equal(new Set(keys).size, keys.length, 'no key twice');
+  });
+
+  it('points DATABASE_URL at the PgBouncer Service and DATABASE_DIRECT_URL at PostgreSQL, as the same user', () => {
+    const section = readmeKubernetes();
+    const pooled = new URL(readmeSecretValue(section, 'DATABASE_URL'));
+    const direct = new URL(readmeSecretValue(section, 'DATABASE_DIRECT_URL'));
+    const service = only(render(KUBECTL, KUSTOMIZATIONS.production), 'Service', 'pgbouncer');
+    assert.equal(`${pooled.hostname}:${pooled.port}`, `${service.metadata.name}:${service.spec.ports[0].port}`);
+    assert.notEqual(direct.hostname, pooled.hostname);
+    assert.deepEqual([pooled.username, pooled.pathname], [direct.username, direct.pathname]);
   });
 });
