@@ -218,8 +218,11 @@ function checkConnectionBudget({ docs }) {
   const settings = pgbouncerSettings(docs);
   const clients = APPS.reduce((sum, app) => sum + maxReplicas(docs, app) * appPools(app).pooled, 0);
   assert.ok(Number(settings.max_client_conn) >= clients, `one PgBouncer holds all ${clients} pooled client connections (max_client_conn ${settings.max_client_conn})`);
-  const pooled = only(docs, 'Deployment', 'pgbouncer').spec.replicas * Number(settings.max_db_connections);
-  const direct = APPS.reduce((sum, app) => sum + maxReplicas(docs, app) * appPools(app).direct, 0);
+  // A rollout's surge pod counts too: it opens its pools before the pod it replaces is gone.
+  const surge = (name) => only(docs, 'Deployment', name).spec.strategy?.rollingUpdate?.maxSurge ?? 1;
+  assert.equal(typeof surge('pgbouncer'), 'number');
+  const pooled = (only(docs, 'Deployment', 'pgbouncer').spec.replicas + surge('pgbouncer')) * Number(settings.max_db_connections);
+  const direct = APPS.reduce((sum, app) => sum + (maxReplicas(docs, app) + surge(app)) * appPools(app).direct, 0);
   const total = pooled + direct + ONE_OFF_CONNECTIONS;
   assert.ok(total <= POSTGRES_USABLE_CONNECTIONS, `${pooled} through PgBouncer + ${direct} direct + ${ONE_OFF_CONNECTIONS} one-off = ${total} > ${POSTGRES_USABLE_CONNECTIONS}`);
 }
