@@ -154,7 +154,7 @@ describe('Debian\'s PgBouncer with the compose config', () => {
       try {
         client = await connect(through);
       } catch (error) {
-        if (attempt >= 50) throw new Error(`PgBouncer did not let the user in: ${error.message}\n${log}`);
+        if (attempt >= 50) throw new Error(`PgBouncer did not let the user in: ${error.message}\n${log}`, { cause: error });
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     }
