@@ -3,8 +3,11 @@
 // workers have no fixed name and no fixed host port, and compose accepts the file.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, it } from 'node:test';
 import { COMPOSE_FILE, readCompose, scalingProblems } from './compose-file.mjs';
+import { ROOT } from './workspaces.mjs';
 import { appPools, COMPOSE_INI, ONE_OFF_CONNECTIONS, POSTGRES_USABLE_CONNECTIONS, readIni } from './pgbouncer-config.mjs';
 
 const WORKERS = ['scanner', 'engagement-poller', 'notifier'];
@@ -53,7 +56,10 @@ describe('docker-compose.yml', () => {
       assert.equal(services[app].depends_on.pgbouncer?.condition, 'service_healthy', `${app}: starts once PgBouncer answers`);
     }
     const pgbouncer = services.pgbouncer;
-    assert.equal(pgbouncer.build.dockerfile, 'infra/pgbouncer/Dockerfile');
+    assert.equal(path.join(pgbouncer.build.context, pgbouncer.build.dockerfile ?? 'Dockerfile'), path.join('infra', 'pgbouncer', 'Dockerfile'));
+    for (const copied of readFileSync(path.join(ROOT, pgbouncer.build.context, 'Dockerfile'), 'utf8').matchAll(/^COPY (?:--\S+ )*(\S+) /gm)) {
+      assert.ok(existsSync(path.join(ROOT, pgbouncer.build.context, copied[1])), `the build context holds ${copied[1]}`);
+    }
     assert.equal(pgbouncer.environment.DATABASE_DIRECT_URL, services.scanner.environment.DATABASE_DIRECT_URL, 'PgBouncer logs in as the apps do');
     assert.equal(pgbouncer.depends_on.postgres?.condition, 'service_healthy');
     assert.ok(pgbouncer.healthcheck?.test?.includes('pg_isready'), 'PgBouncer has a health check');
