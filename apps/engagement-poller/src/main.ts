@@ -62,6 +62,7 @@ async function main(): Promise<void> {
     isShuttingDown: shutdown.isShuttingDown,
     checks: { postgres: () => db.pool.query('SELECT 1'), redis: () => redis.producer.ping() },
     metrics: () => metrics.registry.metrics(),
+    metricsToken: config.METRICS_TOKEN,
   });
   shutdown.onShutdown('health server', () => health.close());
   shutdown.onShutdown('database', () => db.close());

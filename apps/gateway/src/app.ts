@@ -45,7 +45,7 @@ export function createApp(deps: GatewayDeps): Express {
   // take goes on to the /v1 chain. First of the routes, so its requests pass no other route's matcher.
   app.get('/v1/posts', postsInOneRoundTrip(deps, authenticator));
   // Prometheus scrapes: outside /v1, so no key and no rate limit; an ingress keeps it off the internet.
-  app.get('/metrics', serveMetrics(metrics, deps.logger));
+  app.get('/metrics', serveMetrics(metrics, deps.logger, deps.metricsToken));
   app.use(healthRouter(deps));
   app.get('/v1/openapi.json', (_req, res) => {
     res.json(document);

@@ -25,6 +25,8 @@ export interface GatewayDeps {
   dashboardDir?: string;
   /** GET /metrics's registry (request latency, queue backlog); omitted: one of its own without queue counts. */
   metrics?: import('./metrics/gateway-metrics').GatewayMetrics;
+  /** METRICS_TOKEN: when set, GET /metrics needs it as a bearer token; omitted, /metrics is open. */
+  metricsToken?: string;
   /** Billing provider, PUBLIC_URL and mail for checkout, sessions and password reset; omitted: manual billing, no mail. */
   selfService?: import('./routes/session/self-service-options').SelfServiceOptions;
   /** ADMIN_USER/ADMIN_PASSWORD and the queues: Bull Board at /admin/queues; omitted, nothing is mounted there. */

@@ -89,6 +89,7 @@ async function main(): Promise<void> {
   const queueConsole = queueConsoleFrom(config, logger, queues, queueRedis, shutdown);
   const app = createApp({
     metrics: createGatewayMetrics({ logger, queues }),
+    metricsToken: config.METRICS_TOKEN,
     db,
     redis,
     logger,

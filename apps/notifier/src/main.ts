@@ -66,6 +66,7 @@ async function main(): Promise<void> {
     port: config.HEALTH_PORT ?? DEFAULT_HEALTH_PORT,
     checks: { database: () => db.pool.query('SELECT 1'), redis: () => redis.producer.ping() },
     metrics: () => notifier.metrics.render(),
+    metricsToken: config.METRICS_TOKEN,
     logger,
     isShuttingDown: () => shutdown.isShuttingDown(),
   });

@@ -41,6 +41,14 @@ describe('loadConfig', () => {
     expect(() => loadConfig(configSchema, { ALERT_MAX_AGE_SECONDS: '1.5' })).toThrow(/^invalid environment: ALERT_MAX_AGE_SECONDS /);
   });
 
+  it('reads METRICS_TOKEN as 16 or more printable characters, unset by default, and names it when it is not', () => {
+    expect(loadConfig(configSchema, {}).METRICS_TOKEN).toBeUndefined();
+    expect(loadConfig(configSchema, { METRICS_TOKEN: 'prometheus-scrape-token' }).METRICS_TOKEN).toBe('prometheus-scrape-token');
+    for (const bad of ['short', 'a token with spaces in it']) {
+      expect(() => loadConfig(configSchema, { METRICS_TOKEN: bad })).toThrow(/METRICS_TOKEN must be 16 to 500 printable characters without spaces/);
+    }
+  });
+
   it('treats an empty variable as unset', () => {
     expect(loadConfig(configSchema, { PORT: '' }).PORT).toBe(3000);
   });

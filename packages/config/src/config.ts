@@ -99,6 +99,14 @@ export const configSchema = z.object({
     .default('hw'),
   PORT: envPort.default(3000),
   HEALTH_PORT: envPort.optional(),
+  /**
+   * When set, GET /metrics (the gateway's port and the workers' HEALTH_PORT) needs `Authorization: Bearer <token>`;
+   * unset, /metrics stays open as CONTRACT 7's scrapers expect.
+   */
+  METRICS_TOKEN: z
+    .string()
+    .regex(/^[\x21-\x7e]{16,500}$/, 'must be 16 to 500 printable characters without spaces')
+    .optional(),
   X_API_BASE_URL: z.url().default('https://api.x.com'),
   X_BEARER_TOKEN: z.string().min(1).optional(),
   X_USER_TOKEN: z.string().min(1).optional(),

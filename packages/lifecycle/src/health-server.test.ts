@@ -98,6 +98,22 @@ describe('startHealthServer', () => {
     expect(await response.text()).toBe('# TYPE hw_jobs_total counter\nhw_jobs_total 3\n');
   });
 
+  it('needs Authorization: Bearer <METRICS_TOKEN> on /metrics when a token is set, and leaves the probes open', async () => {
+    const token = 'metrics-token-of-some-length';
+    const base = await start({ metrics: async () => 'hw_jobs_total 3\n', metricsToken: token });
+    for (const authorization of [undefined, 'Bearer wrong', `Bearer ${token}x`, `Basic ${token}`, token]) {
+      const response = await fetch(`${base}/metrics`, { headers: authorization === undefined ? {} : { authorization } });
+      expect(response.status).toBe(401);
+      expect(response.headers.get('www-authenticate')).toBe('Bearer realm="metrics"');
+      expect(await response.json()).toEqual({ error: { code: 'unauthorized', message: 'GET /metrics needs Authorization: Bearer <METRICS_TOKEN>' } });
+    }
+    const allowed = await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${token}` } });
+    expect(allowed.status).toBe(200);
+    expect(await allowed.text()).toBe('hw_jobs_total 3\n');
+    expect((await fetch(`${base}/healthz`)).status).toBe(200);
+    expect((await fetch(`${base}/readyz`)).status).toBe(200);
+  });
+
   it('answers 500 without details when the metrics callback throws', async () => {
     const base = await start({ metrics: () => { throw new Error('registry broken'); } });
     const response = await fetch(`${base}/metrics`);

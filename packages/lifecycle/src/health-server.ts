@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { redact, type Logger } from '@hashwatch/logger';
+import { METRICS_UNAUTHORIZED, metricsScrapeAllowed } from './metrics-token';
 
 export interface HealthServerOptions {
   /** 0 picks a free port (tests); read the chosen one from the returned `port`. */
@@ -11,6 +12,8 @@ export interface HealthServerOptions {
   checks: Record<string, () => Promise<unknown>>;
   /** Prometheus text exposition for GET /metrics; without it /metrics answers 404. */
   metrics?: () => string | Promise<string>;
+  /** METRICS_TOKEN: when set, GET /metrics needs `Authorization: Bearer <token>` (401 otherwise); unset, it is open. */
+  metricsToken?: string;
   logger: Logger;
   /** Longest a readiness check may take before it counts as failed. Default 2000 ms. */
   checkTimeoutMs?: number;
@@ -129,7 +132,7 @@ export async function startHealthServer(options: HealthServerOptions): Promise<H
   const readiness = async (): Promise<{ ready: boolean; body: unknown }> =>
     stopping() ? { ready: false, body: { status: 'shutting_down' } } : runChecks(options, lastStatus);
 
-  const routes: Record<string, (response: ServerResponse) => Promise<void>> = {
+  const routes: Record<string, (response: ServerResponse, request: IncomingMessage) => Promise<void>> = {
     '/healthz': async (response) => {
       if (stopping()) sendJson(response, 503, { status: 'shutting_down' });
       else sendJson(response, 200, { status: 'ok' });
@@ -138,8 +141,12 @@ export async function startHealthServer(options: HealthServerOptions): Promise<H
       const { ready, body } = await readiness();
       sendJson(response, ready ? 200 : 503, body);
     },
-    '/metrics': async (response) => {
+    '/metrics': async (response, request) => {
       if (!metrics) return sendError(response, 404, 'not_found', 'no metrics here');
+      if (!metricsScrapeAllowed(request.headers, options.metricsToken)) {
+        response.setHeader('WWW-Authenticate', 'Bearer realm="metrics"');
+        return sendJson(response, 401, METRICS_UNAUTHORIZED);
+      }
       try {
         send(response, 200, await metrics(), METRICS_TYPE);
       } catch (error) {
@@ -158,7 +165,7 @@ export async function startHealthServer(options: HealthServerOptions): Promise<H
       return sendError(response, 405, 'method_not_allowed', 'use GET');
     }
     if (closing) response.setHeader('Connection', 'close');
-    await route(response);
+    await route(response, request);
   };
 
   const server = createServer((request, response) => {

@@ -3,3 +3,4 @@ export type { HealthServer, HealthServerOptions, CheckResult } from './health-se
 export { createShutdown } from './shutdown';
 export type { Shutdown, ShutdownOptions } from './shutdown';
 export { runMain } from './run-main';
+export { METRICS_UNAUTHORIZED, metricsScrapeAllowed } from './metrics-token';

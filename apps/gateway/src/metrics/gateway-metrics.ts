@@ -2,6 +2,7 @@ import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from '@hashwatch/logger';
 import { createMetricsRegistry, httpMetrics, METRICS_CONTENT_TYPE, queueJobsMetric, UNMATCHED_ROUTE, type QueueJobCounts, type Registry } from '@hashwatch/metrics';
 import { queueNames, type Queues } from '@hashwatch/queues';
+import { METRICS_UNAUTHORIZED, metricsScrapeAllowed } from '@hashwatch/lifecycle';
 
 export interface GatewayMetrics {
   readonly registry: Registry;
@@ -69,9 +70,16 @@ export function measureRequests(metrics: GatewayMetrics) {
   };
 }
 
-/** GET /metrics: the Prometheus text exposition, never cached. */
-export function serveMetrics(metrics: GatewayMetrics, logger: Logger) {
-  return async function metricsPage(_req: Request, res: Response): Promise<void> {
+/**
+ * GET /metrics: the Prometheus text exposition, never cached. With METRICS_TOKEN (`token`) set, a scrape needs
+ * `Authorization: Bearer <token>` (compared in constant time) and anything else answers 401; unset, it is open.
+ */
+export function serveMetrics(metrics: GatewayMetrics, logger: Logger, token?: string) {
+  return async function metricsPage(req: Request, res: Response): Promise<void> {
+    if (!metricsScrapeAllowed(req.headers, token)) {
+      res.set('WWW-Authenticate', 'Bearer realm="metrics"').set('Cache-Control', 'no-store').status(401).json(METRICS_UNAUTHORIZED);
+      return;
+    }
     try {
       const text = await metrics.registry.metrics();
       res.set('Cache-Control', 'no-store').type(METRICS_CONTENT_TYPE).send(text);

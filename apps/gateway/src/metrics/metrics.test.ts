@@ -87,4 +87,19 @@ describe('GET /metrics', () => {
     const queuesSeen = new Set(samples.filter((s) => s.name === 'hashwatch_queue_jobs').map((s) => s.labels.queue));
     expect([...queuesSeen].sort()).toEqual(Object.keys(queues.byName).sort());
   });
+
+  it('needs Authorization: Bearer <METRICS_TOKEN> when the token is set: 401 otherwise, and the API stays as it was', async () => {
+    const token = 'metrics-token-of-some-length';
+    const guarded = createApp({ ...gw.deps, metricsToken: token });
+    for (const authorization of [undefined, 'Bearer wrong', `Bearer ${token}x`, `Bearer ${token.slice(0, -1)}`, `Basic ${token}`]) {
+      const scrapeWith = request(guarded).get('/metrics');
+      const res = await (authorization === undefined ? scrapeWith : scrapeWith.set('Authorization', authorization)).expect(401);
+      expect(res.headers['www-authenticate']).toBe('Bearer realm="metrics"');
+      expect(res.body).toEqual({ error: { code: 'unauthorized', message: 'GET /metrics needs Authorization: Bearer <METRICS_TOKEN>' } });
+      expect(res.text).not.toContain('process_cpu_user_seconds_total');
+    }
+    const allowed = await request(guarded).get('/metrics').set('Authorization', `Bearer ${token}`).expect(200);
+    expect(allowed.text).toContain('process_cpu_user_seconds_total');
+    await request(guarded).get('/healthz').expect(200);
+  });
 });
