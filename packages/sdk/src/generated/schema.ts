@@ -435,7 +435,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in to the dashboard with email and password.
-         * @description Sets the `hw_session` cookie (HttpOnly, SameSite=Lax), or, while 2FA is on, answers a `login_token` for `POST /v1/2fa/login` and sets no cookie. A wrong password and an unknown email get the same 401. After 10 failures in 15 minutes for one email or from one address, sign-in answers 429, even to the right password, until the window passes. A pending account may sign in; its other requests answer 402 until the subscription is active.
+         * @description Sets the `hw_session` cookie (HttpOnly, SameSite=Lax), or, while 2FA is on, answers a `login_token` for `POST /v1/2fa/login` and sets no cookie. A wrong password and an unknown email get the same 401. After 10 failures in 15 minutes for one email or from one address, sign-in answers 429, even to the right password, until the window passes. Every sign-in, successful or not, counts against 30 per 15 minutes per email and per address (then 429 with Retry-After). An account keeps at most 20 live sessions: a new one ends the oldest. When too many password checks are waiting, 503 `unavailable` with Retry-After. A pending account may sign in; its other requests answer 402 until the subscription is active.
          */
         post: {
             parameters: {
