@@ -86,13 +86,22 @@ export class PrivateRedisCluster {
     throw new Error(`no master holds the slot of ${key}`);
   }
 
-  /** SIGKILLs one node (a crash); resolves once it is gone. */
-  async kill(port: number): Promise<void> {
+  /** Every master's port, the one holding the most keys first (`DBSIZE`). */
+  mastersByKeys(): number[] {
+    const keys = new Map(this.ports.map((port) => [port, Number(cli(port, this.password, 'DBSIZE')) || 0]));
+    return [...this.ports].sort((a, b) => (keys.get(b) ?? 0) - (keys.get(a) ?? 0));
+  }
+
+  /**
+   * Stops one node and resolves once it is gone: SIGKILL (a crash), or SIGTERM (a restart by its supervisor:
+   * Redis writes its append-only file out, then exits).
+   */
+  async kill(port: number, signal: 'SIGKILL' | 'SIGTERM' = 'SIGKILL'): Promise<void> {
     const child = this.children.get(port);
     this.children.delete(port);
     if (!child || child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-    child.kill('SIGKILL');
+    child.kill(signal);
     await exited;
   }
 
