@@ -49,7 +49,9 @@ describe('createSender', () => {
       ['fe80::1', 'https://[fe80::1]/hook'],
     ])('refuses the address %s given as a literal before connecting', async (address, url) => {
       const before = receiver.received.length;
-      expectRefused(await sender.send(post(url.replace('PORT', port))), new RegExp(`address ${address.replace(/\./g, '\\.')} is`));
+      const result = await sender.send(post(url.replace('PORT', port)));
+      expectRefused(result, /^the destination is not allowed/);
+      expect(JSON.stringify(result)).not.toContain(address);
       expect(receiver.received).toHaveLength(before);
     });
 
@@ -62,13 +64,15 @@ describe('createSender', () => {
       ['lan.example', '192.168.1.10'],
     ])('refuses %s because DNS resolves it to %s', async (host, address) => {
       const before = receiver.received.length;
-      expectRefused(await sender.send(post(`https://${host}:${port}/hook`)), new RegExp(`address ${address.replace(/\./g, '\\.')} is`));
+      const result = await sender.send(post(`https://${host}:${port}/hook`));
+      expectRefused(result, /^the destination is not allowed/);
+      expect(JSON.stringify(result)).not.toContain(address);
       expect(receiver.received).toHaveLength(before);
     });
 
     it('refuses localhost as resolved by the system resolver', async () => {
       const system = createSender({ allowPrivateNetworks: false, timeoutMs: 2000 });
-      expectRefused(await system.send(post(`https://localhost:${port}/hook`)), /loopback/);
+      expectRefused(await system.send(post(`https://localhost:${port}/hook`)), /destination is not allowed/);
       system.close();
     });
 
@@ -113,9 +117,15 @@ describe('createSender', () => {
     });
 
     it('still refuses cloud metadata addresses, as a literal or through DNS', async () => {
-      expectRefused(await sender.send(post('http://169.254.169.254/latest/meta-data/')), /169\.254\.169\.254 is a cloud metadata address/);
-      expectRefused(await sender.send(post('http://metadata.example/latest/meta-data/')), /cloud metadata address/);
-      expectRefused(await sender.send(post('http://[fd00:ec2::254]/latest/meta-data/')), /fd00:ec2::254 is a cloud metadata address/);
+      expectRefused(await sender.send(post('http://169.254.169.254/latest/meta-data/')), /destination is not allowed/);
+      expectRefused(await sender.send(post('http://metadata.example/latest/meta-data/')), /destination is not allowed/);
+      expectRefused(await sender.send(post('http://[fd00:ec2::254]/latest/meta-data/')), /destination is not allowed/);
+    });
+
+    it('never names the address a host name resolved to in a refusal', async () => {
+      const result = await sender.send(post('http://metadata.example/latest/meta-data/'));
+      expectRefused(result, /^the destination is not allowed/);
+      expect(JSON.stringify(result)).not.toMatch(/169\.254|a9fe/);
     });
 
     it('does not follow a redirect and the adapters treat it as a permanent failure', async () => {

@@ -3,7 +3,6 @@ import type { LookupFunction } from 'node:net';
 import type { Readable } from 'node:stream';
 import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from 'request-filtering-agent';
 import type { OutgoingRequest, SendFailure, SendResult } from './channel-adapter';
-import { safeReason } from './response-rules';
 
 export interface SenderOptions {
   /** `WEBHOOK_ALLOW_PRIVATE_NETWORKS`: allows loopback and private addresses and `http:`. Development and tests only. */
@@ -44,10 +43,8 @@ function classify(error: unknown, timedOut: boolean, timeoutMs: number): SendFai
   const message = error instanceof Error ? error.message : '';
   const filtered = FILTERED.exec(message);
   if (filtered) {
-    const what = /denyIPAddressList/.test(filtered[2] ?? '')
-      ? 'a cloud metadata address'
-      : 'in a loopback, private, link-local, shared, multicast or reserved range';
-    return refused(safeReason(`the destination address ${filtered[1]} is ${what}; alerts go only to public addresses`));
+    // The address the name resolved to stays out: it would map the internal network for whoever asked.
+    return refused('the destination is not allowed; alerts go only to public addresses');
   }
   const code = typeof (error as { code?: unknown })?.code === 'string' ? (error as { code: string }).code : undefined;
   switch (code) {
