@@ -133,7 +133,9 @@ function payload(botName: string, body: { embeds: DiscordEmbed[] } | { content: 
 export function discordAlertPayload(alert: AlertPost, botName: string, customTemplate: string): DiscordPayload {
   const template = effectiveTemplate(customTemplate, alert);
   if (template !== '') {
-    return payload(botName, { content: renderTemplate(template, alert, { maxLength: DISCORD_CONTENT_LIMIT }) });
+    // Values keep their formatting characters, but never form a masked link: "[", "]" and "\\" are escaped.
+    const escape = (value: string) => value.replace(/[\\[\]]/g, '\\$&');
+    return payload(botName, { content: renderTemplate(template, alert, { maxLength: DISCORD_CONTENT_LIMIT, escape }) });
   }
   const card = cardContent(alert, { showImage: true });
   const byline = card.byline

@@ -81,6 +81,13 @@ describe('discord channel', () => {
     expect(discordUsername(name)).toBe(expected);
   });
 
+  it('keeps post text in a template from becoming a masked link in the content', () => {
+    const alert: AlertPost = { ...hashtagAlert, text: 'see [click](https://evil.example) and \\[x](https://evil.example)' };
+    const body = JSON.parse(discordChannel.buildRequest(alert, { ...target(), template: '{text} {url}' }, meta).body);
+    expect(body.content).toBe(`see \\[click\\](https://evil.example) and \\\\\\[x\\](https://evil.example) ${alert.url}`);
+    expect(strayBrackets(body.content)).toEqual([]);
+  });
+
   it('sends the default card when a template renders to nothing for this post, since Discord refuses an empty message', () => {
     const body = JSON.parse(discordChannel.buildRequest(accountAlert, { ...target(), template: ' {hashtag} ' }, meta).body);
     expect(body).toEqual(JSON.parse(discordChannel.buildRequest(accountAlert, target(), meta).body));
