@@ -133,7 +133,7 @@ function payload(botName: string, body: { embeds: DiscordEmbed[] } | { content: 
 export function discordAlertPayload(alert: AlertPost, botName: string, customTemplate: string): DiscordPayload {
   const template = effectiveTemplate(customTemplate, alert);
   if (template !== '') {
-    // Values keep their formatting characters, but never form a masked link: "[", "]" and "\\" are escaped.
+    // Values keep their formatting characters, but never form a masked link: "[", "]" and backslash are escaped.
     const escape = (value: string) => value.replace(/[\\[\]]/g, '\\$&');
     return payload(botName, { content: renderTemplate(template, alert, { maxLength: DISCORD_CONTENT_LIMIT, escape }) });
   }
