@@ -25,7 +25,7 @@ function publishSteadily(suite: Suite): { posts: (ExpectedPost & { at: number })
     for (let i = 0; !stopped; i += 1) {
       const tag = TAGS[i % TAGS.length]!;
       const started = Date.now();
-      const post = await suite.xsim.injectPost({ author: `e2eclusterauthor${i % 5}`, text: `steady ${i} #${tag}`, lang: 'en' });
+      const post = await suite.xsim.injectPost({ author: `e2ecl${i % 5}`, text: `steady ${i} #${tag}`, lang: 'en' });
       posts.push({ xPostId: post.id, tags: [tag], at: started });
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, POST_EVERY_MS - (Date.now() - started))));
     }
