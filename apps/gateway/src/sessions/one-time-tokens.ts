@@ -23,3 +23,8 @@ export async function issueOneTimeToken(pool: pg.Pool, table: OneTimeTokenTable,
   );
   return token;
 }
+
+/** Ends every live sign-in step and reset link of the account (a password that changed makes them all stale). */
+export async function revokeOneTimeTokens(client: pg.Pool | pg.PoolClient, userId: string): Promise<void> {
+  for (const table of Object.keys(KINDS) as OneTimeTokenTable[]) await client.query(`DELETE FROM ${table} WHERE user_id = $1`, [userId]);
+}

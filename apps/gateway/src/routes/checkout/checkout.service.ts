@@ -5,6 +5,8 @@ import { AppError } from '@hashwatch/errors';
 import { switchPlanInTransaction, type PlanId } from '@hashwatch/plans';
 import { hashPassword } from '@hashwatch/secrets';
 import type { GatewayDeps } from '../../deps';
+import { endSessions } from '../../sessions/session-store';
+import { revokeOneTimeTokens } from '../../sessions/one-time-tokens';
 import { publicLink, type SelfServiceOptions } from '../session/self-service-options';
 
 const DAY_MS = 86_400_000;
@@ -35,6 +37,24 @@ ON CONFLICT (email) DO UPDATE
        updated_at = EXCLUDED.updated_at
  WHERE users.subscription_status = 'pending'
 RETURNING id, billing_customer_id`;
+
+/**
+ * Tells the address that a checkout was started with it, so its owner learns of a checkout they did not start (and
+ * that any earlier one's password, sessions and links are void). Sent after the commit, never blocking the answer.
+ */
+function mailCheckoutStarted(deps: GatewayDeps, options: SelfServiceOptions, to: string): void {
+  if (!options.mailer) return;
+  const text = [
+    'A Hashwatch checkout was started with this email address.',
+    '',
+    'Its password is now the one chosen in that checkout: any earlier checkout of this address, its sessions and',
+    'its password-reset links no longer work. If you did not start it, do not pay for it; ask for a password reset',
+    `at ${publicLink(options, '/reset-password')} once you want the account.`,
+  ].join('\n');
+  options.mailer.send({ to, subject: 'A Hashwatch checkout was started with your email', text }).catch((error: unknown) => {
+    deps.logger.error('checkout mail failed', { error: error instanceof Error ? error.message : String(error) });
+  });
+}
 
 const ALREADY_SUBSCRIBED = 'an account with this email already has a subscription: sign in instead';
 
@@ -115,8 +135,13 @@ async function checkoutInTurn(
     const { rows } = await client.query<{ id: string; billing_customer_id: string | null }>(UPSERT_PENDING, [newId('usr'), email, input.plan, passwordHash, now]);
     const row = rows[0];
     if (!row) throw new AppError('already_exists', ALREADY_SUBSCRIBED);
+    // The password just changed: whoever held the old one (an earlier checkout of this email by someone else) keeps
+    // no session, no pending 2FA step and no reset link of the account the email's owner is about to pay for.
+    await endSessions(client, row.id);
+    await revokeOneTimeTokens(client, row.id);
     return row;
   });
+  mailCheckoutStarted(deps, options, email);
   // The pending account stays when the provider does not answer: a retried checkout reuses it.
   return openCheckout(deps, options, { accountId: account.id, email, plan: input.plan, customerId: account.billing_customer_id, from: 'pending', now });
 }

@@ -1,6 +1,7 @@
 import { createManualBilling } from '@hashwatch/billing';
 import { createLogger } from '@hashwatch/logger';
 import { createMailer } from '@hashwatch/mail';
+import { hashPassword } from '@hashwatch/secrets';
 import { waitFor } from '@hashwatch/testing';
 import { request, useGateway } from '../../test-support/gateway-harness';
 import { startMailReceiver, type MailReceiver } from '../../test-support/mail-receiver';
@@ -31,8 +32,10 @@ describe('password reset by mail', () => {
 
   /** The reset link mailed to `email`, once it arrived. */
   async function linkFor(email: string, count = 1): Promise<string> {
-    await waitFor(async () => receiver.mails.filter((mail) => mail.to.includes(email)).length >= count, 10_000, `reset mail ${count} to ${email}`);
-    const mail = receiver.mails.filter((mail) => mail.to.includes(email))[count - 1];
+    // Checkouts mail the address too: only the reset mails count here.
+    const resets = () => receiver.mails.filter((mail) => mail.to.includes(email) && mail.subject === 'Reset your Hashwatch password');
+    await waitFor(async () => resets().length >= count, 10_000, `reset mail ${count} to ${email}`);
+    const mail = resets()[count - 1];
     const link = /https:\/\/\S+/.exec(mail?.text ?? '')?.[0];
     if (!link) throw new Error(`no link in ${mail?.text}`);
     return link;
@@ -56,6 +59,35 @@ describe('password reset by mail', () => {
     await request(gw.app).post('/v1/session').send({ email: 'reset@example.com', password: NEW_PASSWORD }).expect(200);
     const again = await request(gw.app).post('/v1/session/password-reset/confirm').send({ token, password: 'yet another passphrase' }).expect(400);
     expect(again.body.error).toEqual({ code: 'invalid_request', message: 'token: unknown, expired or already used; ask for a new link' });
+  });
+
+  it('ends a squatter\'s session and reset link when the email\'s owner checks out, and mails the address', async () => {
+    // Someone else checks out first with this email, signs in and keeps a reset link; the account waits for payment
+    // (this file's gateway activates checkouts at once, so it is put back to pending as a paying provider leaves it).
+    await gw.checkout({ email: 'squatted@example.com', password: PASSWORD });
+    await gw.env.database.db.pool.query(`UPDATE users SET subscription_status = 'pending' WHERE email = 'squatted@example.com'`);
+    const squatter = await gw.signIn('squatted@example.com', PASSWORD);
+    await request(gw.app).post('/v1/session/password-reset').send({ email: 'squatted@example.com' }).expect(202);
+    const squatterToken = new URL(await linkFor('squatted@example.com')).searchParams.get('token') as string;
+    const { rows: [user] } = await gw.env.database.db.pool.query<{ id: string }>(`SELECT id FROM users WHERE email = 'squatted@example.com'`);
+    await gw.env.database.db.pool.query(`INSERT INTO login_challenges (token_hash, user_id, created_at, expires_at) VALUES ('\\x01', $1, now(), now() + interval '5 minutes')`, [user?.id]);
+
+    // The owner checks out with a password of their own.
+    await gw.checkout({ email: 'squatted@example.com', password: NEW_PASSWORD });
+    await request(gw.app).get('/v1/session').set('Cookie', squatter.cookie).expect(401);
+    await request(gw.app).post('/v1/session/password-reset/confirm').send({ token: squatterToken, password: 'the squatter keeps it' }).expect(400);
+    const left = await gw.env.database.db.pool.query('SELECT 1 FROM login_challenges WHERE user_id = $1 UNION ALL SELECT 1 FROM sessions WHERE user_id = $1', [user?.id]);
+    expect(left.rowCount).toBe(0);
+    await request(gw.app).post('/v1/session').send({ email: 'squatted@example.com', password: NEW_PASSWORD }).expect(200);
+    await waitFor(async () => receiver.mails.filter((mail) => mail.to.includes('squatted@example.com') && mail.subject.includes('checkout was started')).length >= 2, 10_000, 'two checkout mails');
+  });
+
+  it('looks a reset link up before hashing the new password, so a bogus link costs no scrypt', async () => {
+    // Fill the hashing line (2 at once, 32 waiting): a confirm that hashed first would wait in it or be refused 503.
+    const flood = Array.from({ length: 40 }, () => hashPassword('fill the hashing line').catch(() => undefined));
+    const res = await request(gw.app).post('/v1/session/password-reset/confirm').send({ token: `hwr_${'A'.repeat(43)}`, password: NEW_PASSWORD });
+    expect([res.status, res.body.error?.code]).toEqual([400, 'invalid_request']);
+    await Promise.all(flood);
   });
 
   it('answers an unknown email exactly as a known one, and mails nothing', async () => {
@@ -97,7 +129,7 @@ describe('password reset by mail', () => {
       if (n < 3) await linkFor('flooded@example.com', n + 1);
     }
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(receiver.mails.filter((mail) => mail.to.includes('flooded@example.com'))).toHaveLength(3);
+    expect(receiver.mails.filter((mail) => mail.to.includes('flooded@example.com') && mail.subject.startsWith('Reset'))).toHaveLength(3);
   });
 
   it('answers 400 naming the field to bad bodies, and limits requests to 5 per 15 minutes per address', async () => {

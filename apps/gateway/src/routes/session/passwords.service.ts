@@ -76,11 +76,16 @@ function sendResetMail(logger: Logger, options: SelfServiceOptions, to: string, 
   });
 }
 
+const INVALID_RESET_TOKEN = 'token: unknown, expired or already used; ask for a new link';
+
 /**
  * `POST /v1/session/password-reset/confirm`: sets the password of the token's account, spends the token (and
  * every other reset link of the account) and ends every session, all in one transaction.
  */
 export async function confirmPasswordReset(deps: GatewayDeps, input: { token: string; password: string }): Promise<{ password_changed: true }> {
+  // A link that cannot work costs no scrypt: it is looked up first (and spent below, in the transaction).
+  const live = await deps.db.pool.query('SELECT 1 FROM password_resets WHERE token_hash = $1 AND expires_at > $2', [hashToken(input.token), deps.now()]);
+  if (live.rowCount === 0) throw new AppError('invalid_request', INVALID_RESET_TOKEN);
   const passwordHash = await hashPassword(input.password);
   await transaction(deps.db.pool, async (client) => {
     const { rows } = await client.query<{ user_id: string }>('DELETE FROM password_resets WHERE token_hash = $1 AND expires_at > $2 RETURNING user_id', [
@@ -88,7 +93,7 @@ export async function confirmPasswordReset(deps: GatewayDeps, input: { token: st
       deps.now(),
     ]);
     const userId = rows[0]?.user_id;
-    if (!userId) throw new AppError('invalid_request', 'token: unknown, expired or already used; ask for a new link');
+    if (!userId) throw new AppError('invalid_request', INVALID_RESET_TOKEN);
     await client.query('UPDATE users SET password_hash = $2, updated_at = $3 WHERE id = $1', [userId, passwordHash, deps.now()]);
     await client.query('DELETE FROM password_resets WHERE user_id = $1', [userId]);
     await client.query('DELETE FROM login_challenges WHERE user_id = $1', [userId]);
