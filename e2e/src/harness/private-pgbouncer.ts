@@ -97,7 +97,10 @@ export class PrivatePgBouncer {
     closeSync(out);
     childRegistry.add(child);
     this.child = child;
-    await waitUntil(() => answers(this.via(this.serverUrl)), 15_000, `the private PgBouncer on port ${this.port}`);
+    // Asked for the server's `postgres` database: the one in serverUrl (DATABASE_URL's) need not exist.
+    const probe = new URL(this.via(this.serverUrl));
+    probe.pathname = '/postgres';
+    await waitUntil(() => answers(probe.toString()), 15_000, `the private PgBouncer on port ${this.port}`);
   }
 
   /** SIGTERM: PgBouncer's immediate shutdown. Resolves once it is gone. */

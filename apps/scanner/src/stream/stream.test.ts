@@ -89,12 +89,15 @@ describe('the filtered stream', () => {
     // The post that hit both tags is one item with both sources.
     const both = (await fx.items(user)).find((item) => item.x_post_id === ids[2]);
     expect(both?.sources.sort()).toEqual([`#${tags[0]}`, `#${tags[1]}`]);
-    // Scan health follows the stream: the newest post each track matched, and a recent "scanned".
-    const { rows: health } = await fx.pool().query<{ last_post_at: Date | null; last_scanned_at: Date | null }>(
+    // Scan health follows the stream: the newest post each track matched, and a recent "scanned" (written just after
+    // the items' commit, so a loaded machine may read the items first).
+    const newest = Math.max(...(await fx.items(user)).map((item) => item.posted_at.getTime()));
+    const readHealth = async () => (await fx.pool().query<{ last_post_at: Date | null; last_scanned_at: Date | null }>(
       'SELECT last_post_at, last_scanned_at FROM tracks WHERE user_id = $1',
       [user],
-    );
-    const newest = Math.max(...(await fx.items(user)).map((item) => item.posted_at.getTime()));
+    )).rows;
+    await waitFor(async () => (await readHealth()).every((row) => row.last_post_at?.getTime() === newest), 10_000, 'scan health of both tracks');
+    const health = await readHealth();
     expect(health.map((row) => row.last_post_at?.getTime())).toEqual([newest, newest]);
     expect(health.every((row) => row.last_scanned_at !== null && Date.now() - row.last_scanned_at.getTime() < 10_000)).toBe(true);
 

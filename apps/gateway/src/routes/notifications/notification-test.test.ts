@@ -186,7 +186,9 @@ describe('POST /notifications/test', () => {
     const before = receiver.received.length;
     const res = await request(gw.app).post('/v1/notifications/test').set(auth).send({ channel: 'webhook', id: saved.webhooks[0].id });
     expect(res.status).toBe(502);
-    expect(res.body.error.message).toMatch(/loopback/);
+    // Refused without naming what the host resolved to.
+    expect(res.body.error.message).toMatch(/the destination is not allowed/);
+    expect(res.body.error.message).not.toMatch(/127\.0\.0\.1|loopback/);
     expect(receiver.received.length).toBe(before);
   });
 
