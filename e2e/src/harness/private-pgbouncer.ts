@@ -1,35 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, closeSync, existsSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import pg from 'pg';
 import { childRegistry } from './child-registry';
+import { postgresAnswers, unprivilegedUser } from './postgres-server';
 import { freePort } from './free-port';
 import { waitUntil } from './wait-until';
 
 /** Debian's PgBouncer, or PGBOUNCER_PATH (what `npm test` installs or finds: infra/pgbouncer.mjs). */
 export function pgbouncerBinary(): string {
   return process.env.PGBOUNCER_PATH || '/usr/sbin/pgbouncer';
-}
-
-/** PgBouncer refuses root: under root it runs as the `postgres` (or `nobody`) OS user. */
-function runAsUser(): string | undefined {
-  if (typeof process.getuid !== 'function' || process.getuid() !== 0) return undefined;
-  const users = readFileSync('/etc/passwd', 'utf8').split('\n').map((line) => line.split(':')[0]);
-  return ['postgres', 'nobody'].find((name) => users.includes(name));
-}
-
-async function answers(url: string): Promise<boolean> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1_000 });
-  client.on('error', () => undefined);
-  try {
-    await client.connect();
-    await client.query('SELECT 1');
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => undefined);
-  }
 }
 
 /**
@@ -91,7 +70,7 @@ export class PrivatePgBouncer {
     if (!existsSync(binary)) throw new Error(`PgBouncer is not installed at ${binary}: npm test installs Debian's pgbouncer, or set PGBOUNCER_PATH`);
     if (this.port === 0) this.port = await freePort();
     const ini = this.writeConfig();
-    const user = runAsUser();
+    const user = unprivilegedUser('PgBouncer')?.name;
     const out = openSync(path.join(this.dir, 'pgbouncer.log'), 'a');
     const child = spawn(binary, [...(user ? ['-u', user] : []), ini], { stdio: ['ignore', out, out] });
     closeSync(out);
@@ -100,7 +79,7 @@ export class PrivatePgBouncer {
     // Asked for the server's `postgres` database: the one in serverUrl (DATABASE_URL's) need not exist.
     const probe = new URL(this.via(this.serverUrl));
     probe.pathname = '/postgres';
-    await waitUntil(() => answers(probe.toString()), 15_000, `the private PgBouncer on port ${this.port}`);
+    await waitUntil(() => postgresAnswers(probe.toString()), 15_000, `the private PgBouncer on port ${this.port}`);
   }
 
   /** SIGTERM: PgBouncer's immediate shutdown. Resolves once it is gone. */

@@ -1,8 +1,8 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, chownSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync } from 'node:fs';
+import { chmodSync, chownSync, closeSync, existsSync, mkdirSync, openSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import pg from 'pg';
 import { childRegistry } from './child-registry';
+import { postgresAnswers, unprivilegedUser } from './postgres-server';
 import { freePort } from './free-port';
 import { waitUntil } from './wait-until';
 
@@ -23,31 +23,6 @@ function findBinaries(): { initdb: string; postgres: string } {
   throw new Error('PostgreSQL binaries (initdb, postgres) not found on PATH nor under /usr/lib/postgresql');
 }
 
-/** PostgreSQL refuses root: under root it runs as the `postgres` (or `nobody`) OS user, as infra/private-postgres.mjs does. */
-function runAsUser(): { uid: number; gid: number } | undefined {
-  if (typeof process.getuid !== 'function' || process.getuid() !== 0) return undefined;
-  const lines = readFileSync('/etc/passwd', 'utf8').split('\n');
-  for (const name of ['postgres', 'nobody']) {
-    const fields = lines.find((line) => line.split(':')[0] === name)?.split(':');
-    if (fields) return { uid: Number(fields[2]), gid: Number(fields[3]) };
-  }
-  throw new Error('PostgreSQL cannot run as root and there is no "postgres" or "nobody" OS user');
-}
-
-async function answers(url: string): Promise<boolean> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1_000 });
-  client.on('error', () => undefined);
-  try {
-    await client.connect();
-    await client.query('SELECT 1');
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
-
 /**
  * A PostgreSQL cluster of this run's own (never the shared server, so it may be restarted): initdb into `dir`
  * (trust auth, user postgres), served on a free loopback port with no Unix socket. `stop` is a fast shutdown
@@ -57,7 +32,7 @@ export class PrivatePostgres {
   private child: ChildProcess | undefined;
   private port = 0;
   private readonly binaries = findBinaries();
-  private readonly user = runAsUser();
+  private readonly user = unprivilegedUser('PostgreSQL');
   private readonly dataDir: string;
 
   constructor(private readonly dir: string) {
@@ -95,7 +70,7 @@ export class PrivatePostgres {
     closeSync(out);
     childRegistry.add(child);
     this.child = child;
-    await waitUntil(() => answers(this.url), 60_000, `the private PostgreSQL on port ${this.port}`, 200);
+    await waitUntil(() => postgresAnswers(this.url), 60_000, `the private PostgreSQL on port ${this.port}`, 200);
   }
 
   async stop(): Promise<void> {
