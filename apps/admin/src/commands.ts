@@ -1,4 +1,5 @@
 import type { Command } from './command';
+import { account2faReset } from './commands/account-2fa-reset';
 import { accountCreate } from './commands/account-create';
 import { accountFind } from './commands/account-find';
 import { accountPassword } from './commands/account-password';
@@ -12,6 +13,7 @@ import { usageReport } from './commands/usage-report';
 
 /** Every command of the admin CLI by name; README.md, "Admin CLI", shows each with an example. */
 export const commands = {
+  'account:2fa-reset': account2faReset,
   'account:create': accountCreate,
   'account:find': accountFind,
   'account:password': accountPassword,

@@ -8,7 +8,7 @@ describe('runCommand', () => {
   const invalid = (message: string | RegExp) => ({ code: 'invalid_request', message: expect.stringMatching(message) });
 
   it('answers invalid_request listing the commands when no command is given', async () => {
-    await expect(runCommand([], deps())).rejects.toMatchObject(invalid(/^missing command: one of account:create, .*plan:list, secrets:reseal, usage:report, or help$/));
+    await expect(runCommand([], deps())).rejects.toMatchObject(invalid(/^missing command: one of account:2fa-reset, account:create, .*plan:list, secrets:reseal, usage:report, or help$/));
   });
 
   it('answers invalid_request naming an unknown command', async () => {
@@ -65,8 +65,9 @@ describe('runCommand', () => {
         expect.objectContaining({ usage: 'plan:list' }),
         expect.objectContaining({ usage: expect.stringMatching(/^account:subscription --account ID --status/) }),
         expect.objectContaining({ usage: 'account:password --account ID --password P' }),
+        expect.objectContaining({ usage: 'account:2fa-reset --account ID' }),
       ]),
     );
-    expect(help.commands).toHaveLength(10);
+    expect(help.commands).toHaveLength(11);
   });
 });

@@ -110,8 +110,8 @@ async function configureWebhook(page: Page, world: JourneyWorld): Promise<void> 
   await world.shots?.take(page, 'notifications');
 }
 
-/** Enrols 2FA with the secret the page shows (the QR code beside it); answers the authenticator. */
-async function enableTwoFactor(page: Page, world: JourneyWorld): Promise<TotpCodes> {
+/** Enrols 2FA with the secret the page shows (the QR code beside it); answers the authenticator and the recovery codes. */
+async function enableTwoFactor(page: Page, world: JourneyWorld): Promise<{ codes: TotpCodes; recovery: string[] }> {
   await openPage(page, 'Security');
   await button(page, 'Enable 2FA').click();
   await page.getByRole('img', { name: 'QR code for your authenticator app', exact: true }).waitFor();
@@ -120,14 +120,23 @@ async function enableTwoFactor(page: Page, world: JourneyWorld): Promise<TotpCod
   const codes = new TotpCodes(secret);
   await field(page, 'Authentication code').fill(await codes.next());
   await button(page, 'Turn on 2FA').click();
+  // The recovery codes, shown once, until they are said to be saved.
+  const list = page.getByRole('list', { name: 'Recovery codes', exact: true });
+  await list.waitFor();
+  const recovery = (await list.getByRole('listitem').allInnerTexts()).map((text) => text.trim());
+  expect(recovery).toHaveLength(10);
+  for (const code of recovery) expect(code).toMatch(/^[a-z2-7]{4}(-[a-z2-7]{4}){3}$/);
+  await world.shots?.take(page, 'recovery-codes');
+  await button(page, 'I have saved them').click();
   await page.getByText('2FA is on').waitFor();
+
   await button(page, 'Disable 2FA').waitFor();
   await world.shots?.take(page, 'security');
-  return codes;
+  return { codes, recovery };
 }
 
-/** Sign out, then sign in again through the 2FA step. */
-async function signOutAndIn(page: Page, world: JourneyWorld, email: string, codes: TotpCodes): Promise<void> {
+/** Sign out, then sign in again through the 2FA step, with a recovery code. */
+async function signOutAndIn(page: Page, world: JourneyWorld, email: string, recoveryCode: string): Promise<void> {
   await button(page, 'Sign out').click();
   await page.waitForURL(SIGN_IN_URL);
   await button(page, 'Sign in').waitFor();
@@ -135,7 +144,8 @@ async function signOutAndIn(page: Page, world: JourneyWorld, email: string, code
   await field(page, 'Email').fill(email);
   await field(page, 'Password').fill(JOURNEY_PASSWORD);
   await button(page, 'Sign in').click();
-  await field(page, 'Authentication code').fill(await codes.next());
+  // A recovery code stands in for the authenticator's code.
+  await field(page, 'Authentication code').fill(recoveryCode);
   await button(page, 'Verify').click();
   await heading(page, 'Overview').waitFor();
 }
@@ -200,8 +210,8 @@ export async function walkJourney(page: Page, world: JourneyWorld, run: number):
   await configureWebhook(page, world);
   // The overview now has a source, its post counted as an alert, and a channel.
   await openPage(page, 'Overview', world.shots);
-  const codes = await enableTwoFactor(page, world);
-  await signOutAndIn(page, world, email, codes);
+  const { codes, recovery } = await enableTwoFactor(page, world);
+  await signOutAndIn(page, world, email, recovery[0] as string);
   await regenerateKey(page, world, codes, tag);
   await deleteAccount(page, world, email, accountId, codes);
   return { email, accountId, postSeenMs, totpWaitMs: codes.waitedMs };

@@ -111,6 +111,7 @@ describe('schema.prisma and the migrated database', () => {
     const session = { id: 'ses_rt', userId: user.id, tokenHash: new Uint8Array([4, 5]), createdAt: at(43), lastSeenAt: at(44), expiresAt: at(45) };
     const challenge = { tokenHash: new Uint8Array([6]), userId: user.id, createdAt: at(46), expiresAt: at(47) };
     const reset = { tokenHash: new Uint8Array([7]), userId: user.id, createdAt: at(48), expiresAt: at(49) };
+    const recoveryCode = { userId: user.id, codeHash: new Uint8Array([8]), createdAt: at(50) };
     const billingEvent = { provider: 'stripe', eventId: 'evt_rt', type: 'invoice.paid', processedAt: at(50) };
     const notice = { id: 'ntc_rt', userId: user.id, kind: 'channel_failing', subject: 'wh_rt', source: '#btc', channelId: channel.id, message: 'failing', openedAt: at(51), resolvedAt: at(52) };
     const noticeSend = { id: 'dlv_nrt', userId: user.id, noticeId: notice.id, state: 'resolved', channelId: channel.id, messageId: 'ntc_rt:resolved', status: 'delivered' as const, attempts: 2, lastError: '503', lastStatus: 503, nextAttemptAt: at(53), deliveredAt: at(54), claimToken: 'tok_2', createdAt: at(55), updatedAt: at(56) };
@@ -144,6 +145,7 @@ describe('schema.prisma and the migrated database', () => {
     await prisma.checkout.create({ data: checkout });
     await prisma.session.create({ data: session });
     await prisma.loginChallenge.create({ data: challenge });
+    await prisma.recoveryCode.create({ data: recoveryCode });
     await prisma.passwordReset.create({ data: reset });
     await prisma.billingEvent.create({ data: billingEvent });
     await prisma.notice.create({ data: notice });
@@ -177,6 +179,7 @@ describe('schema.prisma and the migrated database', () => {
     expect(await prisma.checkout.findUnique({ where: { id: checkout.id } })).toEqual(checkout);
     expect(await prisma.session.findUnique({ where: { id: session.id } })).toEqual(session);
     expect(await prisma.loginChallenge.findUnique({ where: { tokenHash: challenge.tokenHash } })).toEqual(challenge);
+    expect(await prisma.recoveryCode.findUnique({ where: { userId_codeHash: { userId: user.id, codeHash: recoveryCode.codeHash } } })).toEqual(recoveryCode);
     expect(await prisma.passwordReset.findUnique({ where: { tokenHash: reset.tokenHash } })).toEqual(reset);
     expect(await prisma.billingEvent.findUnique({ where: { provider_eventId: { provider: 'stripe', eventId: 'evt_rt' } } })).toEqual(billingEvent);
     expect(await prisma.notice.findUnique({ where: { id: notice.id } })).toEqual(notice);
@@ -188,7 +191,7 @@ describe('schema.prisma and the migrated database', () => {
       UpstreamUsageBySource: bySource,
       NotificationChannel: channel, Delivery: delivery, XPost: xPost, ComplianceJob: complianceJob, EngagementState: engagement, SourceCursor: cursor,
       OutboxJob: { id: outboxId, ...outbox }, FeedClock: { id: 1, last: at(37) }, SecretsKeyCheck: keyCheck,
-      Checkout: checkout, Session: session, LoginChallenge: challenge, PasswordReset: reset, BillingEvent: billingEvent,
+      Checkout: checkout, Session: session, LoginChallenge: challenge, RecoveryCode: recoveryCode, PasswordReset: reset, BillingEvent: billingEvent,
       Notice: notice, NoticeDelivery: noticeSend, SourceActivity: activity, ScanShare: scanShare, StreamState: streamState, StreamGap: { id: 1n, ...streamGap },
     };
     for (const [name, model] of models) {

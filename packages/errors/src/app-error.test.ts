@@ -22,4 +22,9 @@ describe('AppError', () => {
     expect(isAppError(new Error('plain'))).toBe(false);
     expect(error.details.retryAfterSeconds).toBe(3);
   });
+
+  it('answers the status a use names instead of its code\'s', () => {
+    expect(new AppError('invalid_credentials', 'x').status).toBe(401);
+    expect(new AppError('invalid_credentials', 'x', { status: 403 }).status).toBe(403);
+  });
 });

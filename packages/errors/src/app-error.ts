@@ -27,11 +27,13 @@ export class AppError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
-    readonly details: { retryAfterSeconds?: number } = {},
+    readonly details: { retryAfterSeconds?: number; status?: number } = {},
   ) {
     super(message);
     this.name = 'AppError';
-    this.status = statusByCode[code];
+    // A code keeps its status, except where CONTRACT names another for one use (a failed re-authentication of a
+    // caller that is already authenticated: 403 `invalid_credentials`, not 401, which would say its key is bad).
+    this.status = details.status ?? statusByCode[code];
   }
 }
 

@@ -40,7 +40,7 @@ export function ApiKeyPage() {
         </article>
       ) : null}
       <form onSubmit={submit} noValidate>
-        {twoFactor ? <Field label="Authentication code" name="code" inputMode="numeric" autoComplete="one-time-code" required /> : null}
+        {twoFactor ? <Field label="Authentication code" name="code" autoComplete="one-time-code" required hint="The 6-digit code, or one of your recovery codes." /> : null}
         {problem ? <ErrorNote>{problem.message}</ErrorNote> : null}
         <button type="submit" aria-busy={regenerate.isPending} disabled={regenerate.isPending}>
           Regenerate key

@@ -90,7 +90,7 @@ function DeleteAccount({ email, twoFactor }: { email: string; twoFactor: boolean
           <form onSubmit={submit} noValidate>
             <Field label="Confirm email" name="confirm" type="email" autoComplete="off" required hint="Type the account’s email to confirm."
               error={mismatch ? `Type ${email} exactly to confirm.` : undefined} />
-            {twoFactor ? <Field label="Authentication code" name="code" inputMode="numeric" autoComplete="one-time-code" required /> : null}
+            {twoFactor ? <Field label="Authentication code" name="code" autoComplete="one-time-code" required hint="The 6-digit code, or one of your recovery codes." /> : null}
             {remove.error ? <ErrorNote>{describeError(remove.error)}</ErrorNote> : null}
             <footer>
               <button type="button" className="secondary" onClick={() => dialog.current?.close()}>

@@ -10,22 +10,55 @@ import { Done, ErrorNote, Loading } from '../components/Status';
 
 const codeOf = (event: FormEvent<HTMLFormElement>) => String(new FormData(event.currentTarget).get('code')).trim();
 
+/** The recovery codes, shown once right after 2FA turned on, until the owner says they are saved. */
+function RecoveryCodes({ codes, onSaved }: { codes: string[]; onSaved: () => void }) {
+  return (
+    <section aria-labelledby="recovery-codes-heading">
+      <h3 id="recovery-codes-heading">Recovery codes</h3>
+      <p>
+        Save these codes somewhere apart from your phone. Each one works once in place of an authentication code, if the
+        authenticator app is lost. <strong>They are not shown again.</strong>
+      </p>
+      <ul className="recovery-codes" aria-label="Recovery codes">
+        {codes.map((code) => (
+          <li key={code}>
+            <code>{code}</code>
+          </li>
+        ))}
+      </ul>
+      <button type="button" onClick={onSaved}>
+        I have saved them
+      </button>
+    </section>
+  );
+}
+
 function TwoFactor({ enabled }: { enabled: boolean }) {
   const queryClient = useQueryClient();
   const [setup, setSetup] = useState<Schemas['TwoFactorSetup'] | null>(null);
+  const [recoveryCodes, setRecoveryCodes] = useState<string[] | null>(null);
   const refresh = () => queryClient.invalidateQueries({ queryKey: ['me'] });
   const start = useMutation({ mutationFn: () => api.post('/v1/2fa/enable', { body: {} }), onSuccess: (answer) => 'secret' in answer && setSetup(answer) });
-  const confirm = useMutation({ mutationFn: (code: string) => api.post('/v1/2fa/enable', { body: { code } }), onSuccess: async () => { setSetup(null); await refresh(); } });
+  const confirm = useMutation({
+    mutationFn: (code: string) => api.post('/v1/2fa/enable', { body: { code } }),
+    onSuccess: async (answer) => {
+      setSetup(null);
+      if ('recovery_codes' in answer) setRecoveryCodes(answer.recovery_codes);
+      await refresh();
+    },
+  });
   const disable = useMutation({ mutationFn: (code: string) => api.post('/v1/2fa/disable', { body: { code } }), onSuccess: refresh });
   const failure = start.error ?? confirm.error ?? disable.error;
   const problem = failure ? formProblem(failure, ['code']) : null;
+  if (recoveryCodes) return <RecoveryCodes codes={recoveryCodes} onSaved={() => setRecoveryCodes(null)} />;
   if (enabled) {
     return (
       <form onSubmit={(event) => { event.preventDefault(); disable.mutate(codeOf(event)); }} noValidate>
         <p>
           <strong>2FA is on.</strong> Sign-in, key regeneration and account deletion ask for a code from your authenticator app.
         </p>
-        <Field label="Authentication code" name="code" inputMode="numeric" autoComplete="one-time-code" required error={problem?.field ? problem.message : undefined} />
+        <Field label="Authentication code" name="code" autoComplete="one-time-code" required hint="The 6-digit code, or one of your recovery codes."
+          error={problem?.field ? problem.message : undefined} />
         {problem && !problem.field ? <ErrorNote>{problem.message}</ErrorNote> : null}
         <button type="submit" className="secondary" aria-busy={disable.isPending} disabled={disable.isPending}>
           Disable 2FA

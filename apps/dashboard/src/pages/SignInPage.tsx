@@ -69,8 +69,8 @@ export function SignInPage() {
         </form>
       ) : (
         <form key="code" onSubmit={(event) => void verify(event)} noValidate>
-          <p>Your account has two-factor authentication. Enter the 6-digit code from your authenticator app.</p>
-          <Field label="Authentication code" name="code" inputMode="numeric" autoComplete="one-time-code" pattern="[0-9]{6}" required autoFocus
+          <p>Your account has two-factor authentication. Enter the 6-digit code from your authenticator app, or one of your recovery codes.</p>
+          <Field label="Authentication code" name="code" autoComplete="one-time-code" required autoFocus
             error={problem?.field === 'code' ? problem.message : undefined} />
           {problem && problem.field !== 'code' ? <ErrorNote>{problem.message}</ErrorNote> : null}
           <button type="submit" aria-busy={busy} disabled={busy}>

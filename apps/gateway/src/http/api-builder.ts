@@ -36,8 +36,11 @@ export interface RouteSpec<B extends z.ZodType, Q extends z.ZodType, P extends z
   headers?: z.ZodObject;
   /** 204 answers no body: its schema is `z.void()` or any schema the handler's undefined result passes. */
   success: { status: 200 | 201 | 202 | 204; description: string; schema: R };
-  /** Error codes this route can answer with, beyond the ones every authenticated route has. */
-  errors?: ErrorCode[];
+  /**
+   * Error codes this route can answer with, beyond the ones every authenticated route has; `{code, status}` for a code
+   * this route answers with another status than its usual one (AppError's `details.status`).
+   */
+  errors?: (ErrorCode | { code: ErrorCode; status: number })[];
   limit?: TightLimit;
   /** Reached also by an account whose subscription is not active (no 402): the billing portal, where it pays again. */
   openWhileInactive?: true;
@@ -179,9 +182,10 @@ export class ApiBuilder {
   ): Map<number, ErrorCode[]> {
     const codesByStatus = new Map<number, ErrorCode[]>();
     const common = access === 'public' ? PUBLIC_ERRORS : [...COMMON_ERRORS, ...(spec.method === 'get' ? [] : UNSAFE_METHOD_ERRORS)];
-    for (const code of new Set([...common, ...(spec.errors ?? [])])) {
-      const status = errorStatus(code);
-      codesByStatus.set(status, [...(codesByStatus.get(status) ?? []), code]);
+    const documented = [...common.map((code) => ({ code, status: errorStatus(code) })), ...(spec.errors ?? []).map((error) => (typeof error === 'string' ? { code: error, status: errorStatus(error) } : error))];
+    for (const { code, status } of documented) {
+      const codes = codesByStatus.get(status) ?? [];
+      if (!codes.includes(code)) codesByStatus.set(status, [...codes, code]);
     }
     const responses: RouteConfig['responses'] = {
       [spec.success.status]: {

@@ -35,9 +35,10 @@ export interface GatewayHarness {
   setNow(date: Date | null): void;
   /**
    * Turns 2FA on for the account (set-up, then confirmation) with the clock set to `t0`, 5 s into a TOTP step,
-   * and answers the secret and `t0`: a test moves on to `t0 + 30 s` for a code not yet used.
+   * and answers the secret, `t0` and the recovery codes: a test moves on to `t0 + 30 s` for a code not yet used. With an
+   * API key, only on an account without a dashboard password (`account()`'s).
    */
-  enableTwoFactor(auth: { Authorization: string } | BrowserSession['headers']): Promise<{ secret: string; t0: Date }>;
+  enableTwoFactor(auth: { Authorization: string } | BrowserSession['headers']): Promise<{ secret: string; t0: Date; recoveryCodes: string[] }>;
   /** Checks out (manual billing) and, with `activate`, activates the subscription as an operator would. */
   checkout(input: { email: string; password: string; plan?: PlanId }, activate?: boolean): Promise<{ checkoutId: string; url: string; accountId: string }>;
   /** Forgets every rate-limit count of this file's queue prefix (every test here comes from one address). */
@@ -142,8 +143,8 @@ export function useGateway(
       fixedNow = t0;
       const setup = await request(app).post('/v1/2fa/enable').set(auth).send({}).expect(200);
       const secret = setup.body.secret as string;
-      await request(app).post('/v1/2fa/enable').set(auth).send({ code: codeAt(secret, t0) }).expect(200);
-      return { secret, t0 };
+      const enabled = await request(app).post('/v1/2fa/enable').set(auth).send({ code: codeAt(secret, t0) }).expect(200);
+      return { secret, t0, recoveryCodes: enabled.body.recovery_codes as string[] };
     },
     checkout: (input, activate = false) => checkoutThrough(requireApp(), env, input, activate),
     async resetLimits() {

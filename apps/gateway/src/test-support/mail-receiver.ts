@@ -1,6 +1,10 @@
 import type { AddressInfo } from 'node:net';
 import { simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
+import { createManualBilling } from '@hashwatch/billing';
+import { createLogger } from '@hashwatch/logger';
+import { createMailer } from '@hashwatch/mail';
+import type { SelfServiceOptions } from '../routes/session/self-service-options';
 
 /** One mail as the receiver read it. */
 export interface ReceivedMail {
@@ -34,4 +38,15 @@ export async function startMailReceiver(): Promise<MailReceiver> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.server.address() as AddressInfo;
   return { url: `smtp://127.0.0.1:${port}`, mails, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+/** Self-service options that mail through `receiver`: manual billing, links on `publicUrl`. */
+export function mailingSelfService(receiver: MailReceiver, publicUrl: string, autoActivate: boolean): SelfServiceOptions {
+  return {
+    billing: createManualBilling({ publicUrl }),
+    autoActivate,
+    publicUrl,
+    mailer: createMailer({ smtpUrl: receiver.url, from: 'Hashwatch <no-reply@example.com>', logger: createLogger('gateway', { level: 'error' }) }),
+    stripeWebhook: null,
+  };
 }

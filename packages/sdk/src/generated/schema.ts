@@ -827,8 +827,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Complete a sign-in with the 6-digit code from the authenticator app.
-         * @description Takes the `login_token` of `POST /v1/session` (valid 5 minutes, spent by this sign-in) and sets the session cookie. Limited to 8 per 5 minutes per account and per address.
+         * Complete a sign-in with the 6-digit code from the authenticator app, or a recovery code.
+         * @description Takes the `login_token` of `POST /v1/session` (valid 5 minutes, spent by this sign-in) and sets the session cookie. A recovery code in `code` is spent, and its use mailed to the account. Limited to 8 per 5 minutes per account and per address.
          */
         post: {
             parameters: {
@@ -3687,7 +3687,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Required while two-factor authentication is on: the current 6-digit code. A code is accepted once. */
+                    /** @description Required while two-factor authentication is on: the current 6-digit code (accepted once), or one unused recovery code (then spent). */
                     "X-TOTP-Code"?: string;
                     /** @description Through a dashboard session (the `hw_session` cookie): the `csrf_token` of `GET /v1/session`. Not needed with an API key. */
                     "X-CSRF-Token"?: string;
@@ -4658,7 +4658,7 @@ export interface paths {
         put?: never;
         /**
          * Set up TOTP two-factor authentication, then confirm it with a code.
-         * @description Without `code` (send `{}`): issues a new secret (replacing any unconfirmed one) and answers it with its `otpauth://` URL and QR code; 2FA stays off. With `code`: checks it against that secret and turns 2FA on. Codes are 6 digits, 30-second steps, ±1 step of drift, each usable once. While 2FA is on, `POST /apikey/regenerate` and `DELETE /me` need the header `X-TOTP-Code`. Limited to 6 requests per 5 minutes per account, shared with /2fa/enable, /2fa/disable and wrong `X-TOTP-Code` codes on sensitive actions; every request counts.
+         * @description Without `code` (send `{}`): issues a new secret (replacing any unconfirmed one) and answers it with its `otpauth://` URL and QR code; 2FA stays off. With `code`: checks it against that secret, turns 2FA on and answers 10 one-time `recovery_codes`, shown this once. Codes are 6 digits, 30-second steps, ±1 step of drift, each usable once. While 2FA is on, `POST /apikey/regenerate` and `DELETE /me` need the header `X-TOTP-Code`; wherever a code is asked for, a recovery code may stand in for it once. Made with an API key (not a session) on an account that has a dashboard password, the request also needs that `password` in the body: missing or wrong, 403 `invalid_credentials` and nothing changes. Every change is mailed to the account’s address. Limited to 6 requests per 5 minutes per account, shared with /2fa/enable, /2fa/disable and wrong `X-TOTP-Code` codes on sensitive actions; every request counts.
          */
         post: {
             parameters: {
@@ -4688,10 +4688,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["TwoFactorSetup"] | {
-                            /** @enum {boolean} */
-                            enabled: true;
-                        };
+                        "application/json": components["schemas"]["TwoFactorSetup"] | components["schemas"]["TwoFactorEnabled"];
                     };
                 };
                 /** @description Invalid input, or a body sent to an endpoint that takes none: the message names the field (`invalid_request`). */
@@ -4769,7 +4766,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description A session-authenticated unsafe request without the session’s `X-CSRF-Token` (`csrf_failed`). Or: The TOTP code is wrong (`invalid_two_factor_code`). */
+                /** @description A session-authenticated unsafe request without the session’s `X-CSRF-Token` (`csrf_failed`). Or: The TOTP code is wrong (`invalid_two_factor_code`). Or: Wrong email or password (`invalid_credentials`); the same answer whether or not the email has an account. */
                 403: {
                     headers: {
                         /** @description Requests allowed in the current window. */
@@ -4787,7 +4784,7 @@ export interface paths {
                                  * @example csrf_failed
                                  * @enum {string}
                                  */
-                                code: "csrf_failed" | "invalid_two_factor_code";
+                                code: "csrf_failed" | "invalid_two_factor_code" | "invalid_credentials";
                                 /** @description What went wrong, for people; the field is named for invalid input. */
                                 message: string;
                             };
@@ -4939,8 +4936,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Turn two-factor authentication off with a current code.
-         * @description Answers 400 `invalid_request` when 2FA is not on. Limited to 6 requests per 5 minutes per account, shared with /2fa/enable, /2fa/disable and wrong `X-TOTP-Code` codes on sensitive actions; every request counts.
+         * Turn two-factor authentication off with a current code or a recovery code.
+         * @description The unused recovery codes end with it. Answers 400 `invalid_request` when 2FA is not on. Made with an API key (not a session) on an account that has a dashboard password, the request also needs that `password` in the body: missing or wrong, 403 `invalid_credentials` and nothing changes. Every change is mailed to the account’s address. Limited to 6 requests per 5 minutes per account, shared with /2fa/enable, /2fa/disable and wrong `X-TOTP-Code` codes on sensitive actions; every request counts.
          */
         post: {
             parameters: {
@@ -5048,7 +5045,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description A session-authenticated unsafe request without the session’s `X-CSRF-Token` (`csrf_failed`). Or: The TOTP code is wrong (`invalid_two_factor_code`). */
+                /** @description A session-authenticated unsafe request without the session’s `X-CSRF-Token` (`csrf_failed`). Or: The TOTP code is wrong (`invalid_two_factor_code`). Or: Wrong email or password (`invalid_credentials`); the same answer whether or not the email has an account. */
                 403: {
                     headers: {
                         /** @description Requests allowed in the current window. */
@@ -5066,7 +5063,7 @@ export interface paths {
                                  * @example csrf_failed
                                  * @enum {string}
                                  */
-                                code: "csrf_failed" | "invalid_two_factor_code";
+                                code: "csrf_failed" | "invalid_two_factor_code" | "invalid_credentials";
                                 /** @description What went wrong, for people; the field is named for invalid input. */
                                 message: string;
                             };
@@ -5200,7 +5197,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description Required while two-factor authentication is on: the current 6-digit code. A code is accepted once. */
+                    /** @description Required while two-factor authentication is on: the current 6-digit code (accepted once), or one unused recovery code (then spent). */
                     "X-TOTP-Code"?: string;
                     /** @description Through a dashboard session (the `hw_session` cookie): the `csrf_token` of `GET /v1/session`. Not needed with an API key. */
                     "X-CSRF-Token"?: string;
@@ -7751,7 +7748,7 @@ export interface components {
         TwoFactorLogin: {
             login_token: string;
             /**
-             * @description The current 6-digit code from the authenticator app.
+             * @description The current 6-digit code from the authenticator app, or one unused recovery code (`abcd-efgh-ijkl-mnop`), which then is spent.
              * @example 123456
              */
             code: string;
@@ -8056,22 +8053,38 @@ export interface components {
             /** @enum {boolean} */
             enabled: false;
         };
+        TwoFactorEnabled: {
+            /** @enum {boolean} */
+            enabled: true;
+            /**
+             * @description Shown this once: 10 one-time codes, each of which may stand in for an authentication code once (sign-in, X-TOTP-Code, disabling 2FA). Store them apart from the authenticator.
+             * @example [
+             *       "k7qz-tm2x-wap4-dner",
+             *       "r6vb-s3hq-2mze-yw5c"
+             *     ]
+             */
+            recovery_codes: string[];
+        };
         EnableTwoFactor: {
             /**
              * @description Omit to start (or restart) setup; send it to confirm the secret issued last.
              * @example 123456
              */
             code?: string;
+            /** @description The dashboard password. Required when the request is made with an API key (not a session) on an account that has a password: missing or wrong, 403 `invalid_credentials` and nothing changes. */
+            password?: string;
         };
         TwoFactorState: {
             enabled: boolean;
         };
         DisableTwoFactor: {
             /**
-             * @description The current 6-digit code from the authenticator app.
+             * @description The current 6-digit code from the authenticator app, or one unused recovery code (`abcd-efgh-ijkl-mnop`), which then is spent.
              * @example 123456
              */
             code: string;
+            /** @description The dashboard password. Required when the request is made with an API key (not a session) on an account that has a password: missing or wrong, 403 `invalid_credentials` and nothing changes. */
+            password?: string;
         };
         RegeneratedApiKey: {
             /**

@@ -3,6 +3,7 @@ import { issueApiKey } from '@hashwatch/accounts';
 import type { GatewayDeps } from '../../deps';
 import { tightLimit, type TightLimit } from '../../middleware/tight-limit';
 import { checkLimitWithHeaders, type TwoFactorGuard } from '../two-factor/two-factor.service';
+import { mailSecurityChange } from '../../sessions/security-mail';
 
 // POST /apikey/regenerate: 1 per 15 minutes per account, on top of the per-minute cap.
 const REGENERATIONS = 1;
@@ -30,5 +31,6 @@ export async function regenerateApiKey(
   // database on every request, so the old key answers 401 on every replica from the commit on.
   const apiKey = await issueApiKey(deps.db.prisma, userId, deps.now());
   await limit.record(userId);
+  mailSecurityChange(deps, userId, { kind: 'api_key_regenerated' });
   return { api_key: apiKey };
 }

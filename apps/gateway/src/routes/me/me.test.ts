@@ -188,7 +188,7 @@ describe('/me', () => {
       expect(missing.body.error.code).toBe('two_factor_required');
       const malformed = await request(gw.app).delete('/v1/me').set(auth).set('X-TOTP-Code', '12ab');
       expect(malformed.status).toBe(400);
-      expect(malformed.body.error).toEqual({ code: 'invalid_request', message: 'X-TOTP-Code: must be exactly 6 digits' });
+      expect(malformed.body.error).toEqual({ code: 'invalid_request', message: 'X-TOTP-Code: must be the 6-digit code or a recovery code (abcd-efgh-ijkl-mnop)' });
       const right = codeAt(secret, t1);
       const wrong = right === '000000' ? '000001' : '000000';
       const refused = await request(gw.app).delete('/v1/me').set(auth).set('X-TOTP-Code', wrong);

@@ -1,10 +1,7 @@
-import { createManualBilling } from '@hashwatch/billing';
-import { createLogger } from '@hashwatch/logger';
-import { createMailer } from '@hashwatch/mail';
 import { hashPassword } from '@hashwatch/secrets';
 import { waitFor } from '@hashwatch/testing';
 import { request, useGateway } from '../../test-support/gateway-harness';
-import { startMailReceiver, type MailReceiver } from '../../test-support/mail-receiver';
+import { mailingSelfService, startMailReceiver, type MailReceiver } from '../../test-support/mail-receiver';
 
 const PASSWORD = 'correct horse battery staple';
 const NEW_PASSWORD = 'a brand new passphrase';
@@ -15,15 +12,7 @@ describe('password reset by mail', () => {
   beforeAll(async () => {
     receiver = await startMailReceiver();
   });
-  const gw = useGateway({
-    selfService: () => ({
-      billing: createManualBilling({ publicUrl: PUBLIC_URL }),
-      autoActivate: true,
-      publicUrl: PUBLIC_URL,
-      mailer: createMailer({ smtpUrl: receiver.url, from: 'Hashwatch <no-reply@example.com>', logger: createLogger('gateway', { level: 'error' }) }),
-      stripeWebhook: null,
-    }),
-  });
+  const gw = useGateway({ selfService: () => mailingSelfService(receiver, PUBLIC_URL, true) });
   afterAll(() => receiver.close());
   afterEach(async () => {
     gw.setNow(null);

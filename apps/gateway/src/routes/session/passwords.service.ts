@@ -6,6 +6,7 @@ import type { GatewayDeps } from '../../deps';
 import { issueOneTimeToken } from '../../sessions/one-time-tokens';
 import { endSessions } from '../../sessions/session-store';
 import { publicLink, type SelfServiceOptions } from './self-service-options';
+import { mailSecurityChange } from '../../sessions/security-mail';
 import { emailLimitKey } from './sign-in.service';
 import { Limiter } from '../../middleware/rate-limiters';
 
@@ -87,7 +88,7 @@ export async function confirmPasswordReset(deps: GatewayDeps, input: { token: st
   const live = await deps.db.pool.query('SELECT 1 FROM password_resets WHERE token_hash = $1 AND expires_at > $2', [hashToken(input.token), deps.now()]);
   if (live.rowCount === 0) throw new AppError('invalid_request', INVALID_RESET_TOKEN);
   const passwordHash = await hashPassword(input.password);
-  await transaction(deps.db.pool, async (client) => {
+  const userId = await transaction(deps.db.pool, async (client) => {
     const { rows } = await client.query<{ user_id: string }>('DELETE FROM password_resets WHERE token_hash = $1 AND expires_at > $2 RETURNING user_id', [
       hashToken(input.token),
       deps.now(),
@@ -98,7 +99,9 @@ export async function confirmPasswordReset(deps: GatewayDeps, input: { token: st
     await client.query('DELETE FROM password_resets WHERE user_id = $1', [userId]);
     await client.query('DELETE FROM login_challenges WHERE user_id = $1', [userId]);
     await endSessions(client, userId);
+    return userId;
   });
+  mailSecurityChange(deps, userId, { kind: 'password_reset' });
   return { password_changed: true };
 }
 
@@ -122,5 +125,6 @@ export async function changePassword(
     await client.query('DELETE FROM password_resets WHERE user_id = $1', [auth.userId]);
     await endSessions(client, auth.userId);
   });
+  mailSecurityChange(deps, auth.userId, { kind: 'password_changed' });
   return { password_changed: true };
 }

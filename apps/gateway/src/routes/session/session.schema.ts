@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { totpCodeSchema } from '../two-factor/two-factor.schema';
+import { secondFactorSchema } from '../two-factor/two-factor.schema';
 
 export const emailSchema = z.email({ error: 'must be an email address' }).max(254).meta({ example: 'ann@example.com' });
 
@@ -25,7 +25,7 @@ export const signInResultSchema = z
   .meta({ id: 'SignInResult', description: 'Signed in (the `hw_session` cookie is set), or the 2FA step comes next (no cookie yet).' });
 
 export const twoFactorLoginSchema = z
-  .strictObject({ login_token: z.string().min(1, 'is required').max(200), code: totpCodeSchema })
+  .strictObject({ login_token: z.string().min(1, 'is required').max(200), code: secondFactorSchema })
   .meta({ id: 'TwoFactorLogin' });
 
 export const signedInSchema = z.object({ two_factor_required: z.literal(false) }).meta({ id: 'SignedIn' });

@@ -9,7 +9,7 @@ import { describeWait, Limiter, type LimitDecision } from '../../middleware/rate
 import { issueOneTimeToken } from '../../sessions/one-time-tokens';
 import { setSessionCookie, type SessionStore } from '../../sessions/session-store';
 import { addressKey } from '../../middleware/client-address';
-import { checkTotpCode } from '../two-factor/two-factor.service';
+import { reportSecondFactor, useSecondFactor } from '../two-factor/two-factor.service';
 
 // 10 failed sign-ins within 15 minutes, for one email or from one address, then 429 until the window passes.
 const SIGN_IN_FAILURES = 10;
@@ -102,24 +102,21 @@ export class SignIn {
     if (!userId) throw new AppError('unauthorized', 'login_token: unknown, expired or already used; sign in again');
     const account = await this.twoFactorByAccount.consume(userId);
     if (!account.allowed) refuse(res, account, 'POST /2fa/login is limited to 8 per 5 minutes');
-    const session = await transaction(this.deps.db.pool, async (client) => {
+    const { session, used } = await transaction(this.deps.db.pool, async (client) => {
       const { rows: locked } = await client.query<{ totp_secret_enc: string | null; totp_last_step: string | null }>(
         'SELECT totp_secret_enc, totp_last_step FROM users WHERE id = $1 FOR UPDATE',
         [userId],
       );
-      const secret = locked[0]?.totp_secret_enc;
-      if (!secret) throw new AppError('unauthorized', 'login_token: two-factor authentication is no longer on; sign in again');
+      const secretEnc = locked[0]?.totp_secret_enc;
+      if (!secretEnc) throw new AppError('unauthorized', 'login_token: two-factor authentication is no longer on; sign in again');
       const lastStep = locked[0]?.totp_last_step == null ? null : Number(locked[0].totp_last_step);
-      const check = checkTotpCode(this.deps.cipher.decrypt(secret), input.code, this.deps.now(), lastStep);
-      if (check.outcome !== 'accepted') {
-        throw new AppError('invalid_two_factor_code', check.outcome === 'replayed' ? 'this two-factor code was already used; wait for the next one' : 'the two-factor code is wrong');
-      }
-      // Spent by this sign-in: a second use of the token finds nothing.
+      const factor = await useSecondFactor(client, this.deps, userId, { secretEnc, lastStep }, input.code);
+      // Spent by this sign-in: a second use of the token finds nothing (and the code or recovery code stays unused).
       const { rowCount } = await client.query('DELETE FROM login_challenges WHERE token_hash = $1', [tokenHash]);
       if (!rowCount) throw new AppError('unauthorized', 'login_token: unknown, expired or already used; sign in again');
-      await client.query('UPDATE users SET totp_last_step = $2 WHERE id = $1', [userId, check.step]);
-      return this.sessions.create(client, userId);
+      return { session: await this.sessions.create(client, userId), used: factor };
     });
+    reportSecondFactor(this.deps, userId, used);
     setSessionCookie(req, res, session.token, session.expiresAt);
     return { two_factor_required: false };
   }

@@ -5,10 +5,14 @@ import QRCode from 'qrcode';
 import speakeasy from 'speakeasy';
 import { transaction } from '@hashwatch/db';
 import { AppError } from '@hashwatch/errors';
+import { verifyPassword } from '@hashwatch/secrets';
+import type { AuthContext } from '../../middleware/authenticate';
 import type { GatewayDeps } from '../../deps';
 import { setRateLimitHeaders } from '../../middleware/rate-limit-headers';
 import { tightLimit, type TightLimit } from '../../middleware/tight-limit';
-import { TOTP_CODE_PATTERN, TOTP_HEADER, type TwoFactorSetup } from './two-factor.schema';
+import { mailSecurityChange } from '../../sessions/security-mail';
+import { issueRecoveryCodes, revokeRecoveryCodes, spendRecoveryCode } from './recovery-codes';
+import { RECOVERY_CODE_PATTERN, TOTP_CODE_PATTERN, TOTP_HEADER, type TwoFactorEnabled, type TwoFactorSetup } from './two-factor.schema';
 
 // RFC 6238 as authenticator apps implement it: 6 digits, 30-second steps, HMAC-SHA1 (speakeasy's defaults).
 const STEP_SECONDS = 30;
@@ -42,11 +46,61 @@ export function checkTotpCode(secret: string, code: string, now: Date, lastStep:
   return { outcome: replayed ? 'replayed' : 'wrong' };
 }
 
-function refuseCode(check: CodeCheck): never {
+export function refuseCode(check: CodeCheck): never {
   throw new AppError(
     'invalid_two_factor_code',
     check.outcome === 'replayed' ? 'this two-factor code was already used; wait for the next one' : 'the two-factor code is wrong',
   );
+}
+
+/** How a second factor was given: a TOTP code (its step is now the last one used) or a recovery code (now spent). */
+export type SecondFactor = { via: 'totp' } | { via: 'recovery'; remaining: number };
+
+/**
+ * Checks `code` against the account's confirmed 2FA, inside the transaction that holds the account's row lock: a
+ * 6-digit code against the TOTP secret (recording its step, so it works once), anything else as a recovery code
+ * (spending it). Wrong, replayed or already spent: 403 `invalid_two_factor_code`, and nothing is used up.
+ */
+export async function useSecondFactor(
+  client: pg.PoolClient,
+  deps: GatewayDeps,
+  userId: string,
+  account: { secretEnc: string; lastStep: number | null },
+  code: string,
+): Promise<SecondFactor> {
+  if (TOTP_CODE_PATTERN.test(code)) {
+    const check = checkTotpCode(deps.cipher.decrypt(account.secretEnc), code, deps.now(), account.lastStep);
+    if (check.outcome !== 'accepted') refuseCode(check);
+    await client.query('UPDATE users SET totp_last_step = $2 WHERE id = $1', [userId, check.step]);
+    return { via: 'totp' };
+  }
+  if (!RECOVERY_CODE_PATTERN.test(code)) refuseCode({ outcome: 'wrong' });
+  const { spent, remaining } = await spendRecoveryCode(client, userId, code);
+  if (!spent) throw new AppError('invalid_two_factor_code', 'the recovery code is wrong or was already used');
+  return { via: 'recovery', remaining };
+}
+
+/** After the commit: a spent recovery code is mailed to the owner (CONTRACT 4). */
+export function reportSecondFactor(deps: GatewayDeps, userId: string, used: SecondFactor): void {
+  if (used.via === 'recovery') mailSecurityChange(deps, userId, { kind: 'recovery_code_used', remaining: used.remaining });
+}
+
+const REAUTHENTICATION_REFUSED = 'this change, made with an API key, also needs the account\'s dashboard password in `password`';
+
+/**
+ * CONTRACT 4's re-authentication: with an API key (not a session), enabling or disabling 2FA on an account that has a
+ * dashboard password also needs that password, so a leaked key cannot enrol its holder's authenticator. Missing or
+ * wrong: 403 `invalid_credentials`. A session proved the password when it signed in; an account without a password
+ * (made by `admin account:create`) has only its key.
+ */
+export async function requireReauthentication(deps: GatewayDeps, auth: AuthContext, password: string | undefined): Promise<void> {
+  if (auth.sessionId) return;
+  const { rows } = await deps.db.pool.query<{ password_hash: string | null }>('SELECT password_hash FROM users WHERE id = $1', [auth.userId]);
+  const hash = rows[0]?.password_hash ?? null;
+  if (hash === null) return;
+  if (password === undefined || !(await verifyPassword(password, hash))) {
+    throw new AppError('invalid_credentials', password === undefined ? REAUTHENTICATION_REFUSED : `${REAUTHENTICATION_REFUSED}: it is wrong`, { status: 403 });
+  }
 }
 
 interface TwoFactorRow {
@@ -90,9 +144,9 @@ export async function startTwoFactorSetup(deps: GatewayDeps, userId: string): Pr
   return { secret, otpauth_url: otpauthUrl, qr_code: await QRCode.toDataURL(otpauthUrl), enabled: false };
 }
 
-/** Turns 2FA on when `code` comes from the pending secret. */
-export async function confirmTwoFactorSetup(deps: GatewayDeps, userId: string, code: string): Promise<{ enabled: true }> {
-  return transaction(deps.db.pool, async (client) => {
+/** Turns 2FA on when `code` comes from the pending secret, and answers the recovery codes, this once. */
+export async function confirmTwoFactorSetup(deps: GatewayDeps, userId: string, code: string): Promise<TwoFactorEnabled> {
+  const enabled = await transaction(deps.db.pool, async (client) => {
     const row = await lockTwoFactor(client, userId);
     if (row.totp_secret_enc) throw new AppError('already_exists', 'two-factor authentication is already enabled');
     if (!row.totp_pending_secret_enc) {
@@ -105,23 +159,31 @@ export async function confirmTwoFactorSetup(deps: GatewayDeps, userId: string, c
         WHERE id = $1`,
       [userId, check.step, deps.now()],
     );
-    return { enabled: true as const };
+    return { enabled: true as const, recovery_codes: await issueRecoveryCodes(client, userId, deps.now()) };
   });
+  mailSecurityChange(deps, userId, { kind: 'two_factor_enabled' });
+  return enabled;
 }
 
-/** Turns 2FA off with a current code. Answers 400 when it is not on: there is nothing to disable. */
+/**
+ * Turns 2FA off with a current code or a recovery code; the other recovery codes end with it. Answers 400 when it is
+ * not on: there is nothing to disable.
+ */
 export async function disableTwoFactor(deps: GatewayDeps, userId: string, code: string): Promise<{ enabled: false }> {
-  return transaction(deps.db.pool, async (client) => {
+  const used = await transaction(deps.db.pool, async (client) => {
     const row = await lockTwoFactor(client, userId);
     if (!row.totp_secret_enc) throw new AppError('invalid_request', 'code: two-factor authentication is not enabled');
-    const check = checkTotpCode(deps.cipher.decrypt(row.totp_secret_enc), code, deps.now(), row.lastStep);
-    if (check.outcome !== 'accepted') refuseCode(check);
+    const factor = await useSecondFactor(client, deps, userId, { secretEnc: row.totp_secret_enc, lastStep: row.lastStep }, code);
     await client.query(
       `UPDATE users SET totp_secret_enc = NULL, totp_pending_secret_enc = NULL, totp_last_step = NULL, updated_at = $2 WHERE id = $1`,
       [userId, deps.now()],
     );
-    return { enabled: false as const };
+    await revokeRecoveryCodes(client, userId);
+    return factor;
   });
+  reportSecondFactor(deps, userId, used);
+  mailSecurityChange(deps, userId, { kind: 'two_factor_disabled' });
+  return { enabled: false as const };
 }
 
 /** The 2FA limit and the check that guards sensitive actions, shared by every route that needs them. */
@@ -132,9 +194,9 @@ export interface TwoFactorGuard {
    */
   readonly limit: TightLimit;
   /**
-   * Passes when 2FA is off. Otherwise needs a right, unused code in X-TOTP-Code: missing → 403
-   * `two_factor_required`, not 6 digits → 400, wrong or replayed → 403 `invalid_two_factor_code` (counted
-   * against `limit`), `limit` spent → 429. An accepted code is used up.
+   * Passes when 2FA is off. Otherwise needs a right, unused code (or recovery code) in X-TOTP-Code: missing → 403
+   * `two_factor_required`, neither 6 digits nor a recovery code's form → 400, wrong or replayed → 403
+   * `invalid_two_factor_code` (counted against `limit`), `limit` spent → 429. An accepted code is used up.
    */
   requireCode(userId: string, header: string | undefined, res: Response): Promise<void>;
 }
@@ -145,23 +207,26 @@ export function createTwoFactorGuard(deps: GatewayDeps): TwoFactorGuard {
   return {
     limit,
     async requireCode(userId, header, res) {
-      await transaction(deps.db.pool, async (client) => {
+      const used = await transaction(deps.db.pool, async (client): Promise<SecondFactor | null> => {
         // Under the row lock, so parallel guesses of one account are counted one after another.
         const row = await lockTwoFactor(client, userId);
-        if (!row.totp_secret_enc) return;
+        if (!row.totp_secret_enc) return null;
         const code = header?.trim();
         if (!code) {
           throw new AppError('two_factor_required', `two-factor authentication is on: send the current 6-digit code in the ${TOTP_HEADER} header`);
         }
-        if (!TOTP_CODE_PATTERN.test(code)) throw new AppError('invalid_request', `${TOTP_HEADER}: must be exactly 6 digits`);
-        await checkLimitWithHeaders(limit, userId, res);
-        const check = checkTotpCode(deps.cipher.decrypt(row.totp_secret_enc), code, deps.now(), row.lastStep);
-        if (check.outcome !== 'accepted') {
-          await limit.record(userId);
-          refuseCode(check);
+        if (!TOTP_CODE_PATTERN.test(code) && !RECOVERY_CODE_PATTERN.test(code)) {
+          throw new AppError('invalid_request', `${TOTP_HEADER}: must be the 6-digit code or a recovery code (abcd-efgh-ijkl-mnop)`);
         }
-        await client.query('UPDATE users SET totp_last_step = $2 WHERE id = $1', [userId, check.step]);
+        await checkLimitWithHeaders(limit, userId, res);
+        try {
+          return await useSecondFactor(client, deps, userId, { secretEnc: row.totp_secret_enc, lastStep: row.lastStep }, code);
+        } catch (error) {
+          await limit.record(userId);
+          throw error;
+        }
       });
+      if (used) reportSecondFactor(deps, userId, used);
     },
   };
 }

@@ -18,6 +18,12 @@ function wrongCode(secret: string, date: Date): string {
   }
 }
 
+/** The confirmation's answer: on, with 10 recovery codes shown once. */
+const enabledWithCodes = (res: { body: unknown }): void => {
+  expect(res.body).toEqual({ enabled: true, recovery_codes: expect.arrayContaining([expect.stringMatching(/^[a-z2-7]{4}(-[a-z2-7]{4}){3}$/)]) });
+  expect(new Set((res.body as { recovery_codes: string[] }).recovery_codes).size).toBe(10);
+};
+
 describe('two-factor authentication', () => {
   const gw = useGateway();
   afterEach(() => gw.setNow(null));
@@ -30,7 +36,7 @@ describe('two-factor authentication', () => {
   async function enable(auth: Auth, at: Date): Promise<string> {
     gw.setNow(at);
     const setup = await request(gw.app).post('/v1/2fa/enable').set(auth).send({}).expect(200);
-    await request(gw.app).post('/v1/2fa/enable').set(auth).send({ code: codeAt(setup.body.secret, at) }).expect(200, { enabled: true });
+    await request(gw.app).post('/v1/2fa/enable').set(auth).send({ code: codeAt(setup.body.secret, at) }).expect(200).expect(enabledWithCodes);
     return setup.body.secret as string;
   }
 
@@ -71,7 +77,7 @@ describe('two-factor authentication', () => {
     const stale = await request(gw.app).post('/v1/2fa/enable').set(auth).send({ code: codeAt(first.body.secret, now) });
     expect(stale.status).toBe(403);
     expect(stale.body.error.code).toBe('invalid_two_factor_code');
-    await request(gw.app).post('/v1/2fa/enable').set(auth).send({ code: codeAt(second.body.secret, now) }).expect(200, { enabled: true });
+    await request(gw.app).post('/v1/2fa/enable').set(auth).send({ code: codeAt(second.body.secret, now) }).expect(200).expect(enabledWithCodes);
   });
 
   it('runs the whole flow: enable, confirm, codes on regenerate (missing, wrong, right once, replay), disable', async () => {
@@ -132,7 +138,7 @@ describe('two-factor authentication', () => {
       const res = await request(gw.app).post('/v1/2fa/enable').set(auth).send({ code: codeAt(secret, later(t0, offset)) });
       expect(res.status).toBe(403);
     }
-    await request(gw.app).post('/v1/2fa/enable').set(auth).send({ code: codeAt(secret, later(t0, -STEP)) }).expect(200, { enabled: true });
+    await request(gw.app).post('/v1/2fa/enable').set(auth).send({ code: codeAt(secret, later(t0, -STEP)) }).expect(200).expect(enabledWithCodes);
     // The next step's code is newer than the one used, so it still works (on disable).
     await request(gw.app).post('/v1/2fa/disable').set(auth).send({ code: codeAt(secret, later(t0, STEP)) }).expect(200, { enabled: false });
   });
