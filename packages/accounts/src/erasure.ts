@@ -3,12 +3,21 @@ import { isPgError, PgErrorCode, transaction } from '@hashwatch/db';
 import { eraseFromOutbox } from '@hashwatch/outbox';
 
 /**
- * First key of the advisory lock the scanner's source sync holds while it writes source_cursors
- * (apps/scanner/src/sources/lock-keys.ts, SCANNER_LOCK_CLASS, with second key 0; a scanner test checks the two
- * agree). An erasure takes it too, so a sync that read a track just before the erasure cannot write that track's
- * cursor back after the erasure removed it.
+ * First key of the per-source advisory locks, `pg_advisory_xact_lock(SOURCE_LOCK_CLASS, hashtext(source_key))`: an
+ * erasure holds the lock of each source it deletes until it commits, and the scanner's source sync writes a cursor
+ * only under that source's lock (try, never wait: apps/scanner/src/sources/sync-sources.ts), so a sync that read a
+ * track just before the erasure cannot write that track's cursor back after the erasure removed it. Erasures of
+ * other sources, and the sync of every other source, never wait for it. No other lock of Hashwatch uses this first
+ * key (apps/scanner/src/sources/lock-keys.ts lists the scanner's).
  */
-export const SOURCE_SYNC_LOCK_CLASS = 0x5ca7;
+export const SOURCE_LOCK_CLASS = 0x5caa;
+
+/**
+ * SQL: takes the per-source lock of every key of the text array `keys` (a parameter such as `$2`), in the order of
+ * the lock ids, so two erasures never take two locks in opposite orders. Waits at most the session's lock_timeout.
+ */
+export const LOCK_SOURCES_SQL = (keys: string): string =>
+  `SELECT count(pg_advisory_xact_lock(${SOURCE_LOCK_CLASS}, l.id))::int AS locked FROM (SELECT DISTINCT hashtext(k) AS id FROM unnest(${keys}::text[]) AS k ORDER BY 1) l`;
 
 /** What an erasure removed that lives on outside PostgreSQL (Redis keys are named after these). */
 export interface ErasedAccount {
@@ -45,32 +54,43 @@ SELECT ARRAY(SELECT DISTINCT x_post_id FROM feed_items WHERE user_id = $1) AS po
        (SELECT email FROM users WHERE id = $1) AS email,
        ARRAY(SELECT rate_limit_per_minute FROM users WHERE id = $1 UNION SELECT rate_limit_per_minute FROM plans) AS rate_limits`;
 
-// Cursors of the given sources that no remaining track or account track needs, then the stored posts no feed item
-// holds any more: those of `$3` (the erased items' posts) and those the sources matched that were never stored in
-// any feed (over a quota, or matched for a track deleted meanwhile), with their engagement state.
+// The sources among `$1` (source keys) that no remaining track or account track watches lose their cursor and their
+// x_post_sources rows; then the stored posts no feed item holds and no remaining source recorded go: those of `$2`
+// (the erased items' posts) and those the gone sources recorded (matched but never stored in any feed: over a
+// quota, or matched for a track deleted meanwhile), with their engagement state. Every lookup is by index; the rows
+// x_post_sources holds for the posts deleted go with them (trigger x_posts_sources_delete). The sub-selects read
+// the statement's snapshot, where the gone sources' rows are still there, hence `NOT IN gone`.
 const ERASE_SHARED = `
-WITH cursors AS (
-  DELETE FROM source_cursors c
-   WHERE (c.source_key IN (SELECT 'tag:' || t FROM unnest($1::text[]) AS t)
-          AND NOT EXISTS (SELECT 1 FROM tracks t WHERE t.hashtag_norm = substr(c.source_key, 5)))
-      OR (c.source_key IN (SELECT 'user:' || u FROM unnest($2::text[]) AS u)
-          AND NOT EXISTS (SELECT 1 FROM account_tracks a WHERE a.username_norm = substr(c.source_key, 6)))
+WITH gone AS (
+  SELECT k AS source_key FROM unnest($1::text[]) AS k
+   WHERE NOT (k LIKE 'tag:%' AND EXISTS (SELECT 1 FROM tracks t WHERE t.hashtag_norm = substr(k, 5)))
+     AND NOT (k LIKE 'user:%' AND EXISTS (SELECT 1 FROM account_tracks a WHERE a.username_norm = substr(k, 6)))
+), cursors AS (
+  DELETE FROM source_cursors c WHERE c.source_key IN (SELECT source_key FROM gone)
   RETURNING 1
+), links AS (
+  DELETE FROM x_post_sources l WHERE l.source_key IN (SELECT source_key FROM gone)
+  RETURNING l.x_post_id
+), candidates AS (
+  SELECT unnest($2::text[]) AS id UNION SELECT x_post_id FROM links
 ), posts AS (
-  DELETE FROM x_posts x
-   WHERE (x.id = ANY($3::text[])
-          OR lower(x.author_username) = ANY($2::text[])
-          OR EXISTS (SELECT 1 FROM unnest($1::text[]) AS t
-                      WHERE strpos(lower(x.text), '#' || t) > 0 OR strpos(lower(x.text), '$' || t) > 0))
+  DELETE FROM x_posts x USING candidates c
+   WHERE x.id = c.id
      AND NOT EXISTS (SELECT 1 FROM feed_items f WHERE f.x_post_id = x.id)
+     AND NOT EXISTS (SELECT 1 FROM x_post_sources l WHERE l.x_post_id = x.id AND l.source_key NOT IN (SELECT source_key FROM gone))
   RETURNING x.id
 ), states AS (
-  DELETE FROM engagement_states s
-   WHERE s.x_post_id = ANY($3::text[]) AND NOT EXISTS (SELECT 1 FROM feed_items f WHERE f.x_post_id = s.x_post_id)
+  DELETE FROM engagement_states s USING candidates c
+   WHERE s.x_post_id = c.id
+     AND (c.id IN (SELECT id FROM posts) OR (c.id = ANY($2::text[]) AND NOT EXISTS (SELECT 1 FROM feed_items f WHERE f.x_post_id = c.id)))
   RETURNING s.x_post_id
 )
 SELECT (SELECT count(*) FROM cursors)::int AS cursors,
        ARRAY(SELECT id FROM posts UNION SELECT x_post_id FROM states) AS post_ids`;
+
+// An account's erasure deletes every row of it in one transaction (its feed may hold a million items): it may take
+// longer than the sessions' statement_timeout (packages/db), which binds every other request.
+const ERASE_ACCOUNT_STATEMENT_TIMEOUT = `SET LOCAL statement_timeout = '300s'`;
 
 interface SourceSets {
   tags: string[];
@@ -96,9 +116,9 @@ function sourceKeys(sources: SourceSets): string[] {
   return [...sources.tags.map((tag) => `tag:${tag}`), ...sources.users.map((user) => `user:${user}`)].sort();
 }
 
-/** Takes the sync lock and the rows a scanner transaction would take, in its order, for these sources. */
+/** Takes the sources' locks and the rows a scanner transaction would take, in its order, for these sources. */
 async function lockLikeTheScanner(client: pg.PoolClient, userId: string, sources: SourceSets, tracks: { table: SourceTableName; ids: string[] }[]): Promise<void> {
-  await client.query('SELECT pg_advisory_xact_lock($1, 0)', [SOURCE_SYNC_LOCK_CLASS]);
+  await client.query(LOCK_SOURCES_SQL('$1'), [sourceKeys(sources)]);
   await client.query(LOCK_CURSORS, [sourceKeys(sources)]);
   for (const { table, ids } of tracks) {
     await client.query(`SELECT id FROM ${table} WHERE user_id = $1 AND id = ANY($2::text[]) ORDER BY id FOR UPDATE`, [userId, ids]);
@@ -107,7 +127,7 @@ async function lockLikeTheScanner(client: pg.PoolClient, userId: string, sources
 }
 
 async function eraseShared(client: pg.PoolClient, sources: SourceSets, postIds: readonly string[]): Promise<Shared> {
-  const { rows } = await client.query<{ cursors: number; post_ids: string[] }>(ERASE_SHARED, [sources.tags, sources.users, postIds]);
+  const { rows } = await client.query<{ cursors: number; post_ids: string[] }>(ERASE_SHARED, [sourceKeys(sources), postIds]);
   return { cursors: rows[0]?.cursors ?? 0, postIds: rows[0]?.post_ids ?? [] };
 }
 
@@ -134,6 +154,7 @@ export const UNPAID_SINCE = (table: string, since: string): string =>
 export async function eraseAccount(pool: pg.Pool, accountId: string, options: { pendingBefore?: Date } = {}): Promise<ErasedAccount | null> {
   return withDeadlockRetry(() =>
     transaction(pool, async (client) => {
+      await client.query(ERASE_ACCOUNT_STATEMENT_TIMEOUT);
       const { rows: found } = await client.query<{ tags: string[]; users: string[] }>(ACCOUNT_SOURCES, [accountId]);
       const sources: SourceSets = { tags: found[0]?.tags ?? [], users: found[0]?.users ?? [] };
       const { rows: trackIds } = await client.query<{ tracks: string[]; accounts: string[] }>(
@@ -150,6 +171,8 @@ export async function eraseAccount(pool: pg.Pool, accountId: string, options: { 
         tags: [...new Set([...sources.tags, ...(locked[0]?.tags ?? [])])],
         users: [...new Set([...sources.users, ...(locked[0]?.users ?? [])])],
       };
+      // Their locks too, so no sync writes a cursor of theirs back (those held already are taken again for free).
+      if (all.tags.length + all.users.length > sources.tags.length + sources.users.length) await client.query(LOCK_SOURCES_SQL('$1'), [sourceKeys(all)]);
       const { rows: refs } = await client.query<{ post_ids: string[]; channel_ids: string[]; email: string; rate_limits: number[] }>(ACCOUNT_REFERENCES, [accountId]);
       const { rowCount } = await client.query(
         `DELETE FROM users WHERE id = $1 AND ($2::timestamptz IS NULL OR (${UNPAID_SINCE('users', '$2')}))`,

@@ -1,6 +1,6 @@
 export { createAccount, findAccountByEmail } from './accounts';
 export type { CreatedAccount } from './accounts';
-export { eraseAccount, eraseSource, SOURCE_SYNC_LOCK_CLASS, UNPAID_SINCE } from './erasure';
+export { eraseAccount, eraseSource, LOCK_SOURCES_SQL, SOURCE_LOCK_CLASS, UNPAID_SINCE } from './erasure';
 export type { ErasedAccount, SourceTableName } from './erasure';
 export { issueApiKey, authenticateApiKey } from './api-keys';
 export type { AuthenticatedKey } from './api-keys';

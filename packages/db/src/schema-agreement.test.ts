@@ -119,6 +119,7 @@ describe('schema.prisma and the migrated database', () => {
     const streamState = { id: 1, coveredUntil: at(61), connectedAt: at(62), marginSeconds: 30, staleSeconds: 60, updatedAt: at(63) };
     const streamGap = { startsAt: at(64), endsAt: at(65), createdAt: at(66), filledAt: at(67), attempts: 2, lastError: 'timeout', doneKeys: ['tag:btc'] };
     const scanShare = { userId: user.id, stretch: 4, demandPerHour: 2880.5, sharePerHour: 840.25, updatedAt: at(69) };
+    const postSource = { sourceKey: 'tag:btc', xPostId: xPost.id };
     const outbox = { queue: 'alert-routing', name: 'route-alert', jobId: 'route-post_rt', payload: { feedItemId: 'post_rt', nested: [1, 'a', null] }, createdAt: at(36) };
 
     await prisma.plan.create({ data: plan });
@@ -134,6 +135,7 @@ describe('schema.prisma and the migrated database', () => {
     await prisma.complianceJob.create({ data: complianceJob });
     await prisma.xPost.create({ data: xPost });
     await prisma.engagementState.create({ data: engagement });
+    await prisma.xPostSource.create({ data: postSource });
     await prisma.sourceCursor.create({ data: cursor });
     await prisma.sourceActivity.create({ data: activity });
     await prisma.scanShare.create({ data: scanShare });
@@ -166,6 +168,7 @@ describe('schema.prisma and the migrated database', () => {
     expect(await prisma.notificationChannel.findUnique({ where: { id: channel.id } })).toEqual(channel);
     expect(await prisma.delivery.findUnique({ where: { id: delivery.id } })).toEqual(delivery);
     expect(await prisma.xPost.findUnique({ where: { id: xPost.id } })).toEqual(xPost);
+    expect(await prisma.xPostSource.findUnique({ where: { sourceKey_xPostId: postSource } })).toEqual(postSource);
     expect(await prisma.complianceJob.findUnique({ where: { id: complianceJob.id } })).toEqual(complianceJob);
     expect(await prisma.engagementState.findUnique({ where: { xPostId: engagement.xPostId } })).toEqual(engagement);
     expect(await prisma.sourceCursor.findUnique({ where: { sourceKey: cursor.sourceKey } })).toEqual(cursor);
@@ -189,7 +192,7 @@ describe('schema.prisma and the migrated database', () => {
     const written: Record<string, object> = {
       Plan: plan, User: user, ApiKey: apiKey, Track: track, AccountTrack: accountTrack, FeedItem: feedItem, UsagePeriod: usage,
       UpstreamUsageBySource: bySource,
-      NotificationChannel: channel, Delivery: delivery, XPost: xPost, ComplianceJob: complianceJob, EngagementState: engagement, SourceCursor: cursor,
+      NotificationChannel: channel, Delivery: delivery, XPost: xPost, XPostSource: postSource, ComplianceJob: complianceJob, EngagementState: engagement, SourceCursor: cursor,
       OutboxJob: { id: outboxId, ...outbox }, FeedClock: { id: 1, last: at(37) }, SecretsKeyCheck: keyCheck,
       Checkout: checkout, Session: session, LoginChallenge: challenge, RecoveryCode: recoveryCode, PasswordReset: reset, BillingEvent: billingEvent,
       Notice: notice, NoticeDelivery: noticeSend, SourceActivity: activity, ScanShare: scanShare, StreamState: streamState, StreamGap: { id: 1n, ...streamGap },

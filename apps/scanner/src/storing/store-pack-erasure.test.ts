@@ -1,7 +1,9 @@
-import { eraseAccount, eraseSource, SOURCE_SYNC_LOCK_CLASS } from '@hashwatch/accounts';
+import { eraseAccount, eraseSource, SOURCE_LOCK_CLASS } from '@hashwatch/accounts';
 import { transaction } from '@hashwatch/db';
 import type { XPost } from '@hashwatch/x-api';
 import { SCANNER_LOCK_CLASS } from '../sources/lock-keys';
+import { STREAM_GAP_LOCK_CLASS } from '../stream/backfill';
+import { STREAM_LOCK_CLASS } from '../stream/stream-holder';
 import { sourceKey, type Source } from '../sources/source';
 import { syncSources } from '../sources/sync-sources';
 import { useScannerFixture } from '../test-support/scanner-fixture';
@@ -72,7 +74,7 @@ describe('storing for a source deleted while its query ran: nothing is left of i
     expect(posts).toHaveLength(1);
   });
 
-  it('erasure waits on the same advisory lock as the source sync', () => {
-    expect(SOURCE_SYNC_LOCK_CLASS).toBe(SCANNER_LOCK_CLASS);
+  it('erasure locks its sources under a first key no other advisory lock uses', () => {
+    expect(new Set([SOURCE_LOCK_CLASS, SCANNER_LOCK_CLASS, STREAM_LOCK_CLASS, STREAM_GAP_LOCK_CLASS]).size).toBe(4);
   });
 });

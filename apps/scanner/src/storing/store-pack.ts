@@ -5,6 +5,7 @@ import { routeAlertsJobs } from '@hashwatch/queues';
 import type { XPost } from '@hashwatch/x-api';
 import { candidateSources, matchPosts, postDedupeKey, toFeedItem, type Candidate, type Subscription } from '../matching/match-posts';
 import { recordEdits } from './record-edits';
+import { linkUnstoredPosts } from './link-unstored';
 import { recordScanSuccess, type SourceNoticeSettings } from '../notices/source-notices';
 import { SERVED_USER } from '../sources/sync-sources';
 import { upstreamShares } from './upstream-shares';
@@ -372,6 +373,10 @@ export async function storePack(client: pg.PoolClient, input: StorePackInput): P
     await client.query(MERGE_SOURCES, [column(merges, (m) => m.userId), column(merges, (m) => m.dedupeKey), column(merges, (m) => JSON.stringify(m.added))]);
     result.merged = merges.length;
   }
+
+  // Before the feed insert, which holds the feed clock until commit: the posts this batch leaves in no feed.
+  const held = new Set([...fresh.map((item) => item.xPostId), ...candidates.filter((c) => existing.has(itemKey(c.userId, postDedupeKey(c.post)))).map((c) => c.post.rootId)]);
+  await linkUnstoredPosts(client, candidates, held);
 
   const { inserted } = await insertFeedItems(client, fresh);
   result.inserted = inserted;

@@ -12,10 +12,15 @@ const SHARED_POST = '1990000000000000002';
 const UNSTORED_POST = '1990000000000000003';
 
 
-async function seedPost(pool: pg.Pool, id: string, text: string, author = 'someone'): Promise<void> {
+/**
+ * A stored post; `unstoredFor`: the sources that matched it when the scanner stored it in no feed (over a quota),
+ * which it records in x_post_sources (apps/scanner/src/storing/link-unstored.ts).
+ */
+async function seedPost(pool: pg.Pool, id: string, text: string, author = 'someone', unstoredFor: string[] = []): Promise<void> {
   await pool.query(
-    `INSERT INTO x_posts (id, author_id, author_username, author_name, text, posted_at) VALUES ($1, '42', $3, 'Some One', $2, now())`,
-    [id, text, author],
+    `WITH p AS (INSERT INTO x_posts (id, author_id, author_username, author_name, text, posted_at) VALUES ($1, '42', $3, 'Some One', $2, now()))
+     INSERT INTO x_post_sources (source_key, x_post_id) SELECT k, $1 FROM unnest($4::text[]) AS k`,
+    [id, text, author, unstoredFor],
   );
 }
 
@@ -45,7 +50,7 @@ describe('erasure of an account and of its sources', () => {
     await seedPost(pool(), SOLO_POST, `only a reads #${SOLO_TAG}`);
     await seedPost(pool(), SHARED_POST, `both read #${SHARED_TAG}`);
     // Matched for a but never stored in any feed (over its quota).
-    await seedPost(pool(), UNSTORED_POST, `over the quota`, HANDLE);
+    await seedPost(pool(), UNSTORED_POST, `over the quota`, HANDLE, [`user:${HANDLE}`]);
     const soloItem = await seedItem(pool(), a.accountId, SOLO_POST, SOLO_TAG);
     const aShared = await seedItem(pool(), a.accountId, SHARED_POST, SHARED_TAG);
     const bShared = await seedItem(pool(), b.accountId, SHARED_POST, SHARED_TAG);
@@ -137,9 +142,11 @@ describe('erasure of an account and of its sources', () => {
     await pool().query(
       `INSERT INTO source_cursors (source_key, not_before) VALUES ('tag:${SOLO_TAG}2', now()), ('tag:${SHARED_TAG}2', now()), ('user:${HANDLE}2', now())`,
     );
-    await seedPost(pool(), '1990000000000000011', `unstored #${SOLO_TAG}2`);
+    await seedPost(pool(), '1990000000000000011', `unstored #${SOLO_TAG}2`, 'someone', [`tag:${SOLO_TAG}2`]);
     await seedPost(pool(), '1990000000000000012', `stored #${SOLO_TAG}2`);
-    await seedPost(pool(), '1990000000000000013', 'unstored by the handle', `${HANDLE}2`);
+    await seedPost(pool(), '1990000000000000013', 'unstored by the handle', `${HANDLE}2`, [`user:${HANDLE}2`]);
+    // Matched by both tags and stored in no feed: the tag b still tracks keeps it.
+    await seedPost(pool(), '1990000000000000014', `unstored #${SOLO_TAG}2 #${SHARED_TAG}2`, 'someone', [`tag:${SOLO_TAG}2`, `tag:${SHARED_TAG}2`]);
     await seedItem(pool(), a.accountId, '1990000000000000012', `${SOLO_TAG}2`);
 
     await request(gw.app).delete(`/v1/tracks/${solo.body.id}`).set(a.auth).expect(200);
@@ -149,8 +156,34 @@ describe('erasure of an account and of its sources', () => {
     const { rows: cursors } = await pool().query<{ source_key: string }>(`SELECT source_key FROM source_cursors WHERE source_key LIKE '%2' ORDER BY 1`);
     expect(cursors.map((row) => row.source_key)).toEqual([`tag:${SHARED_TAG}2`]);
     const { rows: posts } = await pool().query<{ id: string }>(`SELECT id FROM x_posts WHERE id LIKE '199000000000000001%' ORDER BY 1`);
-    // The post a's feed still holds stays with its item.
-    expect(posts.map((row) => row.id)).toEqual(['1990000000000000012']);
+    // The post a's feed still holds stays with its item; the one a tag b tracks recorded stays with that tag.
+    expect(posts.map((row) => row.id)).toEqual(['1990000000000000012', '1990000000000000014']);
+    const { rows: links } = await pool().query<{ source_key: string; x_post_id: string }>(`SELECT source_key, x_post_id FROM x_post_sources ORDER BY 1, 2`);
+    expect(links).toEqual([{ source_key: `tag:${SHARED_TAG}2`, x_post_id: '1990000000000000014' }]);
     await request(gw.app).delete(`/v1/tracks/${solo.body.id}`).set(a.auth).expect(404);
+  });
+
+  it('a deletion held up on one source never holds up another tenant\'s deletion of another source', async () => {
+    const a = await gw.account('pro');
+    const b = await gw.account('pro');
+    const held = await request(gw.app).post('/v1/tracks').set(a.auth).send({ hashtag: 'heldsource' }).expect(201);
+    const other = await request(gw.app).post('/v1/tracks').set(b.auth).send({ hashtag: 'freesource' }).expect(201);
+    // Something holds a's track row (a scanner transaction storing for it, say): a's deletion takes its locks, then
+    // waits for that row.
+    const blocker = await pool().connect();
+    try {
+      await blocker.query('BEGIN');
+      await blocker.query('SELECT id FROM tracks WHERE id = $1 FOR UPDATE', [held.body.id]);
+      const waiting = request(gw.app).delete(`/v1/tracks/${held.body.id}`).set(a.auth).then((res) => res.status);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const started = Date.now();
+      await request(gw.app).delete(`/v1/tracks/${other.body.id}`).set(b.auth).expect(200);
+      expect(Date.now() - started).toBeLessThan(1_000);
+      await blocker.query('COMMIT');
+      expect(await waiting).toBe(200);
+    } finally {
+      await blocker.query('ROLLBACK').catch(() => undefined);
+      blocker.release();
+    }
   });
 });
