@@ -14,7 +14,8 @@ async function main(argv: readonly string[]): Promise<number> {
   try {
     const config = loadConfig();
     // The pool connects lazily, so commands that fail on their flags never touch the database.
-    db = createDatabase(config.DATABASE_URL, { max: 2, applicationName: 'hashwatch-admin' });
+    // No session bounds: an operator's command (a usage report over every account, a reseal) may run long on purpose.
+    db = createDatabase(config.DATABASE_URL, { max: 2, applicationName: 'hashwatch-admin', timeouts: false });
     const cipher = config.SECRETS_KEY ? createCipher(config.SECRETS_KEY, config.SECRETS_KEY_PREVIOUS) : undefined;
     const result = await runCommand(argv, { prisma: db.prisma, now: () => new Date(), cipher });
     process.stdout.write(`${JSON.stringify(result)}\n`);

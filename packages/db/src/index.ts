@@ -1,5 +1,6 @@
 export { createDatabase } from './database';
-export type { Database } from './database';
+export type { Database, DatabaseTimeouts } from './database';
+export { DEFAULT_DATABASE_TIMEOUTS } from './database';
 export { databaseTargetOf, isTransactionPooled, markTransactionPooled, openDatabase, openDatabases, statementName } from './pooling';
 export type { DatabaseTarget, Databases } from './pooling';
 export { migrate, seedPlans, listMigrations } from './migrate';

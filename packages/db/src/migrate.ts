@@ -35,6 +35,9 @@ export function listMigrations(prismaDir = PRISMA_DIR): { name: string; sql: str
 export async function migrate(pool: pg.Pool, prismaDir = PRISMA_DIR): Promise<MigrationResult> {
   const client = await pool.connect();
   try {
+    // A migration may rewrite a large table, and waits for the other migrators' lock: no session bound applies here
+    // (a no-transaction migration sets its own lock_timeout per statement). Back to the pool's bounds at the end.
+    await client.query('SET statement_timeout = 0; SET lock_timeout = 0');
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
     await client.query(`CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
       "id" VARCHAR(36) PRIMARY KEY NOT NULL,
@@ -90,6 +93,7 @@ export async function migrate(pool: pg.Pool, prismaDir = PRISMA_DIR): Promise<Mi
     return result;
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
+    await client.query('RESET statement_timeout; RESET lock_timeout').catch(() => undefined);
     client.release();
   }
 }
