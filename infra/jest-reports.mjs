@@ -18,6 +18,31 @@ function countTests(ws) {
   }
 }
 
+// jest's colour codes in an error message: ESC [ … m.
+const ANSI_COLOURS = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g');
+
+// Failed tests named under a row, at most this many (the rest counted), so a red run says what to look at.
+const MAX_NAMED_FAILURES = 10;
+
+/**
+ * The failures of a report, each `file › test name` (or `file: first line of its error` for a file that failed to
+ * run), with paths relative to the workspace.
+ */
+export function failureNames(ws, report) {
+  const names = [];
+  for (const file of report.testResults ?? []) {
+    const where = path.relative(ws.dir, file.name ?? '') || String(file.name);
+    const failedAssertions = (file.assertionResults ?? []).filter((result) => result.status === 'failed');
+    for (const result of failedAssertions) names.push(`${where} › ${result.fullName ?? result.title}`);
+    if (failedAssertions.length === 0 && file.status === 'failed') {
+      const firstLine = String(file.message ?? '').split('\n').map((line) => line.trim()).find((line) => line.length > 0) ?? 'failed to run';
+      names.push(`${where}: ${firstLine.replace(ANSI_COLOURS, '').slice(0, 200)}`);
+    }
+  }
+  if (names.length <= MAX_NAMED_FAILURES) return names;
+  return [...names.slice(0, MAX_NAMED_FAILURES), `… and ${names.length - MAX_NAMED_FAILURES} more`];
+}
+
 /** One workspace's row from its jest report, with the tests it passed and the failures it counts for. */
 function reportRow(ws, report) {
   const broken = report.numRuntimeErrorTestSuites ?? 0;
@@ -33,7 +58,7 @@ function reportRow(ws, report) {
   if (report.numFailedTests) parts.push(`${report.numFailedTests} failed`);
   if (broken) parts.push(`${broken} test file(s) failed to run`);
   if (report.numPendingTests) parts.push(`${report.numPendingTests} skipped`);
-  return { row: { ws, ok: failed === 0, text: parts.join(', ') }, failed };
+  return { row: { ws, ok: failed === 0, text: parts.join(', '), failures: failed > 0 ? failureNames(ws, report) : [] }, failed };
 }
 
 /**

@@ -111,6 +111,7 @@ function printRows(rows) {
   const width = Math.max(...rows.map((row) => row.ws.name.length));
   for (const row of rows) {
     process.stdout.write(`${row.ok ? paint('32', '  ok  ') : paint('31', '  FAIL')} ${row.ws.name.padEnd(width)}  ${row.text}\n`);
+    for (const failure of row.failures ?? []) process.stdout.write(`         ✕ ${failure}\n`);
   }
 }
 
