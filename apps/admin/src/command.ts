@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { SecurityChange } from '@hashwatch/accounts';
 import type { PrismaClient } from '@hashwatch/db';
 import type { Cipher } from '@hashwatch/secrets';
 
@@ -8,6 +9,11 @@ export interface CommandDeps {
   now: () => Date;
   /** From SECRETS_KEY (and SECRETS_KEY_PREVIOUS); absent when SECRETS_KEY is not set. */
   cipher?: Cipher;
+  /**
+   * Mails the account's address of a security change a command made (CONTRACT 4), when SMTP_URL is set; absent
+   * without it. Never throws: a mail that cannot be sent is reported on stderr, and the command still succeeded.
+   */
+  notify?: (accountId: string, change: SecurityChange) => Promise<void>;
 }
 
 /** The one JSON object a command prints on stdout. */

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { authenticateApiKey } from '@hashwatch/accounts';
-import { useTestEnvironment } from '@hashwatch/testing';
+import { startMailReceiver, useTestEnvironment, waitFor, type MailReceiver } from '@hashwatch/testing';
 
 const adminDir = path.join(__dirname, '..');
 const repoDir = path.join(adminDir, '../..');
@@ -69,5 +69,40 @@ describe('admin CLI process', () => {
     const run = await spawn(npm, ['run', '--silent', 'admin', '-w', '@hashwatch/admin', '--', 'plan:list'], repoDir, { DATABASE_URL: env.database.url });
     expect(run).toMatchObject({ exitCode: 0 });
     expect(JSON.parse(run.stdout)).toMatchObject({ data: [expect.objectContaining({ id: 'starter' }), expect.anything(), expect.anything()] });
+  });
+
+  describe('with SMTP_URL', () => {
+    let receiver: MailReceiver;
+    beforeAll(async () => {
+      receiver = await startMailReceiver();
+    });
+    afterAll(() => receiver.close());
+
+    it('mails the account of a change an operator made (2FA reset, key), and still only prints its JSON', async () => {
+      const created = JSON.parse((await cli(['account:create', '--email', 'mailed@example.com', '--plan', 'pro'])).stdout) as { account_id: string };
+      const smtp = { SMTP_URL: receiver.url, PUBLIC_URL: 'https://watch.example.com' };
+      const reset = await cli(['account:2fa-reset', '--account', created.account_id], smtp);
+      expect(reset).toMatchObject({ exitCode: 0, stderr: '' });
+      expect(JSON.parse(reset.stdout)).toEqual({ account_id: created.account_id, two_factor_enabled: false });
+      expect((await cli(['apikey:regenerate', '--account', created.account_id], smtp)).exitCode).toBe(0);
+      await waitFor(async () => receiver.mails.length >= 2, 10_000, 'two security mails');
+      expect(receiver.mails.map((mail) => [mail.to, mail.subject])).toEqual([
+        [['mailed@example.com'], 'Two-factor authentication was turned off for your Hashwatch account'],
+        [['mailed@example.com'], 'Your Hashwatch API key was regenerated'],
+      ]);
+      for (const mail of receiver.mails) {
+        expect(mail.text).toContain('An operator of this Hashwatch made this change.');
+        expect(mail.text).toContain('https://watch.example.com/forgot-password');
+      }
+    }, 120_000);
+
+    it('still succeeds when the mail cannot be sent, with one warning line on stderr', async () => {
+      const created = JSON.parse((await cli(['account:create', '--email', 'unmailed@example.com', '--plan', 'pro'])).stdout) as { account_id: string };
+      const run = await cli(['account:2fa-reset', '--account', created.account_id], { SMTP_URL: 'smtp://127.0.0.1:1' });
+      expect(run.exitCode).toBe(0);
+      expect(JSON.parse(run.stdout)).toEqual({ account_id: created.account_id, two_factor_enabled: false });
+      expect(run.stderr.trim().split('\n')).toHaveLength(1);
+      expect(JSON.parse(run.stderr)).toEqual({ warning: expect.stringMatching(/^the mail telling the account of this change was not sent/) });
+    });
   });
 });

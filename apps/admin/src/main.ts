@@ -1,23 +1,41 @@
-import { loadConfig } from '@hashwatch/config';
+import { z } from 'zod';
+import { configSchema, loadConfig } from '@hashwatch/config';
 import { createDatabase, type Database } from '@hashwatch/db';
+import { mailConfig } from '@hashwatch/mail';
 import { createCipher } from '@hashwatch/secrets';
 import { runCommand } from './run-command';
+import { createSecurityNotifier } from './security-mail';
 import { toAppError } from './to-app-error';
+
+// SMTP_URL, MAIL_FROM and PUBLIC_URL as the gateway reads them: a change an operator makes is mailed like the owner's.
+const adminConfigSchema = configSchema.extend({
+  ...mailConfig,
+  PUBLIC_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL, e.g. https://watch.example.com' }).default('http://localhost:3000'),
+});
 
 /**
  * Composition root of the admin CLI: one command in, one JSON object out. Success prints the result on
  * stdout and exits 0; failure prints {"error":{"code","message"}} on stderr and exits 1. Nothing else
- * is written to either stream.
+ * is written to either stream, but for one `{"warning"}` line on stderr when a security mail could not be sent.
  */
 async function main(argv: readonly string[]): Promise<number> {
   let db: Database | undefined;
   try {
-    const config = loadConfig();
+    const config = loadConfig(adminConfigSchema);
     // The pool connects lazily, so commands that fail on their flags never touch the database.
     // No session bounds: an operator's command (a usage report over every account, a reseal) may run long on purpose.
     db = createDatabase(config.DATABASE_URL, { max: 2, applicationName: 'hashwatch-admin', timeouts: false });
     const cipher = config.SECRETS_KEY ? createCipher(config.SECRETS_KEY, config.SECRETS_KEY_PREVIOUS) : undefined;
-    const result = await runCommand(argv, { prisma: db.prisma, now: () => new Date(), cipher });
+    const notify = config.SMTP_URL
+      ? createSecurityNotifier({
+          prisma: db.prisma,
+          smtpUrl: config.SMTP_URL,
+          from: config.MAIL_FROM,
+          publicUrl: config.PUBLIC_URL,
+          warn: (message) => process.stderr.write(`${JSON.stringify({ warning: message })}\n`),
+        })
+      : undefined;
+    const result = await runCommand(argv, { prisma: db.prisma, now: () => new Date(), cipher, ...(notify ? { notify } : {}) });
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return 0;
   } catch (error) {

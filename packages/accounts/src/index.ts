@@ -6,3 +6,5 @@ export { issueApiKey, authenticateApiKey } from './api-keys';
 export type { AuthenticatedKey } from './api-keys';
 export { setSubscription, subscriptionProblem, subscriptionStatusSchema } from './subscriptions';
 export type { SubscriptionState } from './subscriptions';
+export { securityChangeMail } from './security-notice';
+export type { SecurityChange } from './security-notice';

@@ -13,3 +13,5 @@ export type { TestRedisTarget } from './redis-target';
 export { keySlot } from './key-slot';
 export { rowsHolding } from './rows-holding';
 export type { HeldRow } from './rows-holding';
+export { startMailReceiver } from './mail-receiver';
+export type { MailReceiver, ReceivedMail } from './mail-receiver';

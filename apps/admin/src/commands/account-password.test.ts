@@ -1,6 +1,7 @@
 import { verifyPassword } from '@hashwatch/secrets';
-import { useTestEnvironment } from '@hashwatch/testing';
+import { startMailReceiver, useTestEnvironment, waitFor } from '@hashwatch/testing';
 import { runCommand } from '../run-command';
+import { createSecurityNotifier } from '../security-mail';
 
 describe('account:password', () => {
   const env = useTestEnvironment();
@@ -33,5 +34,21 @@ describe('account:password', () => {
     });
     expect((await prisma().user.findUniqueOrThrow({ where: { id: String(created.account_id) } })).passwordHash).toBeNull();
     await expect(run('account:password', '--account', 'usr_missing', '--password', 'long enough password')).rejects.toMatchObject({ code: 'not_found' });
+  });
+
+  it('mails the account that an operator changed its password, when SMTP_URL is set', async () => {
+    const receiver = await startMailReceiver();
+    try {
+      const created = await run('account:create', '--email', 'demo-pw3@example.com', '--plan', 'pro');
+      const warnings: string[] = [];
+      const notify = createSecurityNotifier({ prisma: prisma(), smtpUrl: receiver.url, from: 'Hashwatch <no-reply@example.com>', publicUrl: 'https://watch.example.com', warn: (m) => warnings.push(m) });
+      await runCommand(['account:password', '--account', String(created.account_id), '--password', 'an operator set this one'], { prisma: prisma(), now: () => new Date(), notify });
+      await waitFor(async () => receiver.mails.length >= 1, 10_000, 'the password mail');
+      expect(receiver.mails[0]).toMatchObject({ to: ['demo-pw3@example.com'], subject: 'Your Hashwatch password was changed' });
+      expect(receiver.mails[0]?.text).not.toContain('an operator set this one');
+      expect(warnings).toEqual([]);
+    } finally {
+      await receiver.close();
+    }
   });
 });

@@ -11,7 +11,7 @@ export const accountPassword = defineCommand({
     account: accountFlag,
     password: z.string({ error: () => 'is required' }).min(12, 'must be 12 to 200 characters').max(200, 'must be 12 to 200 characters'),
   }),
-  async run(input, { prisma, now }) {
+  async run(input, { prisma, now, notify }) {
     await requireAccount(prisma, input.account);
     const passwordHash = await hashPassword(input.password);
     // As a password change through the API: the sessions signed in with the old password end, and so do the
@@ -22,6 +22,7 @@ export const accountPassword = defineCommand({
       prisma.loginChallenge.deleteMany({ where: { userId: input.account } }),
       prisma.passwordReset.deleteMany({ where: { userId: input.account } }),
     ]);
+    await notify?.(input.account, { kind: 'password_changed', byOperator: true });
     return { account_id: input.account, sessions_ended: ended.count };
   },
 });

@@ -8,8 +8,10 @@ export const apikeyRegenerate = defineCommand({
   usage: 'apikey:regenerate --account ID',
   description: "issues a new API key for the account and revokes its old ones at once",
   flags: z.strictObject({ account: accountFlag }),
-  async run(input, { prisma, now }) {
+  async run(input, { prisma, now, notify }) {
     await requireAccount(prisma, input.account);
-    return { api_key: await issueApiKey(prisma, input.account, now()) };
+    const apiKey = await issueApiKey(prisma, input.account, now());
+    await notify?.(input.account, { kind: 'api_key_regenerated', byOperator: true });
+    return { api_key: apiKey };
   },
 });

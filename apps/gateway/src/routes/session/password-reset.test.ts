@@ -1,7 +1,8 @@
 import { hashPassword } from '@hashwatch/secrets';
 import { waitFor } from '@hashwatch/testing';
 import { request, useGateway } from '../../test-support/gateway-harness';
-import { mailingSelfService, startMailReceiver, type MailReceiver } from '../../test-support/mail-receiver';
+import { startMailReceiver, type MailReceiver } from '@hashwatch/testing';
+import { mailingSelfService } from '../../test-support/mail-receiver';
 
 const PASSWORD = 'correct horse battery staple';
 const NEW_PASSWORD = 'a brand new passphrase';

@@ -1,6 +1,7 @@
 import { waitFor } from '@hashwatch/testing';
 import { codeAt, request, sessionCookieOf, useGateway } from '../../test-support/gateway-harness';
-import { mailingSelfService, startMailReceiver, type MailReceiver } from '../../test-support/mail-receiver';
+import { startMailReceiver, type MailReceiver } from '@hashwatch/testing';
+import { mailingSelfService } from '../../test-support/mail-receiver';
 
 const PASSWORD = 'correct horse battery staple';
 const STEP = 30_000;
