@@ -171,6 +171,38 @@ describe('createSender', () => {
       }
     });
 
+    it('gives up on a target that takes the connection and sends no headers once the first-byte deadline passes', async () => {
+      const quick = createSender({ allowPrivateNetworks: true, timeoutMs: 5_000, firstByteTimeoutMs: 300 });
+      const silent = await startLocalServer(() => new Promise(() => undefined));
+      const started = Date.now();
+      try {
+        expect(await quick.send(post(`${silent.origin}/hook`))).toEqual({ failure: 'timeout', reason: 'no answer within 300 ms' });
+        expect(Date.now() - started).toBeLessThan(1_500);
+      } finally {
+        quick.close();
+        await silent.close();
+      }
+    });
+
+    it('reads a body past the first-byte deadline when the headers came in time, within the whole deadline', async () => {
+      const quick = createSender({ allowPrivateNetworks: true, timeoutMs: 5_000, firstByteTimeoutMs: 300 });
+      const slowBody = createServer((_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        res.write('a');
+        const timer = setTimeout(() => res.end('b'), 600);
+        res.on('close', () => clearTimeout(timer));
+      });
+      await new Promise<void>((resolve) => slowBody.listen(0, '127.0.0.1', resolve));
+      try {
+        const { port: slow } = slowBody.address() as AddressInfo;
+        expect(await quick.send(post(`http://127.0.0.1:${slow}/hook`))).toMatchObject({ status: 200, body: 'ab' });
+      } finally {
+        quick.close();
+        slowBody.closeAllConnections();
+        await new Promise((resolve) => slowBody.close(resolve));
+      }
+    });
+
     it('reads at most 64 KiB of an answer and keeps its status', async () => {
       const huge = await startLocalServer(() => ({ status: 400, body: 'e'.repeat(1024 * 1024) }));
       try {

@@ -9,6 +9,12 @@ export interface SenderOptions {
   allowPrivateNetworks: boolean;
   /** Deadline for the whole request: DNS, connect, TLS, sending, and reading the answer. */
   timeoutMs: number;
+  /**
+   * Deadline for the answer's status line and headers, counted from the start of the request. Shorter than
+   * `timeoutMs`, so a target that takes the connection and never answers (a tarpit) holds a send only this
+   * long, while a slow body still has the whole `timeoutMs`. Default: `timeoutMs`.
+   */
+  firstByteTimeoutMs?: number;
   /** DNS resolver; every address it returns is checked before connecting. Default: the system resolver. */
   lookup?: LookupFunction;
   /** Bytes of the answer kept; the rest is never read. Default 64 KiB. */
@@ -38,7 +44,9 @@ function refused(reason: string): SendFailure {
 const FILTERED = /DNS lookup (\S+?)\(family:[^)]*\) is not allowed\. Because,? (.*)$/s;
 
 /** Maps any error to a reason built from codes only: axios errors carry the URL, which may hold a token. */
-function classify(error: unknown, timedOut: boolean, timeoutMs: number): SendFailure {
+function classify(error: unknown, timedOut: 'first-byte' | 'total' | false, timeouts: { firstByteMs: number; totalMs: number }): SendFailure {
+  if (timedOut === 'first-byte') return { failure: 'timeout', reason: `no answer within ${timeouts.firstByteMs} ms` };
+  const timeoutMs = timeouts.totalMs;
   if (timedOut) return { failure: 'timeout', reason: `no complete answer within ${timeoutMs} ms` };
   const message = error instanceof Error ? error.message : '';
   const filtered = FILTERED.exec(message);
@@ -95,6 +103,7 @@ async function readCapped(stream: Readable, maxBytes: number): Promise<string> {
  */
 export function createSender(options: SenderOptions): Sender {
   const maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  const timeouts = { firstByteMs: Math.min(options.firstByteTimeoutMs ?? options.timeoutMs, options.timeoutMs), totalMs: options.timeoutMs };
   const agentOptions = {
     // Connections are kept and reused per host: alerts to one webhook come in runs, and a new TCP (and TLS)
     // handshake per alert would cost more than the alert. The address filter runs when a connection is made,
@@ -137,13 +146,20 @@ export function createSender(options: SenderOptions): Sender {
       }
 
       const controller = new AbortController();
-      let timedOut = false;
+      let timedOut: 'first-byte' | 'total' | false = false;
       let stream: Readable | undefined;
       const timer = setTimeout(() => {
-        timedOut = true;
+        timedOut = 'total';
         controller.abort();
         stream?.destroy();
-      }, options.timeoutMs);
+      }, timeouts.totalMs);
+      const firstByteTimer =
+        timeouts.firstByteMs < timeouts.totalMs
+          ? setTimeout(() => {
+              timedOut = 'first-byte';
+              controller.abort();
+            }, timeouts.firstByteMs)
+          : undefined;
       try {
         const response = await client.request<Readable>({
           url: request.url,
@@ -152,6 +168,7 @@ export function createSender(options: SenderOptions): Sender {
           data: Buffer.from(request.body, 'utf8'),
           signal: controller.signal,
         });
+        clearTimeout(firstByteTimer);
         stream = response.data;
         if (timedOut) {
           stream.destroy();
@@ -161,9 +178,10 @@ export function createSender(options: SenderOptions): Sender {
         if (timedOut) throw new Error('deadline passed');
         return { status: response.status, headers: plainHeaders(response.headers), body };
       } catch (error) {
-        return classify(error, timedOut, options.timeoutMs);
+        return classify(error, timedOut, timeouts);
       } finally {
         clearTimeout(timer);
+        clearTimeout(firstByteTimer);
       }
     },
     close() {

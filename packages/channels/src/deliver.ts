@@ -7,6 +7,7 @@ import {
   type DeliveryOutcome,
   type MessageForm,
   type RequestMeta,
+  type SendFailure,
   type SendResult,
 } from './channel-adapter';
 import { adapterFor } from './channel-adapters';
@@ -16,6 +17,8 @@ export interface DeliveryAttempt {
   outcome: DeliveryOutcome;
   /** The target's HTTP status on the last request, or null when none answered. */
   status: number | null;
+  /** Why no answer came (a time-out, a network error, a refusal before connecting), when none did. */
+  failure?: SendFailure['failure'];
 }
 
 function statusOf(result: SendResult): number | null {
@@ -57,6 +60,6 @@ export async function deliver<K extends ChannelKind>(
     }
     const final: DeliveryOutcome =
       outcome.outcome === 'retry-plain' || outcome.outcome === 'retry-without-media' ? { outcome: 'permanent', reason: outcome.reason } : outcome;
-    return { outcome: final, status: statusOf(result) };
+    return { outcome: final, status: statusOf(result), ...(isSendFailure(result) ? { failure: result.failure } : {}) };
   }
 }

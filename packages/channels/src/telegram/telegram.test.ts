@@ -359,7 +359,7 @@ describe('telegram channel', () => {
     const closed = await startLocalServer(() => ({ status: 200 }));
     await closed.close();
     const attempt = await deliver(hashtagAlert, target({ telegramBaseUrl: closed.origin }), meta, sender);
-    expect(attempt).toEqual({ outcome: { outcome: 'retry', reason: 'the destination refused the connection' }, status: null });
+    expect(attempt).toEqual({ outcome: { outcome: 'retry', reason: 'the destination refused the connection' }, status: null, failure: 'network' });
   });
 
   it('refuses a malformed token that could change the request path', () => {
