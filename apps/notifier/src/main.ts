@@ -14,7 +14,10 @@ const DEFAULT_HEALTH_PORT = 4003;
 const notifierConfig = configSchema.extend({
   SECRETS_KEY: requiredSecretsKey,
   NOTIFIER_SEND_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  // At most NOTIFIER_SEND_TIMEOUT_MS: the sender takes the smaller of the two.
+  NOTIFIER_SEND_FIRST_BYTE_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
   NOTIFIER_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(50),
+  NOTIFIER_MAX_SENDS_PER_ACCOUNT: z.coerce.number().int().min(1).max(1_000).default(10),
   // CONTRACT 8: a channel failing with transient errors for 1 h raises channel_failing; a webhook failing for 24 h is
   // switched off with channel_disabled. Shorter spans are for tests and staging.
   NOTIFIER_CHANNEL_FAILING_AFTER_SECONDS: z.coerce.number().int().min(1).max(7 * 86_400).default(3_600),
@@ -36,7 +39,11 @@ async function main(): Promise<void> {
   shutdown.onShutdown('database', () => db.close());
   const redis = connectWorkerQueues(redisTargetOf(config), { app: 'notifier', prefix: config.QUEUE_PREFIX, logger });
   shutdown.onShutdown('redis', () => redis.close());
-  const sender = createSender({ allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS, timeoutMs: config.NOTIFIER_SEND_TIMEOUT_MS });
+  const sender = createSender({
+    allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+    timeoutMs: config.NOTIFIER_SEND_TIMEOUT_MS,
+    firstByteTimeoutMs: config.NOTIFIER_SEND_FIRST_BYTE_TIMEOUT_MS,
+  });
   shutdown.onShutdown('sender', () => sender.close());
 
   // Schedulers are upserted at start, and the producer connection refuses commands until it is connected.
@@ -54,6 +61,7 @@ async function main(): Promise<void> {
       sendTimeoutMs: config.NOTIFIER_SEND_TIMEOUT_MS,
       concurrency: config.NOTIFIER_CONCURRENCY,
       localDrains: config.NOTIFIER_CONCURRENCY,
+      maxSendsPerAccount: config.NOTIFIER_MAX_SENDS_PER_ACCOUNT,
       channelFailingAfterMs: config.NOTIFIER_CHANNEL_FAILING_AFTER_SECONDS * 1000,
       channelDisableAfterMs: config.NOTIFIER_CHANNEL_DISABLE_AFTER_SECONDS * 1000,
       alertMaxAgeMs: config.ALERT_MAX_AGE_SECONDS * 1000,
@@ -75,6 +83,8 @@ async function main(): Promise<void> {
     healthPort: health.port,
     concurrency: notifier.options.concurrency,
     sendTimeoutMs: notifier.options.sendTimeoutMs,
+    sendFirstByteTimeoutMs: Math.min(config.NOTIFIER_SEND_FIRST_BYTE_TIMEOUT_MS, config.NOTIFIER_SEND_TIMEOUT_MS),
+    maxSendsPerAccount: notifier.options.maxSendsPerAccount,
     alertMaxAgeSeconds: notifier.options.alertMaxAgeMs / 1000,
   });
 }

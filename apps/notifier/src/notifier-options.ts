@@ -39,6 +39,18 @@ export const DEFAULT_PACE: PaceRules = {
 export interface NotifierOptions {
   /** Deadline of one HTTP send, connect to last byte. */
   sendTimeoutMs: number;
+  /**
+   * Sends one account may have in flight at once in one replica. An account whose sends are all slow (tarpits)
+   * holds at most this many of the replica's `concurrency` slots; its further deliveries wait `accountBusyWaitMs`.
+   */
+  maxSendsPerAccount: number;
+  /** How long a channel whose account is at `maxSendsPerAccount` waits before it is drained again. */
+  accountBusyWaitMs: number;
+  /** Consecutive time-outs of one destination that open its circuit (nothing is sent to it while open). */
+  circuitTimeouts: number;
+  /** How long the circuit stays open the first time; doubled for each further time-out, up to `circuitMaxOpenMs`. */
+  circuitOpenMs: number;
+  circuitMaxOpenMs: number;
   /** Jobs one replica runs at once (routing and drains each). Drains are I/O-bound and short. */
   concurrency: number;
   /** First retry delay after a transient failure; doubles per attempt up to `maxBackoffMs`, with jitter. */
@@ -90,6 +102,11 @@ export interface NotifierOptions {
 export function resolveNotifierOptions(overrides: Partial<NotifierOptions> = {}): NotifierOptions {
   return {
     sendTimeoutMs: 10_000,
+    maxSendsPerAccount: 10,
+    accountBusyWaitMs: 1_000,
+    circuitTimeouts: 3,
+    circuitOpenMs: 30_000,
+    circuitMaxOpenMs: 10 * 60_000,
     concurrency: 50,
     backoffBaseMs: 5_000,
     maxBackoffMs: 60 * 60_000,

@@ -4,6 +4,7 @@ import type { Logger } from '@hashwatch/logger';
 import { relayOutboxUntilEmpty } from '@hashwatch/outbox';
 import { cadenceSchedulerId, defineWorker, duplicateConnection, untilReady, upsertScheduler, type Queues, type RedisClient } from '@hashwatch/queues';
 import type { Cipher } from '@hashwatch/secrets';
+import { createAccountSends } from './delivery/account-sends';
 import { startDeliverySweeper } from './delivery/delivery-sweeper';
 import { createDeliveredWriter } from './delivery/delivery-store';
 import { createDestinationPace } from './delivery/destination-pace';
@@ -117,6 +118,7 @@ function createDrains(deps: NotifierDeps, redis: RedisClient, options: NotifierO
     pool,
     redis,
     pace: createDestinationPace(redis),
+    accountSends: createAccountSends(options.maxSendsPerAccount),
     drains,
     cipher: deps.cipher,
     sender: deps.sender,

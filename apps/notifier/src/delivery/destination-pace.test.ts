@@ -73,4 +73,21 @@ describe('destination pace', () => {
     await pace.block(other, 1_000);
     expect(await pace.reserve(other)).toBeGreaterThan(25_000);
   });
+
+  it('opens the circuit of a destination after consecutive time-outs, longer each time, and an answer starts the count again', async () => {
+    const pace = createDestinationPace(redis);
+    const destination = destinationOf(webhook('json', 'https://example.com/tarpit'), DEFAULT_PACE, env.queuePrefix);
+    const rule = { timeouts: 3, openMs: 10_000, maxOpenMs: 25_000 };
+
+    expect([await pace.timedOut(destination, rule), await pace.timedOut(destination, rule)]).toEqual([0, 0]);
+    expect(await pace.reserve(destination)).toBe(0);
+    expect(await pace.timedOut(destination, rule)).toBe(10_000);
+    expect(await pace.reserve(destination)).toBeGreaterThan(9_000);
+    // The probe after the opening timed out too: open twice as long, up to the longest opening.
+    expect(await pace.timedOut(destination, rule)).toBe(20_000);
+    expect(await pace.timedOut(destination, rule)).toBe(25_000);
+
+    await pace.answered(destination);
+    expect(await pace.timedOut(destination, rule)).toBe(0);
+  });
 });

@@ -11,8 +11,10 @@ export interface PaceBucket {
 
 /** Where a channel's messages land, as far as the platform's limits are concerned. */
 export interface Destination {
-  /** Set while the destination asked us to wait (429 retry_after) or is failing. */
+  /** Set while the destination asked us to wait (429 retry_after), is failing, or its circuit is open. */
   blockKey: string;
+  /** Consecutive time-outs of the destination, for its circuit (same hash tag as the block key). */
+  timeoutsKey: string;
   buckets: PaceBucket[];
 }
 
@@ -41,10 +43,10 @@ export function destinationOf(channel: ChannelConfig, rules: PaceRules, prefix: 
       ...(group ? rules.telegramGroup.map((rule, i) => ({ key: `${chatKey}:g${i}`, rule })) : []),
       ...rules.telegramBot.map((rule, i) => ({ key: `${base}:telegram-bot:${bot}:b${i}`, rule })),
     ];
-    return { blockKey: `${chatKey}:block`, buckets };
+    return { blockKey: `${chatKey}:block`, timeoutsKey: `${chatKey}:timeouts`, buckets };
   }
   const destKey = `${base}:${channel.kind}:{${hash(channel.url)}}`;
-  return { blockKey: `${destKey}:block`, buckets: rules[channel.kind].map((rule, i) => ({ key: `${destKey}:${i}`, rule })) };
+  return { blockKey: `${destKey}:block`, timeoutsKey: `${destKey}:timeouts`, buckets: rules[channel.kind].map((rule, i) => ({ key: `${destKey}:${i}`, rule })) };
 }
 
 // KEYS[1]: block key; KEYS[2..]: one list per rule holding the send times of the last `limit` messages,
@@ -84,9 +86,37 @@ local current = tonumber(redis.call('GET', KEYS[1]) or '0')
 if untilMs > current then redis.call('SET', KEYS[1], untilMs, 'PX', tonumber(ARGV[1])) end
 return untilMs`;
 
+// KEYS[1]: block key, KEYS[2]: the destination's consecutive time-outs. ARGV: threshold, first open time, longest
+// open time. Counts one more time-out; from the threshold on, opens the circuit (extends the block, never shortens
+// it) for the first open time doubled per time-out past the threshold, capped. The count lives as long as the
+// longest opening twice over, so the probe that times out after an opening counts on from where it was.
+// Answers how long the circuit opened, or 0.
+const TRIP = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local threshold = tonumber(ARGV[1])
+local openMs = tonumber(ARGV[2])
+local maxMs = tonumber(ARGV[3])
+local count = redis.call('INCR', KEYS[2])
+redis.call('PEXPIRE', KEYS[2], maxMs * 2)
+if count < threshold then return 0 end
+local open = math.min(maxMs, openMs * 2 ^ math.min(count - threshold, 30))
+local untilMs = now + open
+local current = tonumber(redis.call('GET', KEYS[1]) or '0')
+if untilMs > current then redis.call('SET', KEYS[1], untilMs, 'PX', open) end
+return open`;
+
+/** When a destination's circuit opens: after `timeouts` consecutive time-outs, for `openMs` doubling up to `maxOpenMs`. */
+export interface CircuitRule {
+  timeouts: number;
+  openMs: number;
+  maxOpenMs: number;
+}
+
 interface PaceCommands {
   hwPaceReserve(numKeys: number, ...args: (string | number)[]): Promise<number>;
   hwPaceBlock(key: string, ms: number): Promise<number>;
+  hwPaceTrip(blockKey: string, timeoutsKey: string, threshold: number, openMs: number, maxOpenMs: number): Promise<number>;
 }
 
 /** Per-destination pacing shared by every replica through Redis (a sliding window per rule). */
@@ -95,6 +125,14 @@ export interface DestinationPace {
   reserve(destination: Destination): Promise<number>;
   /** Nothing is sent to the destination for `ms` (a 429's retry_after, a failure pause). */
   block(destination: Destination, ms: number): Promise<void>;
+  /**
+   * Counts a send to the destination that timed out. After `rule.timeouts` in a row its circuit opens: nothing is
+   * sent to it (on any replica: the block is in Redis) for the answered milliseconds, then one send probes it.
+   * Answers 0 while the circuit stays closed.
+   */
+  timedOut(destination: Destination, rule: CircuitRule): Promise<number>;
+  /** The destination answered: its time-outs start again from none. */
+  answered(destination: Destination): Promise<void>;
 }
 
 export function createDestinationPace(redis: RedisClient): DestinationPace {
@@ -102,6 +140,7 @@ export function createDestinationPace(redis: RedisClient): DestinationPace {
   if (typeof commands.hwPaceReserve !== 'function') {
     redis.defineCommand('hwPaceReserve', { lua: RESERVE });
     redis.defineCommand('hwPaceBlock', { numberOfKeys: 1, lua: BLOCK });
+    redis.defineCommand('hwPaceTrip', { numberOfKeys: 2, lua: TRIP });
   }
   return {
     async reserve(destination) {
@@ -112,6 +151,12 @@ export function createDestinationPace(redis: RedisClient): DestinationPace {
     async block(destination, ms) {
       if (ms <= 0) return;
       await commands.hwPaceBlock(destination.blockKey, Math.ceil(ms));
+    },
+    async timedOut(destination, rule) {
+      return Number(await commands.hwPaceTrip(destination.blockKey, destination.timeoutsKey, rule.timeouts, rule.openMs, rule.maxOpenMs));
+    },
+    async answered(destination) {
+      await redis.del(destination.timeoutsKey);
     },
   };
 }

@@ -5,6 +5,7 @@ import type { Logger } from '@hashwatch/logger';
 import type { Cipher } from '@hashwatch/secrets';
 import { leaseStallMs, type NotifierOptions } from '../notifier-options';
 import type { NotifierMetrics } from '../notifier-metrics';
+import type { AccountSends } from './account-sends';
 import type { DeliveredWriter } from './delivery-store';
 import type { DestinationPace } from './destination-pace';
 import { acquireDrainLease, drainKeys, type DrainLease } from './drain-lease';
@@ -16,6 +17,8 @@ export interface DrainDeps {
   /** Leases, pace buckets and digest state; a connection that fails fast while Redis is away. */
   redis: RedisClient;
   pace: DestinationPace;
+  /** This replica's sends in flight per account (capped at `options.maxSendsPerAccount`). */
+  accountSends: AccountSends;
   drains: DrainScheduler;
   cipher: Cipher;
   sender: Sender;
@@ -36,7 +39,7 @@ export type DrainResult =
   | { kind: 'busy' }
   /** Nothing due. Deliveries waiting for a retry are woken by the sweeper when they fall due. */
   | { kind: 'idle' }
-  /** The destination must not get anything for `waitMs` (pace, retry_after, failure pause). */
+  /** The destination must not get anything for `waitMs` (pace, retry_after, failure pause, open circuit), or the account is at its sends in flight. */
   | { kind: 'paced'; waitMs: number }
   /** The run used its share (sends or time); more is due at once, after other channels had their turn. */
   | { kind: 'yield' }

@@ -7,6 +7,7 @@ import { routeAlerts } from '../routing/route-alert.job';
 import { cipher, deliveriesOf, FAST, jsonChannel, post, quietLogger, sleep, storeFeedItems } from '../test-support/notifier-fixture';
 import type { Receiver } from '../test-support/receiver';
 import { createDestinationPace, type DestinationPace } from './destination-pace';
+import { createAccountSends } from './account-sends';
 import { drainChannel, type DrainDeps } from './drain-channel.job';
 import { createDrainScheduler } from './drain-scheduler';
 
@@ -36,6 +37,7 @@ describe('drain-channel', () => {
       pool: pool(),
       redis,
       pace,
+      accountSends: createAccountSends(resolveNotifierOptions(FAST).maxSendsPerAccount),
       drains: createDrainScheduler(queues, redis),
       cipher,
       sender,
@@ -69,6 +71,8 @@ describe('drain-channel', () => {
         return pace.reserve(destination);
       },
       block: (destination, ms) => pace.block(destination, ms),
+      timedOut: (destination, rule) => pace.timedOut(destination, rule),
+      answered: (destination) => pace.answered(destination),
     };
     return { pace: stalling, reached, resume };
   }
@@ -138,6 +142,8 @@ describe('drain-channel', () => {
         return pace.reserve(destination);
       },
       block: (destination, ms) => pace.block(destination, ms),
+      timedOut: (destination, rule) => pace.timedOut(destination, rule),
+      answered: (destination) => pace.answered(destination),
     };
 
     await expect(drainChannel(drainDeps(failingPace, channelId), channelId, log)).rejects.toThrow('Connection is closed.');

@@ -1,17 +1,16 @@
-import { ChannelConfigError, deliver, takesDigests, type ChannelConfig, type ChannelMessage, type DeliveryAttempt, type Sender } from '@hashwatch/channels';
+import { takesDigests, type ChannelConfig, type DeliveryAttempt } from '@hashwatch/channels';
 import type { Logger } from '@hashwatch/logger';
 import { leaseStallMs } from '../notifier-options';
-import { matchingSource } from '../routing/channel-routing';
-import { alertFor } from './alert-message';
 import { noticeRefusedSend, recordChannelFailure, recordChannelSuccess, refuseChannel, REFUSED_STATUSES } from '../health/channel-health';
-import { migrateChat, routingChannel, type ChannelRow } from './channel-store';
-import { claimNext, digestIdFor, failPending, markDelivered, markFailed, markNoticeDelivered, markRetry, releaseClaim, reviveRetries, type ClaimedDelivery, type ClaimedNotice, type DeliveredMark } from './delivery-store';
+import { migrateChat, type ChannelRow } from './channel-store';
+import { claimNext, failPending, markDelivered, markFailed, markNoticeDelivered, markRetry, releaseClaim, reviveRetries, type ClaimedDelivery, type ClaimedNotice, type DeliveredMark } from './delivery-store';
 import { destinationOf, type Destination } from './destination-pace';
-import { noticeMessages, type ClaimedIds, type Outgoing } from './outgoing';
+import { alertMessages, noticeMessages, type ClaimedIds, type Outgoing } from './outgoing';
 import type { DrainDeps, RunResult } from './drain-channel.job';
 import { drainKeys, type DrainLease } from './drain-lease';
 import { skipUnsendable } from './late-alerts';
 import { retryDelayMs } from './retry-delay';
+import { sendAttempt } from './send-attempt';
 import { unsealForRun } from './unseal-for-run';
 
 // Channels whose batch size one replica remembers; past this the memory starts over.
@@ -22,26 +21,6 @@ const RETRYING_FLAG_MARGIN_MS = 60 * 60_000;
 
 // A backlog that stays after the burst keeps the channel in digest mode for at most this long.
 const DIGEST_MODE_TTL_MS = 60 * 60_000;
-
-function messagesFor(batch: ClaimedDelivery[], channel: ChannelRow, digest: boolean): Outgoing[] {
-  const routing = routingChannel(channel);
-  const alertOf = (delivery: ClaimedDelivery) =>
-    alertFor(delivery, matchingSource(routing, { ...delivery, kind: delivery.kind }, { trackLikes: true, trackReposts: true, trackComments: true }));
-  if (digest && batch.length > 1) {
-    const alerts = batch.map(alertOf);
-    return [{ table: 'deliveries', deliveries: batch, message: { type: 'digest', alerts, total: alerts.length }, messageId: digestIdFor(batch.map((d) => d.id)), digest: true }];
-  }
-  return batch.map((delivery) => ({ table: 'deliveries', deliveries: [delivery], message: alertOf(delivery), messageId: delivery.message_id, digest: false }));
-}
-
-async function attempt(message: ChannelMessage, config: ChannelConfig, messageId: string, sender: Sender): Promise<DeliveryAttempt> {
-  try {
-    return await deliver(message, config, { messageId, timestamp: new Date() }, sender);
-  } catch (error) {
-    if (!(error instanceof ChannelConfigError)) throw error;
-    return { outcome: { outcome: 'permanent', reason: `the channel cannot be used: ${error.message}`, disableChannel: true }, status: null };
-  }
-}
 
 /** The channel as the drain uses it: the row, its unsealed config and its destination's buckets. */
 interface LiveChannel {
@@ -63,6 +42,8 @@ interface Sent {
   index: number;
   ids: string[];
   status: number | null;
+  /** No answer came within the sender's deadline (first byte or whole answer). */
+  timedOut: boolean;
   fields: Record<string, unknown>;
 }
 
@@ -193,7 +174,7 @@ export class DrainRun {
       this.log.info('channel switched to digests', { channelId, backlogOver: deps.options.digestThreshold });
     }
     // Notices first: news about the monitoring itself goes before the alerts it may explain.
-    const outgoing = [...noticeMessages(notices), ...(batch.length > 0 ? messagesFor(batch, live.row, this.digestMode && chat) : [])];
+    const outgoing = [...noticeMessages(notices), ...(batch.length > 0 ? alertMessages(batch, live.row, this.digestMode && chat) : [])];
     this.claim = outgoing.map((message) => ({ table: message.table, ids: message.deliveries.map((delivery) => delivery.id) }));
     this.revivedDue = false;
     for (let index = 0; index < outgoing.length; index += 1) {
@@ -263,34 +244,40 @@ export class DrainRun {
   /** Sends the message at `index` of the claim, within the destination's pace and the run's lease and turn. */
   private async sendMessage(live: LiveChannel, outgoing: Outgoing[], index: number): Promise<MessageStep> {
     const { deps, channelId } = this;
-    if (index > 0 && this.outOfTurn()) {
-      await this.giveBack(index);
-      await this.flush();
-      return { kind: 'end', result: { kind: 'yield' } };
-    }
+    if (index > 0 && this.outOfTurn()) return this.endRun(index, { kind: 'yield' });
     const out = outgoing[index] as Outgoing;
-    // Claimed first, paced second: a channel with nothing due never spends a slot of its destination's budget.
-    const waitMs = await deps.pace.reserve(live.destination);
-    if (waitMs > 0) {
-      await this.giveBack(index);
-      await this.flush();
-      return { kind: 'end', result: { kind: 'paced', waitMs } };
+    const account = live.row.user_id;
+    // The account holds its share of this replica's sends (slow targets): the channel waits, its deliveries due
+    // again unattempted, and the slot goes to other accounts. Asked before the pace, which it would spend.
+    if (!deps.accountSends.tryTake(account)) {
+      if (this.debug) this.log.debug('account at its sends in flight; channel postponed', { channelId, waitMs: deps.options.accountBusyWaitMs });
+      return this.endRun(index, { kind: 'paced', waitMs: deps.options.accountBusyWaitMs });
     }
-    // Last step before the send, after every await: a run that stalled past its lease must not send what
-    // the run that took over may have claimed. Answered locally while enough of the lease is left.
-    if (!(await this.lease.keep(this.sendAheadMs))) {
-      await this.giveBack(index);
-      await this.flush();
-      this.log.warn('drain lease lost; stopped without sending', { channelId, notSent: outgoing.length - index });
-      return { kind: 'end', result: { kind: 'stopped' } };
+    let sent: Sent;
+    let outcome: DeliveryAttempt['outcome'];
+    try {
+      // Claimed first, paced second: a channel with nothing due never spends a slot of its destination's budget.
+      const waitMs = await deps.pace.reserve(live.destination);
+      if (waitMs > 0) return await this.endRun(index, { kind: 'paced', waitMs });
+      // Last step before the send, after every await: a run that stalled past its lease must not send what
+      // the run that took over may have claimed. Answered locally while enough of the lease is left.
+      if (!(await this.lease.keep(this.sendAheadMs))) {
+        this.log.warn('drain lease lost; stopped without sending', { channelId, notSent: outgoing.length - index });
+        return await this.endRun(index, { kind: 'stopped' });
+      }
+      const ids = out.deliveries.map((delivery) => delivery.id);
+      const sentAt = Date.now();
+      this.unsent = index + 1;
+      const result = await sendAttempt(out.message, live.config, out.messageId, deps.sender);
+      ({ outcome } = result);
+      const { status } = result;
+      this.sends += 1;
+      deps.metrics.sends.inc(live.config.kind);
+      const fields = { channelId, kind: live.config.kind, deliveries: ids.length, digest: out.digest, status, durationMs: Date.now() - sentAt };
+      sent = { out, index, ids, status, timedOut: result.failure === 'timeout', fields };
+    } finally {
+      deps.accountSends.release(account);
     }
-    const ids = out.deliveries.map((delivery) => delivery.id);
-    const sentAt = Date.now();
-    this.unsent = index + 1;
-    const { outcome, status } = await attempt(out.message, live.config, out.messageId, deps.sender);
-    this.sends += 1;
-    deps.metrics.sends.inc(live.config.kind);
-    const sent: Sent = { out, index, ids, status, fields: { channelId, kind: live.config.kind, deliveries: ids.length, digest: out.digest, status, durationMs: Date.now() - sentAt } };
     if (outcome.outcome === 'delivered') return out.table === 'notice_deliveries' ? this.onNoticeDelivered(live, sent, outcome.pauseMs) : this.onDelivered(live, sent, outcome.pauseMs);
     if (outcome.outcome === 'retry') return this.onRetry(live, sent, outcome);
     if (outcome.outcome === 'permanent' && outcome.migrateToChatId && live.row.chat_id && outcome.migrateToChatId !== live.row.chat_id) {
@@ -302,6 +289,13 @@ export class DrainRun {
       return { kind: 'claim-again' };
     }
     return this.onPermanent(live, sent, outcome.reason, outcome.outcome === 'permanent' && outcome.disableChannel === true);
+  }
+
+  /** Ends the run before the message at `index` is sent: it and the rest of the claim are given back, unsent. */
+  private async endRun(index: number, result: RunResult): Promise<MessageStep> {
+    await this.giveBack(index);
+    await this.flush();
+    return { kind: 'end', result };
   }
 
   /** A notice was taken: recorded at once (they are rare), then as any delivered message. */
@@ -333,6 +327,8 @@ export class DrainRun {
       this.revived = true;
       const due = await reviveRetries(deps.pool, channelId, this.claimToken);
       await deps.redis.del(this.keys.retrying);
+      // The circuit's probe (or any send after a failure) got through: time-outs count from none again.
+      await deps.pace.answered(live.destination);
       if (due > 0) {
         // Counted after the claim's backlog: the run goes on to claim them instead of ending idle.
         this.revivedDue = true;
@@ -360,12 +356,16 @@ export class DrainRun {
     await deps.redis.set(this.keys.retrying, '1', 'PX', options.retryWindowMs + RETRYING_FLAG_MARGIN_MS);
     deps.metrics.retried.inc(live.config.kind, sent.ids.length - gaveUp);
     if (gaveUp > 0) deps.metrics.failed.inc(live.config.kind, gaveUp);
-    const pauseMs = rateLimited ? delayMs : Math.min(delayMs, options.failurePauseMs);
+    // A target that keeps timing out would hold a slot per send: its circuit opens on every replica and its
+    // deliveries (any channel's to it) wait, never dropped, until a probe gets through (the block below).
+    const circuit = { timeouts: options.circuitTimeouts, openMs: options.circuitOpenMs, maxOpenMs: options.circuitMaxOpenMs };
+    const openMs = sent.timedOut ? await deps.pace.timedOut(live.destination, circuit) : 0;
+    if (!sent.timedOut && sent.status !== null) await deps.pace.answered(live.destination);
+    if (openMs > 0) this.log.warn('circuit opened: the destination keeps timing out', { ...sent.fields, openMs });
+    const pauseMs = Math.max(openMs, rateLimited ? delayMs : Math.min(delayMs, options.failurePauseMs));
     await deps.pace.block(live.destination, pauseMs);
-    await this.giveBack(sent.index + 1);
     this.log.warn(gaveUp > 0 ? 'delivery failed after retries' : 'delivery will retry', { ...sent.fields, reason: outcome.reason, delayMs, gaveUp });
-    await this.flush();
-    return { kind: 'end', result: { kind: 'paced', waitMs: pauseMs } };
+    return this.endRun(sent.index + 1, { kind: 'paced', waitMs: pauseMs });
   }
 
   /** This message can never be delivered ('retry-plain' was already handled inside deliver()). */

@@ -29,7 +29,7 @@ describe('the notifier keys on a Redis Cluster', () => {
     ];
     for (const config of configs) {
       const destination = destinationOf(config, DEFAULT_PACE, 'hw');
-      expect(slotsOf([destination.blockKey, ...destination.buckets.map((bucket) => bucket.key)]).size).toBe(1);
+      expect(slotsOf([destination.blockKey, destination.timeoutsKey, ...destination.buckets.map((bucket) => bucket.key)]).size).toBe(1);
     }
     // Two chats of one bot share its bucket, so they share a slot; another bot's chats go elsewhere.
     const chatOf = (botToken: string, chatId: string) => keySlot(destinationOf({ kind: 'telegram', botToken, chatId, template: '' }, DEFAULT_PACE, 'hw').blockKey);

@@ -1,5 +1,8 @@
 import type { ChannelMessage } from '@hashwatch/channels';
-import type { ClaimedNotice, SendTable } from './delivery-store';
+import { matchingSource } from '../routing/channel-routing';
+import { alertFor } from './alert-message';
+import { routingChannel, type ChannelRow } from './channel-store';
+import { digestIdFor, type ClaimedDelivery, type ClaimedNotice, type SendTable } from './delivery-store';
 
 /** One message of a claim: a single alert, a digest of several (chat platforms only), or a system notice. */
 export interface Outgoing {
@@ -28,3 +31,14 @@ export function noticeMessages(notices: ClaimedNotice[]): Outgoing[] {
   }));
 }
 
+/** A claim's alerts as messages: one per delivery, or one digest of them all. */
+export function alertMessages(batch: ClaimedDelivery[], channel: ChannelRow, digest: boolean): Outgoing[] {
+  const routing = routingChannel(channel);
+  const alertOf = (delivery: ClaimedDelivery) =>
+    alertFor(delivery, matchingSource(routing, { ...delivery, kind: delivery.kind }, { trackLikes: true, trackReposts: true, trackComments: true }));
+  if (digest && batch.length > 1) {
+    const alerts = batch.map(alertOf);
+    return [{ table: 'deliveries', deliveries: batch, message: { type: 'digest', alerts, total: alerts.length }, messageId: digestIdFor(batch.map((d) => d.id)), digest: true }];
+  }
+  return batch.map((delivery) => ({ table: 'deliveries', deliveries: [delivery], message: alertOf(delivery), messageId: delivery.message_id, digest: false }));
+}

@@ -141,6 +141,8 @@ export async function startTestNotifier(
     prefix: string;
     notifier?: Partial<NotifierOptions>;
     sender?: Sender;
+    /** The default sender's first-byte deadline (default: the send's whole deadline). */
+    firstByteTimeoutMs?: number;
     logger?: Logger;
     telegramBaseUrl?: string;
   },
@@ -151,7 +153,13 @@ export async function startTestNotifier(
   await untilReady(redis);
   const queues = createQueues({ connection: redis, prefix: options.prefix });
   const notifierOptions = { ...FAST, ...options.notifier };
-  const sender = options.sender ?? createSender({ allowPrivateNetworks: true, timeoutMs: notifierOptions.sendTimeoutMs ?? 1_000 });
+  const sender =
+    options.sender ??
+    createSender({
+      allowPrivateNetworks: true,
+      timeoutMs: notifierOptions.sendTimeoutMs ?? 1_000,
+      ...(options.firstByteTimeoutMs !== undefined ? { firstByteTimeoutMs: options.firstByteTimeoutMs } : {}),
+    });
   const notifier = await startNotifier({
     pool,
     workerConnection,

@@ -40,8 +40,11 @@ function json(status: number, value: unknown, headers: Record<string, string> = 
   return { status, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(value) };
 }
 
-/** A real HTTP server on 127.0.0.1 playing a destination; `respond` is its protocol, `script` its moods. */
-export async function startReceiver(respond: (request: Received) => Reply): Promise<Receiver> {
+/**
+ * A real HTTP server on 127.0.0.1 playing a destination; `respond` is its protocol, `script` its moods. A 'hold'
+ * keeps the request open unanswered (a tarpit) until the receiver is closed.
+ */
+export async function startReceiver(respond: (request: Received) => Action): Promise<Receiver> {
   const received: Received[] = [];
   const accepted: Received[] = [];
   const script: Action[] = [];
