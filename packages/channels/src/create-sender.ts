@@ -95,6 +95,34 @@ async function readCapped(stream: Readable, maxBytes: number): Promise<string> {
 }
 
 /**
+ * The two deadlines of one request: the answer's headers within `firstByteMs`, all of it within `totalMs`.
+ * `onPassed` runs when either passes; `passed()` says which.
+ */
+function startDeadlines(timeouts: { firstByteMs: number; totalMs: number }, onPassed: () => void) {
+  let passed: 'first-byte' | 'total' | false = false;
+  const total = setTimeout(() => {
+    passed = 'total';
+    onPassed();
+  }, timeouts.totalMs);
+  const firstByte =
+    timeouts.firstByteMs < timeouts.totalMs
+      ? setTimeout(() => {
+          passed = 'first-byte';
+          onPassed();
+        }, timeouts.firstByteMs)
+      : undefined;
+  return {
+    passed: () => passed,
+    /** The headers arrived: only the whole deadline is left. */
+    answered: () => clearTimeout(firstByte),
+    clear() {
+      clearTimeout(total);
+      clearTimeout(firstByte);
+    },
+  };
+}
+
+/**
  * An HTTP client for alert delivery. Every connection goes through request-filtering-agent, which checks
  * the address actually dialled (IP literals, and every DNS answer, so DNS rebinding is covered) and refuses
  * anything but public unicast: loopback, RFC 1918, link-local, CGNAT, multicast, unspecified, IPv6 ULA,
@@ -146,20 +174,11 @@ export function createSender(options: SenderOptions): Sender {
       }
 
       const controller = new AbortController();
-      let timedOut: 'first-byte' | 'total' | false = false;
       let stream: Readable | undefined;
-      const timer = setTimeout(() => {
-        timedOut = 'total';
+      const deadline = startDeadlines(timeouts, () => {
         controller.abort();
         stream?.destroy();
-      }, timeouts.totalMs);
-      const firstByteTimer =
-        timeouts.firstByteMs < timeouts.totalMs
-          ? setTimeout(() => {
-              timedOut = 'first-byte';
-              controller.abort();
-            }, timeouts.firstByteMs)
-          : undefined;
+      });
       try {
         const response = await client.request<Readable>({
           url: request.url,
@@ -168,20 +187,19 @@ export function createSender(options: SenderOptions): Sender {
           data: Buffer.from(request.body, 'utf8'),
           signal: controller.signal,
         });
-        clearTimeout(firstByteTimer);
+        deadline.answered();
         stream = response.data;
-        if (timedOut) {
+        if (deadline.passed()) {
           stream.destroy();
           throw new Error('deadline passed');
         }
         const body = await readCapped(stream, maxBytes);
-        if (timedOut) throw new Error('deadline passed');
+        if (deadline.passed()) throw new Error('deadline passed');
         return { status: response.status, headers: plainHeaders(response.headers), body };
       } catch (error) {
-        return classify(error, timedOut, timeouts);
+        return classify(error, deadline.passed(), timeouts);
       } finally {
-        clearTimeout(timer);
-        clearTimeout(firstByteTimer);
+        deadline.clear();
       }
     },
     close() {
