@@ -141,10 +141,11 @@ export class DrainRun {
   private async claimAndSend(): Promise<RunResult | undefined> {
     const { deps, channelId } = this;
     // Asked once: the time spent renewing the lease must not turn a lost lease into a yield (and a needless job).
-    const turnOver = this.outOfTurn();
-    if (turnOver || !(await this.lease.keep(this.sendAheadMs))) {
+    // An account at its sends in flight here (see sendMessage) claims nothing: it would only be given back.
+    const over: RunResult | undefined = this.outOfTurn() ? { kind: 'yield' } : deps.accountSends.busy(channelId) ? { kind: 'paced', waitMs: deps.options.accountBusyWaitMs } : undefined;
+    if (over || !(await this.lease.keep(this.sendAheadMs))) {
       await this.flush();
-      return turnOver ? { kind: 'yield' } : { kind: 'stopped' };
+      return over ?? { kind: 'stopped' };
     }
     const { channel, claimed: batch, notices, backlog } = await this.claimNext();
     if (!channel) return { kind: 'stopped' };
@@ -246,10 +247,9 @@ export class DrainRun {
     const { deps, channelId } = this;
     if (index > 0 && this.outOfTurn()) return this.endRun(index, { kind: 'yield' });
     const out = outgoing[index] as Outgoing;
-    const account = live.row.user_id;
     // The account holds its share of this replica's sends (slow targets): the channel waits, its deliveries due
-    // again unattempted, and the slot goes to other accounts. Asked before the pace, which it would spend.
-    if (!deps.accountSends.tryTake(account)) {
+    // again unattempted, the slot to other accounts. Before the pace, which it would spend.
+    if (!deps.accountSends.tryTake(live.row.user_id, channelId)) {
       if (this.debug) this.log.debug('account at its sends in flight; channel postponed', { channelId, waitMs: deps.options.accountBusyWaitMs });
       return this.endRun(index, { kind: 'paced', waitMs: deps.options.accountBusyWaitMs });
     }
@@ -276,7 +276,7 @@ export class DrainRun {
       const fields = { channelId, kind: live.config.kind, deliveries: ids.length, digest: out.digest, status, durationMs: Date.now() - sentAt };
       sent = { out, index, ids, status, timedOut: result.failure === 'timeout', fields };
     } finally {
-      deps.accountSends.release(account);
+      deps.accountSends.release(live.row.user_id);
     }
     if (outcome.outcome === 'delivered') return out.table === 'notice_deliveries' ? this.onNoticeDelivered(live, sent, outcome.pauseMs) : this.onDelivered(live, sent, outcome.pauseMs);
     if (outcome.outcome === 'retry') return this.onRetry(live, sent, outcome);

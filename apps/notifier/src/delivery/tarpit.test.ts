@@ -2,9 +2,9 @@ import { useTestEnvironment, waitFor } from '@hashwatch/testing';
 import { addWebhook, deliveriesOf, jsonChannel, newAccount, post, sleep, startTestNotifier, storeAndRelay, type NotifierHandle } from '../test-support/notifier-fixture';
 import { startReceiver, type Receiver } from '../test-support/receiver';
 
-// Every slot a replica drains in: inline drains right after routing, and drain jobs.
-const CONCURRENCY = 10;
-const LOCAL_DRAINS = 10;
+// Every slot a production replica drains in (NOTIFIER_CONCURRENCY): inline drains right after routing, and drain jobs.
+const CONCURRENCY = 50;
+const LOCAL_DRAINS = 50;
 const SLOTS = CONCURRENCY + LOCAL_DRAINS;
 
 describe('tarpit receivers', () => {
@@ -21,11 +21,12 @@ describe('tarpit receivers', () => {
   const pool = () => env.database.db.pool;
 
   it(`delivers another account's alert within 1 s while ${SLOTS} webhooks of one account accept and never answer, and sends each tarpit's alert once it answers`, async () => {
-    // Production's deadlines: a tarpit holds a send for seconds, not the test's usual 1 s.
+    // Production's deadlines and sweep: a tarpit holds a send for seconds, not the test's usual 1 s.
     const handle = await startTestNotifier(pool(), {
       redisTarget: env.redisTarget,
       prefix: env.queuePrefix,
-      notifier: { concurrency: CONCURRENCY, localDrains: LOCAL_DRAINS, sendTimeoutMs: 10_000 },
+      firstByteTimeoutMs: 5_000,
+      notifier: { concurrency: CONCURRENCY, localDrains: LOCAL_DRAINS, sendTimeoutMs: 10_000, sweepIntervalMs: 1_000 },
     });
     replicas.push(handle);
     let answering = false;
@@ -71,7 +72,7 @@ describe('tarpit receivers', () => {
       redisTarget: env.redisTarget,
       prefix: env.queuePrefix,
       firstByteTimeoutMs: 300,
-      notifier: { sendTimeoutMs: 5_000, circuitTimeouts: 2, circuitOpenMs: 4_000 },
+      notifier: { sendTimeoutMs: 5_000, circuitTimeouts: 2, circuitOpenMs: 8_000 },
     };
     const first = await startTestNotifier(pool(), options);
     replicas.push(first);
