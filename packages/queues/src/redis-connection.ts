@@ -36,10 +36,21 @@ function retryStrategy(times: number): number {
   return Math.max(Math.min(Math.exp(times), 20_000), 1_000);
 }
 
+// BullMQ blocks for at most 10 s (BZPOPMIN); a read told to block forever gives up after as long.
+const BLOCKING_TIMEOUT_MS = 10_000;
+
 function roleOptions(role: RedisRole): RedisOptions {
   return role === 'worker'
-    ? // BullMQ refuses a worker connection whose blocking commands could give up during a reconnect.
-      { maxRetriesPerRequest: null }
+    ? {
+        // BullMQ refuses a worker connection whose blocking commands could give up during a reconnect.
+        maxRetriesPerRequest: null,
+        // A BZPOPMIN cut off by a master's restart is retried by the cluster client until the slot answers again,
+        // and so outlived its own timeout. BullMQ's watchdog then tore the blocking cluster connection down and
+        // reconnected it, and when a retried command reopened a node meanwhile that disconnect never ended: the
+        // Worker waited on it for good and took no job again. With a deadline the command settles as a timeout
+        // (timeout + 100 ms) before the watchdog (timeout + 1 s), and the Worker just polls again.
+        blockingTimeout: BLOCKING_TIMEOUT_MS,
+      }
     : { enableOfflineQueue: false, maxRetriesPerRequest: 1 };
 }
 
