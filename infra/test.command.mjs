@@ -44,11 +44,11 @@ async function runWorkspaceTests(supervisor, testable, { databaseUrl, redisUrl, 
 
 // The workspaces whose tests run a second time on a Redis Cluster (REDIS_CLUSTER_NODES): the queues, the X client's
 // rate budget, the notifier's leases, pacing and workers, and the e2e scenarios with every app on the cluster. Left
-// out there: the browser journeys (what they add is the browser, not Redis), the restart scenarios, which start
-// servers of their own (one of them a cluster whose master they kill), and the PgBouncer one (what it adds is the
-// pooler, not Redis).
+// out there: the browser journeys (what they add is the browser, not Redis), the restart scenarios
+// (service-restarts, cluster-master-restarts), which start servers of their own (a cluster whose masters they
+// kill), and the PgBouncer one (what it adds is the pooler, not Redis).
 const CLUSTER_WORKSPACES = ['@hashwatch/queues', '@hashwatch/x-api', '@hashwatch/notifier', '@hashwatch/e2e'];
-const CLUSTER_SKIPPED_FILES = 'journey|service-restarts|pgbouncer';
+const CLUSTER_SKIPPED_FILES = 'journey|service-restarts|pgbouncer|cluster-master-restarts';
 const CLUSTER_REPORT = '.turbo/jest-report-cluster.json';
 const CLUSTER_LABEL = '(redis cluster)';
 
