@@ -132,7 +132,12 @@ describe('the self-service journey through the built gateway', () => {
       const secret = field(setup, 'secret');
       secrets.push(secret, browser.cookie?.split('=')[1] ?? '');
       const enabledAt = step();
-      expect((await browser.call('POST', '/2fa/enable', { code: codeOf(secret, enabledAt) })).body).toEqual({ enabled: true });
+      const enabled = await browser.call('POST', '/2fa/enable', { code: codeOf(secret, enabledAt) });
+      expect(enabled.body).toEqual({ enabled: true, recovery_codes: expect.any(Array) });
+      const recoveryCodes = (enabled.body as { recovery_codes: string[] }).recovery_codes;
+      expect(recoveryCodes).toHaveLength(10);
+      // Looked for afterwards, like every other secret: only their hashes may be stored or logged.
+      secrets.push(...recoveryCodes);
       expect((await browser.call('DELETE', '/session')).status).toBe(204);
       expect((await browser.call('GET', '/me')).status).toBe(401);
 
