@@ -23,8 +23,7 @@ const DEMO_ENV = {
 };
 
 async function build(supervisor) {
-  // The build runs with the caller's environment: turbo hashes DATABASE_URL / REDIS_URL (globalEnv), and a
-  // private instance's URL must not invalidate the build cache.
+  // The build's cache key holds no environment (turbo.json), so a private instance's URL never invalidates it.
   say('building every workspace');
   const code = await supervisor.runForeground('npx', ['--no-install', 'turbo', 'run', 'build', '--ui=stream', '--output-logs=errors-only'], {
     env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1' },
