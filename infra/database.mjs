@@ -11,7 +11,7 @@ const INVALID_CATALOG_NAME = '3D000';
 const DUPLICATE_DATABASE = '42P04';
 
 /** The pg driver from packages/db: it exists only after `npm install`, which this script may run itself. */
-function loadPg() {
+export function loadPg() {
   try {
     return createRequire(path.join(ROOT, 'packages/db/package.json'))('pg');
   } catch {

@@ -4,7 +4,7 @@
 //
 //   node infra/dev.mjs generate   Prisma client, regenerated only when prisma/schema.prisma changed
 //   node infra/dev.mjs migrate    generate, create the DATABASE_URL database when missing, migrate + seed
-//   node infra/dev.mjs test       install, services, generate, every workspace's tests, one summary line
+//   node infra/dev.mjs test [name…] install, services, generate, every workspace's tests (or the named ones), a summary
 //   node infra/dev.mjs start      install, services, generate, build, migrate, demo account, every app
 //
 // Variables already set in the environment win over the demo defaults, except DATABASE_URL and REDIS_URL
@@ -35,7 +35,7 @@ async function main() {
     return 2;
   }
   try {
-    return await command(supervisor);
+    return await command(supervisor, process.argv.slice(3));
   } catch (error) {
     await supervisor.runCleanups();
     if (error instanceof Interrupted) return 130;

@@ -88,3 +88,29 @@ export function summarizeReports(testable, { report: reportPath = JEST_REPORT, l
   }
   return { rows, passed, failed };
 }
+
+/**
+ * The `count` test files that took longest across the given reports (`{ ws, report }`), slowest first, each
+ * `{ file, label, ms }` with the file relative to the repository root and the row's label (a cluster pass says so).
+ */
+export function slowestFiles(entries, { root, count = 10 } = {}) {
+  const files = [];
+  for (const { ws, report } of entries) {
+    for (const file of report.testResults ?? []) {
+      const ms = Number(file.endTime) - Number(file.startTime);
+      if (!Number.isFinite(ms)) continue;
+      files.push({ file: path.relative(root ?? ws.dir, file.name ?? ''), label: ws.label ?? '', ms });
+    }
+  }
+  return files.sort((a, b) => b.ms - a.ms).slice(0, count);
+}
+
+/** The reports of `testable` that exist at `report` (relative to each workspace), for slowestFiles. */
+export function readReports(testable, { report: reportPath = JEST_REPORT, label = '' } = {}) {
+  const entries = [];
+  for (const ws of testable) {
+    const file = path.join(ws.dir, reportPath);
+    if (existsSync(file)) entries.push({ ws: { ...ws, label }, report: readJson(file) });
+  }
+  return entries;
+}

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { failureNames } from './jest-reports.mjs';
+import { failureNames, slowestFiles } from './jest-reports.mjs';
 
 describe('failureNames', () => {
   const ws = { dir: '/repo/e2e' };
@@ -21,5 +21,19 @@ describe('failureNames', () => {
     const names = failureNames(ws, { testResults: [{ name: '/repo/e2e/src/many.test.ts', status: 'failed', assertionResults }] });
     assert.equal(names.length, 11);
     assert.equal(names.at(-1), '… and 3 more');
+  });
+});
+
+describe('slowestFiles', () => {
+  it('lists the slowest files of every report, slowest first, relative to the root and labelled by their pass', () => {
+    const file = (name, startTime, endTime) => ({ name: `/repo/${name}`, startTime, endTime });
+    const entries = [
+      { ws: { dir: '/repo/e2e', label: '' }, report: { testResults: [file('e2e/src/a.test.ts', 0, 9_000), file('e2e/src/b.test.ts', 0, 1_000)] } },
+      { ws: { dir: '/repo/e2e', label: '(redis cluster)' }, report: { testResults: [file('e2e/src/a.test.ts', 5, 20_005), { name: '/repo/e2e/src/c.test.ts' }] } },
+    ];
+    assert.deepEqual(slowestFiles(entries, { root: '/repo', count: 2 }), [
+      { file: 'e2e/src/a.test.ts', label: '(redis cluster)', ms: 20_000 },
+      { file: 'e2e/src/a.test.ts', label: '', ms: 9_000 },
+    ]);
   });
 });
