@@ -5,6 +5,7 @@
 //   node infra/dev.mjs generate   Prisma client, regenerated only when prisma/schema.prisma changed
 //   node infra/dev.mjs migrate    generate, create the DATABASE_URL database when missing, migrate + seed
 //   node infra/dev.mjs test [name…] install, services, generate, every workspace's tests (or the named ones), a summary
+//   node infra/dev.mjs quick [--all] unit tests of what changed since main (or all), no services
 //   node infra/dev.mjs start      install, services, generate, build, migrate, demo account, every app
 //
 // Variables already set in the environment win over the demo defaults, except DATABASE_URL and REDIS_URL
@@ -15,6 +16,7 @@
 import { DevError, Interrupted } from './errors.mjs';
 import { generateCommand } from './generate.command.mjs';
 import { migrateCommand } from './migrate.command.mjs';
+import { quickCommand } from './quick.command.mjs';
 import { startCommand } from './start.command.mjs';
 import { Supervisor } from './supervisor.mjs';
 import { testCommand } from './test.command.mjs';
@@ -23,6 +25,7 @@ const COMMANDS = {
   generate: generateCommand,
   migrate: migrateCommand,
   test: testCommand,
+  quick: quickCommand,
   start: startCommand,
 };
 
