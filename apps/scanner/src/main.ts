@@ -20,14 +20,14 @@ const DEFAULT_HEALTH_PORT = 4001;
 const scannerConfig = configSchema.extend({
   X_BEARER_TOKEN: z.string({ error: 'is required: the app-only bearer token for X API v2' }).min(1),
   RETENTION_SWEEP_SECONDS: z.coerce.number().int().min(1).max(86_400).default(SWEEP_EVERY_MS / 1000),
-  // X's batch compliance (docs/DECISIONS.md, "Posts as X really sends them"): how often a step runs; 0 turns it off
-  // (an X plan without the compliance endpoints).
+  // X's batch compliance (docs/decisions/x-posts.md): how often a step runs; 0 turns it off (an X plan without the
+  // compliance endpoints).
   X_COMPLIANCE_SECONDS: z.coerce.number().int().min(0).max(86_400).default(COMPLIANCE_EVERY_MS / 1000),
   // Recent searches per 15 minutes the scans plan to spend, shared between accounts by plan weight
-  // (docs/DECISIONS.md, "Fair shares of X's budget"); 0 turns the sharing off.
+  // (docs/decisions/fair-shares.md); 0 turns the sharing off.
   SCANNER_SEARCH_BUDGET: z.coerce.number().int().min(0).max(1_000_000).default(DEFAULT_SEARCH_BUDGET.requests),
   SOURCE_FAILING_CYCLES: z.coerce.number().int().min(1).max(1_000).default(DEFAULT_SOURCE_FAILING_CYCLES),
-  // The filtered stream (docs/DECISIONS.md, "Filtered stream"): off by default, since X sells it to plans that
+  // The filtered stream (docs/decisions/filtered-stream.md): off by default, since X sells it to plans that
   // include it; pay-per-use allows 1,000 rules of 1,024 characters, Enterprise more.
   X_STREAM: envFlag.default(false),
   X_STREAM_MAX_RULES: z.coerce.number().int().min(1).max(100_000).default(1_000),

@@ -17,7 +17,7 @@ export interface LatencyRow {
 /**
  * Items the latency figures are taken over: the period's most recent ones. It bounds the work of one GET /usage
  * whatever the period holds (about 80 ms on the bench machine for 10,000 items and their deliveries, cold or not
- * far off, against 2 to 3 s for 200,000 items read whole: docs/DECISIONS.md, "Catch-up after downtime and latency").
+ * far off, against 2 to 3 s for 200,000 items read whole: docs/decisions/catch-up-and-latency.md).
  */
 export const LATENCY_SAMPLE_ITEMS = 10_000;
 

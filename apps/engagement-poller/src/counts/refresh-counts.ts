@@ -134,7 +134,7 @@ SELECT (SELECT count(*) FROM states)::int + (SELECT count(*) FROM rescheduled)::
 // counts_updated_at), so the next cycle refreshes them again; nothing else can have been built on it durably,
 // because any later synchronous commit (a sample's items and outbox rows, a delivery) flushes the WAL up to
 // itself, this commit included. Batches that write an item's switches commit synchronously (plain COMMIT),
-// like samples, items and outbox rows always do. docs/DECISIONS.md, Engagement.
+// like samples, items and outbox rows always do. docs/decisions/engagement.md.
 const COMMIT_ASYNC = 'SET LOCAL synchronous_commit = off; COMMIT';
 
 // A post X answers as not found was deleted on X (deleting any version deletes the whole edit chain): it is erased

@@ -67,7 +67,7 @@ export interface DiscoveryResult {
 
 /**
  * Brings newly detected engagement-tracked posts into polling. The feed clock hands out detected_at in
- * commit order (docs/DECISIONS.md, Feed), so everything committed after the last run sits above one
+ * commit order (docs/decisions/feed-and-posts.md), so everything committed after the last run sits above one
  * watermark and nothing below it can still appear: a plain range read finds every new item exactly once.
  * The watermark lives in Redis; losing it only makes the next run re-read the last 48 hours, which the
  * upsert absorbs. Replicas may run this at once: the upsert is idempotent and the watermark only moves up.

@@ -5,7 +5,7 @@ import { raiseNotice, resolveNotice, type Notice } from '@hashwatch/notices';
 import { failPending } from '../delivery/delivery-store';
 
 /**
- * Channel health (CONTRACT 8; docs/DECISIONS.md "System notices: channels and quota"). A channel is failing from
+ * Channel health (CONTRACT 8; docs/decisions/notice-detection.md). A channel is failing from
  * its oldest failed send since its last successful one (`failing_since`). A platform that refuses the channel for
  * good (Telegram 401/403/404, Discord 401/404, a dead Slack webhook, a json 410, settings that can never work)
  * switches it off at once and raises `channel_failing`; one failing with transient errors raises it once

@@ -30,7 +30,7 @@ export interface JsonPost {
   parent_text?: string | null;
 }
 
-/** One feed item per message, whatever the backlog: json channels never get digests (docs/DECISIONS.md, Notifications). */
+/** One feed item per message, whatever the backlog: json channels never get digests (docs/decisions/notifications.md). */
 export interface JsonPayload {
   type: 'post' | 'engagement' | 'test';
   post: JsonPost;

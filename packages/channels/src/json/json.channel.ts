@@ -31,8 +31,8 @@ export const jsonChannel: ChannelAdapter<'json'> = {
   buildRequest(message, channel, meta) {
     if (!channel.url) throw new ChannelConfigError('a json channel needs a webhook url');
     if (!channel.signingSecret) throw new ChannelConfigError('a json channel needs its signing secret');
-    // One message per feed item, its webhook-id the item's stable id (docs/DECISIONS.md: json channels never get
-    // digests): a digest would hide items from a receiver that processes and dedupes per item.
+    // One message per feed item, its webhook-id the item's stable id (docs/decisions/notifications.md: json channels
+    // never get digests): a digest would hide items from a receiver that processes and dedupes per item.
     if (isDigest(message)) throw new UnsupportedMessageError('a json channel takes one alert per message, never a digest');
     const body = JSON.stringify(isNotice(message) ? jsonNoticePayload(message) : jsonAlertPayload(message, channel.template));
     const timestamp = Math.floor(meta.timestamp.getTime() / 1000);

@@ -119,7 +119,7 @@ function scopeValues(channel: WebhookInput | BotInput): unknown[] {
  * The `notices` value to store on an update: the one sent; else the saved one, unless the webhook moves between a
  * platform that takes notices by default (Discord, Slack) and one that does not (json). A choice made for a chat
  * does not carry over to a machine receiver, nor the other way round: it goes back to null, the new platform's
- * default. An unchanged class of platform keeps it (DECISIONS.md, "System notices: delivery and API").
+ * default. An unchanged class of platform keeps it (docs/decisions/system-notices.md, "The `notices` switch").
  */
 function noticesToStore(webhook: WebhookInput, saved: ChannelRow | undefined): boolean | null | 'keep' {
   if (webhook.notices !== undefined) return webhook.notices;
