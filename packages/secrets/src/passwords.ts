@@ -3,7 +3,7 @@ import { DEFAULT_HASHING_LIMITS, HashingGate, type HashingGateLimits } from './h
 
 /**
  * scrypt cost: N = 2^15 (32 MiB of memory per hash), r = 8, p = 1 — measured at 50–150 ms of CPU per hash on the
- * machines docs/BENCHMARKS.md names (bench/passwords.ts). The parameters are stored in each hash, so raising them
+ * machines docs/BENCHMARKS.md names (bench/session-auth.ts). The parameters are stored in each hash, so raising them
  * later re-hashes each password at its next sign-in (`needsRehash`).
  */
 const COST = { N: 2 ** 15, r: 8, p: 1 } as const;
