@@ -1,4 +1,4 @@
-import type { InboxAlert } from './alert-inbox';
+import type { InboxAlert } from './inbox-alert';
 import type { InboxMail } from './mail-inbox';
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
