@@ -1,5 +1,4 @@
 import { createSender, DEFAULT_TELEGRAM_BASE_URL, type Sender } from '@hashwatch/channels';
-import type { GatewayDeps } from '../../deps';
 
 /** What the notification routes need beyond GatewayDeps; main.ts builds it from the environment. */
 export interface NotificationOptions {
@@ -15,7 +14,7 @@ export interface NotificationOptions {
 export const TEST_DELIVERY_TIMEOUT_MS = 10_000;
 
 /** `deps.notifications`, or the documented defaults (README.md, Configuration): api.telegram.org, public https: targets only. */
-export function notificationOptions(deps: GatewayDeps): NotificationOptions {
+export function notificationOptions(deps: { notifications?: NotificationOptions }): NotificationOptions {
   return (
     deps.notifications ?? {
       sender: createSender({ allowPrivateNetworks: false, timeoutMs: TEST_DELIVERY_TIMEOUT_MS }),

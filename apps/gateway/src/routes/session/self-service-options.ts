@@ -1,5 +1,4 @@
 import { createManualBilling, type BillingProvider, type HandledWebhook } from '@hashwatch/billing';
-import type { GatewayDeps } from '../../deps';
 
 /** One outgoing mail (password reset). */
 export interface MailMessage {
@@ -30,7 +29,7 @@ export interface SelfServiceOptions {
 export const DEFAULT_PUBLIC_URL = 'http://localhost:3000';
 
 /** `deps.selfService`, or the defaults: manual billing without auto-activation, no mail. */
-export function selfServiceOptions(deps: GatewayDeps): SelfServiceOptions {
+export function selfServiceOptions(deps: { selfService?: SelfServiceOptions }): SelfServiceOptions {
   return deps.selfService ?? { billing: createManualBilling({ publicUrl: DEFAULT_PUBLIC_URL }), autoActivate: false, publicUrl: DEFAULT_PUBLIC_URL, mailer: null, stripeWebhook: null };
 }
 
