@@ -8,7 +8,8 @@ import { cipher, deliveriesOf, FAST, jsonChannel, post, quietLogger, sleep, stor
 import type { Receiver } from '../test-support/receiver';
 import { createDestinationPace, type DestinationPace } from './destination-pace';
 import { createAccountSends } from './account-sends';
-import { drainChannel, type DrainDeps } from './drain-channel.job';
+import { drainChannel } from './drain-channel.job';
+import type { DrainDeps } from './drain-contract';
 import { createDrainScheduler } from './drain-scheduler';
 
 describe('drain-channel', () => {

@@ -6,7 +6,7 @@ import { migrateChat, type ChannelRow } from './channel-store';
 import { claimNext, failPending, markDelivered, markFailed, markNoticeDelivered, markRetry, releaseClaim, reviveRetries, type ClaimedDelivery, type ClaimedNotice, type DeliveredMark } from './delivery-store';
 import { destinationOf, type Destination } from './destination-pace';
 import { alertMessages, noticeMessages, type ClaimedIds, type Outgoing } from './outgoing';
-import type { DrainDeps, RunResult } from './drain-channel.job';
+import type { DrainDeps, RunResult } from './drain-contract';
 import { drainKeys, type DrainLease } from './drain-lease';
 import { skipUnsendable } from './late-alerts';
 import { retryDelayMs } from './retry-delay';

@@ -1,6 +1,6 @@
 import { takesDigests, type ChannelKind } from '@hashwatch/channels';
 import { markSkipped, type ClaimedDelivery } from './delivery-store';
-import type { DrainDeps } from './drain-channel.job';
+import type { DrainDeps } from './drain-contract';
 
 const LATE_REASON = 'not sent: a late alert (catch-up after an outage); chat platforms get no catch-up alerts';
 const DELETED_REASON = 'not sent: the post was deleted on X before its alert went out';

@@ -3,7 +3,7 @@ import type { Logger } from '@hashwatch/logger';
 import { refuseChannel } from '../health/channel-health';
 import type { ChannelRow } from './channel-store';
 import { markFailed, markRetry, type SendTable } from './delivery-store';
-import type { DrainDeps } from './drain-channel.job';
+import type { DrainDeps } from './drain-contract';
 import { retryDelayMs } from './retry-delay';
 
 /** How a drain run ends when its channel's row gives no config. */
