@@ -1,4 +1,5 @@
-import type { ChannelAdapter, ChannelKind } from './channel-adapter';
+import type { ChannelAdapter } from './channel-adapter';
+import type { ChannelKind } from './channel-config';
 import { discordChannel } from './discord/discord.channel';
 import { jsonChannel } from './json/json.channel';
 import { slackChannel } from './slack/slack.channel';

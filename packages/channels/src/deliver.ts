@@ -2,14 +2,13 @@ import type { ChannelMessage } from './alert';
 import {
   FULL_FORM,
   isSendFailure,
-  type ChannelConfigOf,
-  type ChannelKind,
   type DeliveryOutcome,
   type MessageForm,
   type RequestMeta,
   type SendFailure,
   type SendResult,
 } from './channel-adapter';
+import type { ChannelConfigOf, ChannelKind } from './channel-config';
 import { adapterFor } from './channel-adapters';
 import type { Sender } from './create-sender';
 

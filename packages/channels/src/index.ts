@@ -15,7 +15,6 @@ export type {
 export { NOTICE_OPEN_TITLE, NOTICE_RESOLVED_TITLE } from './notice-content';
 export { ChannelConfigError, FULL_FORM, isSendFailure, UnsupportedMessageError } from './channel-adapter';
 export type {
-  ChannelAdapter,
   ChannelConfig,
   ChannelConfigOf,
   ChannelKind,
@@ -23,6 +22,9 @@ export type {
   JsonChannelConfig,
   SlackChannelConfig,
   TelegramChannelConfig,
+} from './channel-config';
+export type {
+  ChannelAdapter,
   DeliveryOutcome,
   HttpResponse,
   MessageForm,

@@ -1,4 +1,4 @@
-import type { ChannelKind } from './channel-adapter';
+import type { ChannelKind } from './channel-config';
 
 export type WebhookFormat = 'auto' | 'discord' | 'slack' | 'json';
 

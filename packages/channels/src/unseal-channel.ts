@@ -1,5 +1,6 @@
 import { SecretsError, type Cipher } from '@hashwatch/secrets';
-import { ChannelConfigError, type ChannelConfig } from './channel-adapter';
+import { ChannelConfigError } from './channel-adapter';
+import type { ChannelConfig } from './channel-config';
 import { resolveFormat, type WebhookFormat } from './resolve-format';
 
 /**

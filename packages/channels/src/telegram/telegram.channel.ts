@@ -8,8 +8,8 @@ import {
   type HttpResponse,
   type MessageForm,
   type OutgoingRequest,
-  type TelegramChannelConfig,
 } from '../channel-adapter';
+import type { TelegramChannelConfig } from '../channel-config';
 import { describeBody, parseJsonBody, permanent, retry, retryAfterMs, safeReason, secondsToMs, withTransportRules } from '../response-rules';
 import { telegramAlert, telegramDigestText, telegramNoticeText, type TelegramAlert } from './telegram-format';
 
