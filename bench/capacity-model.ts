@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ROUTE_ALERTS_MAX_ITEMS } from '@hashwatch/queues';
 import { buildPopulation, feedBatches, PLAN_MIX, postHits, queriesPerCadence, reachedAccounts, type PlanName, type Population } from './capacity-population';
-import type { ScenarioResult } from './capacity-scenario';
+import type { ScenarioResult } from './capacity-scenario-result';
 import { STREAM_LIMITS, streamCoverage, type StreamCoverage } from './capacity-stream';
 
 export const UNITS_PATH = path.join(__dirname, 'capacity-units.json');

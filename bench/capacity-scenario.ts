@@ -26,6 +26,7 @@ import { machineDescription } from './bench-support';
 import { compareWithModel, UNITS_PATH, type MeasuredUnits } from './capacity-model';
 import { between, bytesPerRow, createSimUsers, injectPost, liftSimLimits, privateRedisClient, read, seedPopulation, type Window } from './capacity-measure';
 import { buildPopulation, fanOut, postStream, queriesPerCadence, watchersOf, type Population } from './capacity-population';
+import type { ScenarioResult } from './capacity-scenario-result';
 
 export const POSTS_PER_SECOND = 1;
 /** The single phase: posts each reaching one account (a tag only one Business account tracks, 10 s cadence). */
@@ -113,28 +114,6 @@ async function measureIdle(suite: Suite, redisUrl: string): Promise<Window> {
   } finally {
     redis.disconnect();
   }
-}
-
-/** What one run measured, per phase. */
-export interface ScenarioResult {
-  idle: Window;
-  accounts: number;
-  sources: number;
-  queriesPerCadence: Record<string, number>;
-  scan: Window;
-  /** Posts each reaching one account (SINGLE_POSTS_PER_SECOND), and 20 s after them for the last to be stored. */
-  single: Window;
-  singlePostsInjected: number;
-  posts: Window;
-  postsInjected: number;
-  meanFanOut: number;
-  itemsAfterDrain: number;
-  /** Feed transactions and route-alerts jobs of the posts phase's posts, counted after the drain. */
-  batchesAfterDrain: number;
-  routingJobsAfterDrain: number;
-  rowsAfterDrain: Record<string, number>;
-  bytesAfterDrain: Record<string, number>;
-  bytesPerRow: Record<string, number>;
 }
 
 async function measure(suite: Suite, redisUrl: string, population: Population, seconds: number): Promise<Omit<ScenarioResult, 'idle'>> {
