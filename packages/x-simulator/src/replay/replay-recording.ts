@@ -1,8 +1,15 @@
 import { unescapeText } from '../fields/html-escape';
-import type { SimulatorState } from '../simulator-state';
+import type { SimulatorSettings } from '../simulator-options';
 import type { PostLink } from '../store/entities';
-import type { MediaType, PostMedia, PostMetrics, PostReference, RecordedContent, SimUser } from '../store/sim-store';
+import type { MediaType, PostMedia, PostMetrics, PostReference, RecordedContent, SimStore, SimUser } from '../store/sim-store';
 import { recordedAnswerSchema, type RecordedAnswer, type RecordedMedia, type RecordedPost, type RecordedUser } from './recorded-answer.schema';
+
+/** What a replay writes to and reads from the simulator (its SimulatorState). */
+export interface ReplayTarget {
+  readonly store: SimStore;
+  readonly settings: Pick<SimulatorSettings, 'indexLagMs'>;
+  readonly now: () => number;
+}
 
 /** Where each recorded id went: old id → new id. */
 export interface ReplayResult {
@@ -40,7 +47,7 @@ const MEDIA_KEYS = new Set(['media_key', 'type', 'url', 'preview_image_url', 'wi
  * what the retweet shows of it. Versions an edit history names but the recording lacks are made from the
  * nearest later version. Search, lookups, timelines and the stream then serve them in X's shape.
  */
-export function replayRecording(state: SimulatorState, recording: unknown, options: ReplayOptions = {}): ReplayResult {
+export function replayRecording(state: ReplayTarget, recording: unknown, options: ReplayOptions = {}): ReplayResult {
   const answer = recordedAnswerSchema.parse(recording);
   return new Replay(state, answer, options.defaultAuthor ?? DEFAULT_REPLAY_AUTHOR).run();
 }
@@ -60,7 +67,7 @@ class Replay {
   private readonly at: number;
 
   constructor(
-    private readonly state: SimulatorState,
+    private readonly state: ReplayTarget,
     private readonly answer: RecordedAnswer,
     private readonly defaultAuthor: string,
   ) {
