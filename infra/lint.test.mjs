@@ -7,6 +7,7 @@ import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { Linter } from 'eslint';
 import { dependencyProblems } from './lint/check-dependencies.mjs';
+import { importCycles } from './lint/check-import-cycles.mjs';
 import { workspaceBoundaries } from './lint/workspace-boundaries.mjs';
 
 /** A repository in a temporary folder: `files` maps each path to its text (objects are written as JSON). */
@@ -103,5 +104,69 @@ describe('check-dependencies', () => {
     });
     roots.push(root);
     assert.deepEqual(dependencyProblems(root), ['packages/core/package.json: declares happy but nothing in the workspace imports it']);
+  });
+});
+
+describe('check-import-cycles', () => {
+  const cycles = (files) => {
+    const root = repository(files);
+    roots.push(root);
+    return importCycles(root);
+  };
+
+  it('answers nothing when imports flow one way, shared types sitting a floor down', () => {
+    assert.deepEqual(
+      cycles({
+        'apps/api/src/server.ts': "import { page } from './page';\nimport type { Alert } from './alert';",
+        'apps/api/src/page.ts': "import type { Alert } from './alert';\nexport const page = (alerts: Alert[]) => alerts.length;",
+        'apps/api/src/alert.ts': 'export interface Alert { id: string }',
+        'bench/run.ts': "import { model } from './model';",
+        'bench/model.ts': 'export const model = 1;',
+      }),
+      [],
+    );
+  });
+
+  it('names a circle closed by a type-only import', () => {
+    assert.deepEqual(
+      cycles({
+        'apps/api/src/server.ts': "import { page } from './page';\nexport interface Alert { id: string }",
+        'apps/api/src/page.ts': "import type { Alert } from './server';\nexport const page = (alerts: Alert[]) => alerts.length;",
+      }),
+      ['apps/api/src/page.ts → apps/api/src/server.ts → apps/api/src/page.ts'],
+    );
+  });
+
+  it('follows import() types, `.js` specifiers, index files and multi-line imports, in packages, e2e and bench', () => {
+    assert.deepEqual(
+      cycles({
+        'packages/core/src/deps.ts': "export interface Deps { options?: import('./options/index').Options }",
+        'packages/core/src/options/index.ts': "import type {\n  Deps,\n} from '../deps.js';\nexport interface Options { deps: Deps }",
+        'e2e/src/a.ts': "export * from './b';",
+        'e2e/src/b.ts': "import './a';",
+        'bench/model.ts': "import type { Result } from './scenario';",
+        'bench/scenario.ts': "import { model } from './model';",
+      }),
+      [
+        'bench/model.ts → bench/scenario.ts → bench/model.ts',
+        'e2e/src/a.ts → e2e/src/b.ts → e2e/src/a.ts',
+        'packages/core/src/deps.ts → packages/core/src/options/index.ts → packages/core/src/deps.ts',
+      ],
+    );
+  });
+
+  it('names every file caught in a larger circle, and leaves node_modules and generated code alone', () => {
+    assert.deepEqual(
+      cycles({
+        'apps/api/src/a.ts': "import { b } from './b';\nimport { c } from './c';",
+        'apps/api/src/b.ts': "import { a } from './a';",
+        'apps/api/src/c.ts': "import { a } from './a';",
+        'apps/api/src/generated/x.ts': "import { y } from './y';",
+        'apps/api/src/generated/y.ts': "import { x } from './x';",
+        'packages/core/src/node_modules/dep/x.ts': "import { y } from './y';",
+        'packages/core/src/node_modules/dep/y.ts': "import { x } from './x';",
+      }),
+      ['apps/api/src/a.ts → apps/api/src/b.ts → apps/api/src/a.ts (also caught in it: apps/api/src/c.ts)'],
+    );
   });
 });
