@@ -9,6 +9,22 @@ export interface DayCount {
 
 const HEIGHT = 200;
 
+/**
+ * uPlot gives a y axis a fixed width unless told, and draws its labels right-aligned against the ticks, so a
+ * label wider than that width loses its first digits (`10,000` read `0,000`). The width here is the widest
+ * label's: uPlot writes them in 12px system-ui, whose digits are at most 0.64 em wide (DejaVu Sans, the common
+ * Linux fallback), so 8 px a character keeps every label whole.
+ */
+const LABEL_CHAR_PX = 8;
+const MIN_Y_AXIS_PX = 50;
+
+/** The y axis's width in CSS pixels: its ticks, their gap and the widest of `labels` (none yet on the first pass). */
+function yAxisSize(self: uPlot, labels: readonly string[] | null, axisIndex: number): number {
+  const axis = self.axes[axisIndex];
+  const widest = Math.max(0, ...(labels ?? []).map((label) => label.length));
+  return Math.max(MIN_Y_AXIS_PX, Math.ceil((axis?.ticks?.size ?? 10) + (axis?.gap ?? 5) + widest * LABEL_CHAR_PX));
+}
+
 const DAY_S = 86_400;
 /** Unix seconds of a day's UTC midnight. */
 const dayStart = (iso: string) => Math.floor(Date.parse(iso) / 1000 / DAY_S) * DAY_S;
@@ -24,7 +40,7 @@ function chartOptions(width: number, range: [number, number]): uPlot.Options {
     cursor: { drag: { x: false, y: false } },
     // The whole period on the x axis (half a day of margin for the bars), not just the days that have data.
     scales: { x: { time: true, range: () => [range[0] - DAY_S / 2, range[1] + DAY_S / 2] }, y: { range: (_u, _min, max) => [0, Math.max(5, Math.ceil(max * 1.15))] } },
-    axes: [{ space: 60 }, { size: 50 }],
+    axes: [{ space: 60 }, { size: yAxisSize }],
     series: [{}, { label: 'Alerts', stroke: accent, fill: `${accent}33`, width: 2, paths: uPlot.paths.bars?.({ size: [0.7, 40] }) }],
   };
 }
