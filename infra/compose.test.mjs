@@ -1,5 +1,5 @@
 // node --test infra/compose.test.mjs  (npm test runs it)
-// `docker compose up --scale scanner=3 --scale notifier=2` (README.md, Operations) must keep working: the
+// `docker compose up --scale scanner=3 --scale notifier=2` (docs/OPERATIONS.md, Scaling) must keep working: the
 // workers have no fixed name and no fixed host port, and compose accepts the file.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -12,7 +12,7 @@ import { appPools, COMPOSE_INI, ONE_OFF_CONNECTIONS, POSTGRES_USABLE_CONNECTIONS
 
 const WORKERS = ['scanner', 'engagement-poller', 'notifier'];
 const APPS = ['gateway', ...WORKERS];
-/** The replicas README.md's scaling example runs (`--scale scanner=3 --scale notifier=2`). */
+/** The replicas docs/OPERATIONS.md's scaling example runs (`--scale scanner=3 --scale notifier=2`). */
 const SCALED = { gateway: 1, scanner: 3, 'engagement-poller': 1, notifier: 2 };
 
 /** A compose database URL's parts that matter: where it goes, as whom, which database. */

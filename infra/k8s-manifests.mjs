@@ -160,24 +160,24 @@ export function queueNames() {
   return [...list[1].matchAll(/'([^']+)'/g)].map((match) => match[1]);
 }
 
-/** The README's `### Kubernetes` subsection. */
-export function readmeKubernetes() {
-  const readme = read('README.md');
-  const start = readme.indexOf('\n### Kubernetes\n');
-  if (start < 0) throw new Error('README.md has no ### Kubernetes subsection');
-  const end = readme.slice(start + 1).search(/\n##? /);
-  return end < 0 ? readme.slice(start) : readme.slice(start, start + 1 + end);
+/** docs/OPERATIONS.md's `## Kubernetes` section. */
+export function operationsKubernetes() {
+  const operations = read('docs/OPERATIONS.md');
+  const start = operations.indexOf('\n## Kubernetes\n');
+  if (start < 0) throw new Error('docs/OPERATIONS.md has no ## Kubernetes section');
+  const end = operations.slice(start + 1).search(/\n##? /);
+  return end < 0 ? operations.slice(start) : operations.slice(start, start + 1 + end);
 }
 
-/** The keys the README's `kubectl create secret generic hashwatch-secrets` command sets. */
-export function readmeSecretKeys(section) {
+/** The keys the `kubectl create secret generic hashwatch-secrets` command of docs/OPERATIONS.md sets. */
+export function documentedSecretKeys(section) {
   const command = new RegExp(`kubectl create secret generic ${SECRET_NAME}((?:[^\\n]*\\\\\\n)*[^\\n]*)`).exec(section);
-  if (!command) throw new Error(`README.md does not show \`kubectl create secret generic ${SECRET_NAME}\``);
+  if (!command) throw new Error(`docs/OPERATIONS.md does not show \`kubectl create secret generic ${SECRET_NAME}\``);
   return [...command[1].matchAll(/--from-literal=([A-Z][A-Z0-9_]*)=/g)].map((match) => match[1]);
 }
 
-/** The value the README's create-secret command gives `key` (`--from-literal=KEY='value'`), or undefined. */
-export function readmeSecretValue(section, key) {
+/** The value the documented create-secret command gives `key` (`--from-literal=KEY='value'`), or undefined. */
+export function documentedSecretValue(section, key) {
   const match = new RegExp(`--from-literal=${key}=(?:'([^']*)'|"([^"]*)"|(\\S*))`).exec(section);
   return match ? match[1] ?? match[2] ?? match[3] : undefined;
 }

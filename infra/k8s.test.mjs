@@ -6,7 +6,7 @@ import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import {
   APPS, appVariables, composeEnvNames, containersOf, defaultGatewayPort, defaultHealthPort, K8S_DIR, maxReplicas, only, queueNames,
-  LATENESS_SCALED, readmeKubernetes, readmeSecretKeys, readmeSecretValue, render, SECRET_NAME, shutdownTimeoutMs, UNSCALED_QUEUES, validateDocument,
+  LATENESS_SCALED, operationsKubernetes, documentedSecretKeys, documentedSecretValue, render, SECRET_NAME, shutdownTimeoutMs, UNSCALED_QUEUES, validateDocument,
   variablesNeededInCluster, WORKER_QUEUES, WORKERS,
 } from './k8s-manifests.mjs';
 import { readCompose } from './compose-file.mjs';
@@ -154,7 +154,7 @@ function checkSecretRefs({ docs }) {
 
 /** Gives each app every variable it needs from the ConfigMap or the documented Secret keys. */
 function checkEnvironment({ docs, configKeys }) {
-  const secretKeys = new Set(readmeSecretKeys(readmeKubernetes()));
+  const secretKeys = new Set(documentedSecretKeys(operationsKubernetes()));
   // The image's apps (APP picks one); PgBouncer reads only DATABASE_DIRECT_URL (checkPgbouncer).
   for (const doc of docs.filter((entry) => (entry.kind === 'Deployment' || entry.kind === 'Job') && envValue(containersOf(entry)[0], 'APP'))) {
     const [container] = containersOf(doc);
@@ -251,9 +251,9 @@ for (const [name, dir] of Object.entries(KUSTOMIZATIONS)) {
   });
 }
 
-describe('README, Operations, Kubernetes', () => {
+describe('docs/OPERATIONS.md, Kubernetes', () => {
   it('shows the commands that install the production overlay, in an order that works', () => {
-    const section = readmeKubernetes();
+    const section = operationsKubernetes();
     const docs = render(KUBECTL, KUSTOMIZATIONS.production);
     const namespace = only(docs, 'Deployment', 'gateway').metadata.namespace;
     assert.ok(namespace, 'the production overlay sets a namespace');
@@ -267,7 +267,7 @@ describe('README, Operations, Kubernetes', () => {
     let at = 0;
     for (const step of steps) {
       const found = section.indexOf(step, at);
-      assert.ok(found >= 0, `README shows \`${step}\` after the previous step`);
+      assert.ok(found >= 0, `docs/OPERATIONS.md shows \`${step}\` after the previous step`);
       at = found + step.length;
     }
     // What that selector picks: the Job, the settings it reads, nothing that runs the apps.
@@ -278,15 +278,15 @@ describe('README, Operations, Kubernetes', () => {
   });
 
   it('lists every secret a process needs in the create-secret command', () => {
-    const keys = readmeSecretKeys(readmeKubernetes());
+    const keys = documentedSecretKeys(operationsKubernetes());
     for (const key of ['DATABASE_URL', 'DATABASE_DIRECT_URL', 'REDIS_URL', 'SECRETS_KEY', 'X_BEARER_TOKEN']) assert.ok(keys.includes(key), `${key} is in the command`);
     assert.equal(new Set(keys).size, keys.length, 'no key twice');
   });
 
   it('points DATABASE_URL at the PgBouncer Service and DATABASE_DIRECT_URL at PostgreSQL, as the same user', () => {
-    const section = readmeKubernetes();
-    const pooled = new URL(readmeSecretValue(section, 'DATABASE_URL'));
-    const direct = new URL(readmeSecretValue(section, 'DATABASE_DIRECT_URL'));
+    const section = operationsKubernetes();
+    const pooled = new URL(documentedSecretValue(section, 'DATABASE_URL'));
+    const direct = new URL(documentedSecretValue(section, 'DATABASE_DIRECT_URL'));
     const service = only(render(KUBECTL, KUSTOMIZATIONS.production), 'Service', 'pgbouncer');
     assert.equal(`${pooled.hostname}:${pooled.port}`, `${service.metadata.name}:${service.spec.ports[0].port}`);
     assert.notEqual(direct.hostname, pooled.hostname);

@@ -1,5 +1,5 @@
 // node --test infra/metrics-docs.test.mjs
-// What the README's "Metrics and Grafana" tells an operator must hold: the scrape targets are the ports the apps
+// What docs/OPERATIONS.md's "Metrics and Grafana" tells an operator must hold: the scrape targets are the ports the apps
 // serve /metrics on in docker-compose, and the dashboard imports with one Prometheus data source input.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -20,13 +20,14 @@ function composeTargets() {
 }
 
 function metricsSection() {
-  const readme = read('README.md');
-  const start = readme.indexOf('### Metrics and Grafana');
-  assert.ok(start > readme.indexOf('## Operations') && start < readme.indexOf('## Development'), 'the section sits at the end of ## Operations');
-  return readme.slice(start, readme.indexOf('## Development'));
+  const operations = read('docs/OPERATIONS.md');
+  const start = operations.indexOf('\n## Metrics and Grafana\n');
+  assert.ok(start >= 0, 'docs/OPERATIONS.md has a ## Metrics and Grafana section');
+  const end = operations.indexOf('\n## ', start + 1);
+  return operations.slice(start, end < 0 ? undefined : end);
 }
 
-describe('README: Metrics and Grafana', () => {
+describe('docs/OPERATIONS.md: Metrics and Grafana', () => {
   it('scrapes the ports every app serves /metrics on', () => {
     const expected = composeTargets();
     const example = parse(read('infra/prometheus/prometheus.yml'));
