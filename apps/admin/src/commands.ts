@@ -11,7 +11,7 @@ import { planSet } from './commands/plan-set';
 import { secretsReseal } from './commands/secrets-reseal';
 import { usageReport } from './commands/usage-report';
 
-/** Every command of the admin CLI by name; README.md, "Admin CLI", shows each with an example. */
+/** Every command of the admin CLI by name; apps/admin/README.md shows each with an example. */
 export const commands = {
   'account:2fa-reset': account2faReset,
   'account:create': accountCreate,
