@@ -134,9 +134,9 @@ function declaredVariables(source) {
 // The files whose schemas each process reads its environment with, in `extend` order (later wins).
 const CONFIG_SOURCES = {
   gateway: ['packages/config/src/config.ts', 'packages/mail/src/mail-config.ts', 'apps/gateway/src/gateway-config.ts'],
-  scanner: ['packages/config/src/config.ts', 'apps/scanner/src/main.ts'],
-  'engagement-poller': ['packages/config/src/config.ts', 'apps/engagement-poller/src/main.ts'],
-  notifier: ['packages/config/src/config.ts', 'apps/notifier/src/main.ts'],
+  scanner: ['packages/config/src/config.ts', 'apps/scanner/src/scanner-config.ts'],
+  'engagement-poller': ['packages/config/src/config.ts', 'apps/engagement-poller/src/poller-config.ts'],
+  notifier: ['packages/config/src/config.ts', 'apps/notifier/src/notifier-config.ts'],
   migrate: ['packages/config/src/config.ts'],
 };
 

@@ -1,17 +1,10 @@
-import { z } from 'zod';
-import { configSchema, loadConfig } from '@hashwatch/config';
+import { loadConfig } from '@hashwatch/config';
 import { createDatabase, type Database } from '@hashwatch/db';
-import { mailConfig } from '@hashwatch/mail';
 import { createCipher } from '@hashwatch/secrets';
+import { adminConfigSchema } from './admin-config';
 import { runCommand } from './run-command';
 import { createSecurityNotifier } from './security-mail';
 import { toAppError } from './to-app-error';
-
-// SMTP_URL, MAIL_FROM and PUBLIC_URL as the gateway reads them: a change an operator makes is mailed like the owner's.
-const adminConfigSchema = configSchema.extend({
-  ...mailConfig,
-  PUBLIC_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL, e.g. https://watch.example.com' }).default('http://localhost:3000'),
-});
 
 /**
  * Composition root of the admin CLI: one command in, one JSON object out. Success prints the result on

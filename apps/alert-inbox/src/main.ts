@@ -1,17 +1,8 @@
-import { z } from 'zod';
-import { configSchema, envPort, loadConfig } from '@hashwatch/config';
+import { loadConfig } from '@hashwatch/config';
 import { createShutdown, runMain } from '@hashwatch/lifecycle';
 import { createLogger } from '@hashwatch/logger';
 import { createAlertInbox } from './alert-inbox';
-
-/** The inbox stands in for the outside world: of the shared variables it uses only LOG_LEVEL (a malformed one stops it, as it stops every app). */
-const inboxConfig = configSchema.extend({
-  ALERT_INBOX_PORT: envPort.default(4200),
-  // 42xx like the inbox's HTTP port, 25 for SMTP.
-  ALERT_INBOX_SMTP_PORT: envPort.default(4225),
-  ALERT_INBOX_HOST: z.string().min(1).default('127.0.0.1'),
-  ALERT_INBOX_SECRET: z.string().startsWith('whsec_').optional(),
-});
+import { inboxConfig } from './alert-inbox-config';
 
 async function main(): Promise<void> {
   const config = loadConfig(inboxConfig);

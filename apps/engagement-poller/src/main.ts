@@ -1,5 +1,4 @@
-import { z } from 'zod';
-import { configSchema, loadConfig, redisTargetOf } from '@hashwatch/config';
+import { loadConfig, redisTargetOf } from '@hashwatch/config';
 import { databaseTargetOf, openDatabase } from '@hashwatch/db';
 import { createShutdown, runMain, startHealthServer } from '@hashwatch/lifecycle';
 import { createLogger } from '@hashwatch/logger';
@@ -7,15 +6,13 @@ import { relayOutbox } from '@hashwatch/outbox';
 import { connectWorkerQueues } from '@hashwatch/queues';
 import { createXClient } from '@hashwatch/x-api';
 import { createEngagementPoller } from './engagement-poller';
+import { pollerConfig } from './poller-config';
 import { createPollerMetrics } from './poller-metrics';
 import { startPollerWorker } from './poller-workers';
 import { reconcileRefreshSchedulers } from './scheduling/refresh-schedulers';
 
 const DEFAULT_HEALTH_PORT = 4002;
 
-const pollerConfig = configSchema.extend({
-  X_BEARER_TOKEN: z.string({ error: 'is required: the app-only bearer token for X API v2' }).min(1),
-});
 
 /** Composition root of the engagement poller: configuration, clients, the worker, health, and an ordered shutdown. */
 async function main(): Promise<void> {

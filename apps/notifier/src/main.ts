@@ -1,28 +1,15 @@
-import { z } from 'zod';
 import { createSender } from '@hashwatch/channels';
-import { configSchema, loadConfig, redisTargetOf, requiredSecretsKey } from '@hashwatch/config';
+import { loadConfig, redisTargetOf } from '@hashwatch/config';
 import { databaseTargetOf, openDatabase } from '@hashwatch/db';
 import { createShutdown, runMain, startHealthServer } from '@hashwatch/lifecycle';
 import { createLogger } from '@hashwatch/logger';
 import { connectWorkerQueues } from '@hashwatch/queues';
 import { openVerifiedCipher } from '@hashwatch/secrets';
+import { notifierConfig } from './notifier-config';
 import { startNotifier } from './start-notifier';
 
 const DEFAULT_HEALTH_PORT = 4003;
 
-/** The shared variables, with SECRETS_KEY required (it unseals signing secrets and bot tokens), and the notifier's tuning. */
-const notifierConfig = configSchema.extend({
-  SECRETS_KEY: requiredSecretsKey,
-  NOTIFIER_SEND_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
-  // At most NOTIFIER_SEND_TIMEOUT_MS: the sender takes the smaller of the two.
-  NOTIFIER_SEND_FIRST_BYTE_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
-  NOTIFIER_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(50),
-  NOTIFIER_MAX_SENDS_PER_ACCOUNT: z.coerce.number().int().min(1).max(1_000).default(10),
-  // CONTRACT 8: a channel failing with transient errors for 1 h raises channel_failing; a webhook failing for 24 h is
-  // switched off with channel_disabled. Shorter spans are for tests and staging.
-  NOTIFIER_CHANNEL_FAILING_AFTER_SECONDS: z.coerce.number().int().min(1).max(7 * 86_400).default(3_600),
-  NOTIFIER_CHANNEL_DISABLE_AFTER_SECONDS: z.coerce.number().int().min(1).max(30 * 86_400).default(86_400),
-});
 
 /** Composition root of the notifier: configuration, clients, workers, health server and ordered shutdown. */
 async function main(): Promise<void> {

@@ -1,6 +1,8 @@
 // The scanner's public entry: what a process that embeds a scanner, or measures its stages one by one (bench/),
 // needs. src/main.ts composes the app itself from the environment; everything else in src/ is internal.
 export { createScanner } from './scanner';
+// The environment src/main.ts reads (docs/CONFIGURATION.md is rendered from it).
+export { scannerConfig } from './scanner-config';
 export type { Scanner, ScannerOptions, StoredBatch, TickSummary } from './scanner';
 export { startScannerWorkers } from './scanner-workers';
 export { reconcileScanSchedulers, ensureRelayScheduler } from './scan-schedulers';

@@ -1,41 +1,20 @@
-import { z } from 'zod';
-import { configSchema, envFlag, loadConfig, redisTargetOf } from '@hashwatch/config';
+import { loadConfig, redisTargetOf } from '@hashwatch/config';
 import { databaseTargetOf, openDatabases } from '@hashwatch/db';
 import { createShutdown, runMain, startHealthServer } from '@hashwatch/lifecycle';
 import { createLogger } from '@hashwatch/logger';
 import { connectWorkerQueues, removeScheduler } from '@hashwatch/queues';
 import { createXClient } from '@hashwatch/x-api';
-import { COMPLIANCE_EVERY_MS, COMPLIANCE_SCHEDULER_ID, ensureComplianceScheduler, ensureSweepScheduler, startMaintenanceWorker, SWEEP_EVERY_MS } from './maintenance/maintenance-worker';
+import { COMPLIANCE_SCHEDULER_ID, ensureComplianceScheduler, ensureSweepScheduler, startMaintenanceWorker } from './maintenance/maintenance-worker';
 import { ensureRelayScheduler, reconcileScanSchedulers } from './scan-schedulers';
-import { DEFAULT_SOURCE_FAILING_CYCLES } from './notices/source-notices';
 import { createScanner } from './scanner';
 import { createScannerMetrics } from './scanner-metrics';
 import { startScannerWorkers } from './scanner-workers';
 import { DEFAULT_SEARCH_BUDGET } from './sources/fair-shares';
-import { DEFAULT_STREAM_TIMING } from './stream/coverage';
+import { scannerConfig } from './scanner-config';
 import { startStreamHolder } from './stream/stream-holder';
 
 const DEFAULT_HEALTH_PORT = 4001;
 
-const scannerConfig = configSchema.extend({
-  X_BEARER_TOKEN: z.string({ error: 'is required: the app-only bearer token for X API v2' }).min(1),
-  RETENTION_SWEEP_SECONDS: z.coerce.number().int().min(1).max(86_400).default(SWEEP_EVERY_MS / 1000),
-  // X's batch compliance (docs/decisions/x-posts.md): how often a step runs; 0 turns it off (an X plan without the
-  // compliance endpoints).
-  X_COMPLIANCE_SECONDS: z.coerce.number().int().min(0).max(86_400).default(COMPLIANCE_EVERY_MS / 1000),
-  // Recent searches per 15 minutes the scans plan to spend, shared between accounts by plan weight
-  // (docs/decisions/fair-shares.md); 0 turns the sharing off.
-  SCANNER_SEARCH_BUDGET: z.coerce.number().int().min(0).max(1_000_000).default(DEFAULT_SEARCH_BUDGET.requests),
-  SOURCE_FAILING_CYCLES: z.coerce.number().int().min(1).max(1_000).default(DEFAULT_SOURCE_FAILING_CYCLES),
-  // The filtered stream (docs/decisions/filtered-stream.md): off by default, since X sells it to plans that
-  // include it; pay-per-use allows 1,000 rules of 1,024 characters, Enterprise more.
-  X_STREAM: envFlag.default(false),
-  X_STREAM_MAX_RULES: z.coerce.number().int().min(1).max(100_000).default(1_000),
-  X_STREAM_RULE_MAX_LENGTH: z.coerce.number().int().min(64).max(4_096).default(1_024),
-  // How far around a disconnection the back-fill reaches, and how old a coverage means the stream is down.
-  X_STREAM_MARGIN_SECONDS: z.coerce.number().int().min(1).max(600).default(DEFAULT_STREAM_TIMING.marginSeconds),
-  X_STREAM_STALE_SECONDS: z.coerce.number().int().min(1).max(3_600).default(DEFAULT_STREAM_TIMING.staleSeconds),
-});
 
 /** Composition root of the scanner: configuration, clients, the workers, health, and an ordered shutdown. */
 async function main(): Promise<void> {

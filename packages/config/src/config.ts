@@ -78,27 +78,44 @@ export function redisTargetOf(config: {
   };
 }
 
-/** Every environment variable the suite shares (README.md, Configuration), parsed once at boot. Apps extend it with their own. */
+/**
+ * Every environment variable the suite shares, parsed once at boot. Apps extend it with their own. Each field's
+ * `.describe()` text is its entry in docs/CONFIGURATION.md (`npm run docs:config`).
+ */
 export const configSchema = z.object({
-  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).default('postgresql://postgres@127.0.0.1:5432/hashwatch'),
+  DATABASE_URL: z
+    .url({ protocol: /^postgres(ql)?$/ })
+    .default('postgresql://postgres@127.0.0.1:5432/hashwatch')
+    .describe("PostgreSQL, directly or through PgBouncer in transaction mode."),
   /**
    * PostgreSQL directly, for what needs a session of its own (session advisory locks, migrations); default
    * DATABASE_URL. Set whenever DATABASE_URL points at a transaction pooler (PgBouncer): then no statement is
    * prepared by name on DATABASE_URL's connections.
    */
-  DATABASE_DIRECT_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
-  REDIS_URL: z.url({ protocol: /^rediss?$/ }).default('redis://127.0.0.1:6379'),
-  REDIS_CLUSTER_NODES: redisClusterNodes.optional(),
+  DATABASE_DIRECT_URL: z
+    .url({ protocol: /^postgres(ql)?$/ })
+    .optional()
+    .describe("PostgreSQL directly (default: `DATABASE_URL`), for whatever needs a session of its own: advisory locks held across statements, `pg_locks` claims, migrations, leases. Set it whenever `DATABASE_URL` points at a transaction pooler (docs/OPERATIONS.md, PgBouncer)."),
+  REDIS_URL: z
+    .url({ protocol: /^rediss?$/ })
+    .default('redis://127.0.0.1:6379')
+    .describe("Redis (queues, rate limits, caches), with `maxmemory-policy noeviction`. Ignored when `REDIS_CLUSTER_NODES` is set."),
+  REDIS_CLUSTER_NODES: redisClusterNodes
+    .optional()
+    .describe("`host:port,host:port,…`: some masters of a Redis Cluster; when set the suite runs on that cluster and `REDIS_URL` is ignored (docs/OPERATIONS.md, Redis Cluster)."),
   /** The cluster's ACL user and password (the same on every node); empty means none. */
-  REDIS_CLUSTER_USERNAME: z.string().max(200).optional(),
-  REDIS_CLUSTER_PASSWORD: z.string().max(500).optional(),
-  REDIS_CLUSTER_TLS: booleanString.default(false),
+  REDIS_CLUSTER_USERNAME: z.string().max(200).optional().describe("The ACL user every cluster node takes; none means the default user."),
+  REDIS_CLUSTER_PASSWORD: z.string().max(500).optional().describe("The password every cluster node takes (`requirepass`, or the ACL user's)."),
+  REDIS_CLUSTER_TLS: booleanString.default(false).describe("`true`: the cluster's nodes speak TLS (a managed cluster's in-transit encryption)."),
   QUEUE_PREFIX: z
     .string()
     .regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be 1-64 letters, digits, dots, dashes or underscores')
-    .default('hw'),
-  PORT: envPort.default(3000),
-  HEALTH_PORT: envPort.optional(),
+    .default('hw')
+    .describe("Prefix of every Redis key the suite writes; two suites with different prefixes on one Redis never see each other's jobs, counters or caches."),
+  PORT: envPort.default(3000).describe("The gateway's HTTP port."),
+  HEALTH_PORT: envPort
+    .optional()
+    .describe("A worker's port for `/healthz`, `/readyz` and `/metrics`; by default 4001 for the scanner, 4002 for the engagement poller, 4003 for the notifier."),
   /**
    * When set, GET /metrics (the gateway's port and the workers' HEALTH_PORT) needs `Authorization: Bearer <token>`;
    * unset, /metrics stays open as CONTRACT 7's scrapers expect.
@@ -106,22 +123,42 @@ export const configSchema = z.object({
   METRICS_TOKEN: z
     .string()
     .regex(/^[\x21-\x7e]{16,500}$/, 'must be 16 to 500 printable characters without spaces')
-    .optional(),
-  X_API_BASE_URL: z.url().default('https://api.x.com'),
-  X_BEARER_TOKEN: z.string().min(1).optional(),
-  X_USER_TOKEN: z.string().min(1).optional(),
-  X_QUERY_MAX_LENGTH: z.coerce.number().int().min(64).max(4096).default(512),
-  TELEGRAM_API_BASE_URL: z.url().default('https://api.telegram.org'),
-  SECRETS_KEY: secretsKey.optional(),
+    .optional()
+    .describe("When set (16 to 500 printable characters, no spaces), `GET /metrics` on the gateway's `PORT` and the workers' `HEALTH_PORT` needs `Authorization: Bearer <METRICS_TOKEN>` and answers 401 otherwise; `/healthz` and `/readyz` stay open. Unset, `/metrics` is open."),
+  X_API_BASE_URL: z.url().default('https://api.x.com').describe("Base of X API v2 (`/2/...` paths are appended)."),
+  X_BEARER_TOKEN: z.string().min(1).optional().describe("The app bearer token for X API v2."),
+  X_USER_TOKEN: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("An optional user-context token: X serves liking users only to such a token. Without it like counts stay real, but likers are not sampled and no like alerts are sent."),
+  X_QUERY_MAX_LENGTH: z.coerce.number().int().min(64).max(4096).default(512).describe("The longest search query your X plan accepts (4096 on Enterprise)."),
+  TELEGRAM_API_BASE_URL: z.url().default('https://api.telegram.org').describe("Base of the Telegram Bot API."),
+  SECRETS_KEY: secretsKey
+    .optional()
+    .describe("32 random bytes, base64 (`openssl rand -base64 32`; `npm start` generates one for the demo): seals bot tokens, webhook signing secrets and TOTP secrets at rest (AES-256-GCM). The gateway and the notifier stop at start-up, naming it, when it cannot open the secrets already stored."),
   /** A former SECRETS_KEY, only ever read with, while `secrets:reseal` moves every secret to SECRETS_KEY. */
-  SECRETS_KEY_PREVIOUS: secretsKey.optional(),
-  WEBHOOK_ALLOW_PRIVATE_NETWORKS: booleanString.default(false),
+  SECRETS_KEY_PREVIOUS: secretsKey
+    .optional()
+    .describe("A former `SECRETS_KEY`, still accepted for reading while `npm run admin -- secrets:reseal` re-seals every secret with the current one."),
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: booleanString
+    .default(false)
+    .describe("`true` lets alerts reach loopback and private addresses; for local development and tests only."),
   /**
    * An item detected more than this long after its posted_at (catch-up after an outage) goes to json channels
    * only, flagged `late: true`; chat platforms (Discord, Slack, Telegram) do not get it.
    */
-  ALERT_MAX_AGE_SECONDS: z.coerce.number().int().min(1).max(7 * 24 * 3600).default(900),
-  LOG_LEVEL: z.enum(['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly']).default('info'),
+  ALERT_MAX_AGE_SECONDS: z
+    .coerce.number()
+    .int()
+    .min(1)
+    .max(7 * 24 * 3600)
+    .default(900)
+    .describe("Notifier: an item detected more than this many seconds after its `posted_at` is still stored and sent to json channels, with `late: true`, but not to Discord, Slack or Telegram; its deliveries there are logged `skipped`. Give every notifier replica the same value."),
+  LOG_LEVEL: z
+    .enum(['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly'])
+    .default('info')
+    .describe("The winston level; logs are JSON lines."),
 });
 
 export type Config = z.infer<typeof configSchema>;

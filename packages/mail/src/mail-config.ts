@@ -11,11 +11,15 @@ const FROM = /^(?:[^<>\r\n]*<[^<>@\s]+@[^<>@\s]+>|[^<>@\s]+@[^<>@\s]+)$/;
  */
 export const mailConfig = {
   /** `smtp://user:pass@host:587` (STARTTLS when offered) or `smtps://…:465` (TLS from the start). */
-  SMTP_URL: z.url({ protocol: /^smtps?$/, error: 'must be an smtp:// or smtps:// URL' }).optional(),
+  SMTP_URL: z
+    .url({ protocol: /^smtps?$/, error: 'must be an smtp:// or smtps:// URL' })
+    .optional()
+    .describe("The mail server for password-reset links and security notices: `smtp://user:pass@host:587` (STARTTLS when offered) or `smtps://user:pass@host:465`. A send gives up after 10 s without an answer or 30 s in all; `npm start` points it at the demo alert inbox."),
   MAIL_FROM: z
     .string()
     .regex(FROM, 'must be an address or Name <address>')
-    .default('Hashwatch <no-reply@localhost>'),
+    .default('Hashwatch <no-reply@localhost>')
+    .describe("The From of every mail: `Name <address>` or an address."),
 };
 
 /** The parsed mail settings. */
