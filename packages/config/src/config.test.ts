@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ConfigError, configSchema, loadConfig, redisTargetOf, requiredSecretsKey } from './config';
 
 describe('loadConfig', () => {
-  it('applies the documented defaults (README.md, Configuration) when the environment is empty', () => {
+  it('applies the documented defaults (docs/CONFIGURATION.md) when the environment is empty', () => {
     const config = loadConfig(configSchema, {});
     expect(config).toMatchObject({
       DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/hashwatch',

@@ -1,4 +1,4 @@
-/** The server tests run against: DATABASE_URL (set by `npm test`) or the suite's default (README, Configuration). */
+/** The server tests run against: DATABASE_URL (set by `npm test`) or the suite's default (docs/CONFIGURATION.md). */
 export function baseDatabaseUrl(): string {
   return process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/hashwatch';
 }

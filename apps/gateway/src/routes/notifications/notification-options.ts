@@ -13,7 +13,7 @@ export interface NotificationOptions {
 /** Deadline of one test delivery when no sender is given: the client waits for it. */
 export const TEST_DELIVERY_TIMEOUT_MS = 10_000;
 
-/** `deps.notifications`, or the documented defaults (README.md, Configuration): api.telegram.org, public https: targets only. */
+/** `deps.notifications`, or the documented defaults (docs/CONFIGURATION.md): api.telegram.org, public https: targets only. */
 export function notificationOptions(deps: { notifications?: NotificationOptions }): NotificationOptions {
   return (
     deps.notifications ?? {
