@@ -27,6 +27,9 @@ function killGroup(child, signal) {
  * Every child runs detached, in its own process group, so the terminal's Ctrl-C reaches it only through
  * the supervisor: once, and in order (apps before the services they use).
  */
+// How long a finished command's piped output may take to drain before its exit code is taken anyway.
+const PIPE_DRAIN_MS = 5_000;
+
 export class Supervisor {
   /** Live children; `foreground` ones (one-shot tasks) get the first signal passed on at once. */
   #children = new Set();
@@ -106,22 +109,32 @@ export class Supervisor {
     }
   }
 
-  /** Runs a one-shot command with inherited output and resolves with its exit code. */
-  runForeground(command, args, { cwd = ROOT, env = process.env } = {}) {
+  /** Runs a one-shot command with inherited (or, given a prefix, prefixed) output; resolves with its exit code. */
+  runForeground(command, args, { cwd = ROOT, env = process.env, prefix } = {}) {
     this.checkInterrupted();
     return new Promise((resolve, reject) => {
-      const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'inherit', 'inherit'], detached: true });
+      // With a prefix (tasks running side by side), each output line is written whole, the prefix before it.
+      const stdio = prefix === undefined ? ['ignore', 'inherit', 'inherit'] : ['ignore', 'pipe', 'pipe'];
+      const child = spawn(command, args, { cwd, env, stdio, detached: true });
+      if (prefix !== undefined) {
+        const pipe = (stream, out) => readline.createInterface({ input: stream }).on('line', (line) => out.write(`${prefix}${line}\n`));
+        pipe(child.stdout, process.stdout);
+        pipe(child.stderr, process.stderr);
+      }
       child.foreground = true;
       this.#children.add(child);
       child.once('error', (error) => {
         this.#children.delete(child);
         reject(new DevError(`cannot run ${command}: ${error.message}`));
       });
-      child.once('exit', (code, signal) => {
+      const finish = (code, signal) => {
         this.#children.delete(child);
         if (this.#interrupted) reject(new Interrupted(this.#interrupted));
         else resolve(code ?? 128 + (signal === 'SIGKILL' ? 9 : 15));
-      });
+      };
+      // Piped output is whole once the pipes close ('close'); a grandchild still holding them gets 5 s.
+      child.once('close', finish);
+      child.once('exit', (code, signal) => setTimeout(() => finish(code, signal), PIPE_DRAIN_MS).unref());
     });
   }
 

@@ -1,7 +1,8 @@
 // `npm test`: install, services, Chromium (for the browser tests), kubectl (for the manifest tests), Prisma client, one
-// migrated template database that every test file clones, then every workspace's tests through turbo, the tests of what
-// a Redis Cluster changes again on a private cluster, and infra/'s own tests; then one summary: a row per workspace the
-// root package.json names (e2e included), one per cluster run, one for infra/, the slowest test files, and
+// migrated template database that every test file clones; then, side by side (infra/test-lanes.mjs), the e2e scenarios
+// once the apps they run are built, and a pool of the other workspaces' jest runs, the tests of what a Redis Cluster
+// changes run again on a private cluster, and infra/'s own tests. Then one summary: a row per workspace the root
+// package.json names (e2e included), one per cluster run, one for infra/, the slowest test files, and
 // `tests: N passed, M failed`. A workspace with sources but no `test` script counts as a failure. Exits 1 when anything
 // failed. `npm test -- gateway infra` runs only the named workspaces (and infra/'s tests), with the same services.
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -17,33 +18,39 @@ import { paint, say, warn } from './output.mjs';
 import { generatePrismaClient } from './prisma-client.mjs';
 import { startRedisCluster } from './redis-cluster.mjs';
 import { startServices } from './services.mjs';
+import { runPool, workspaceWeights } from './test-lanes.mjs';
 import { prepareTemplateDatabase } from './test-template.mjs';
 import { DATA_DIR, hasSources, ROOT, workspaces } from './workspaces.mjs';
 
-// Workspaces tested at once. Measured on 2 cores (each jest runs 2 workers; much of a test run waits
+// Jest runs side by side beside the e2e lane. Measured on 2 cores (each jest runs 2 workers; much of a test run waits
 // on PostgreSQL and Redis): 2 took 89 s and 130 s where 1 took 196 s and 163 s, all green both ways.
 // HW_TEST_CONCURRENCY overrides it.
 const TEST_CONCURRENCY = Number(process.env.HW_TEST_CONCURRENCY) || 2;
 
-/** Runs every testable workspace's jest through turbo, each writing its JSON report; resolves with turbo's exit code. */
-async function runWorkspaceTests(supervisor, testable, { databaseUrl, redisUrl, template, chromiumPath, pgbouncerPath, filter }) {
-  for (const ws of testable) {
-    mkdirSync(path.dirname(path.join(ws.dir, JEST_REPORT)), { recursive: true });
-    rmSync(path.join(ws.dir, JEST_REPORT), { force: true });
-  }
-  const env = { ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, HW_TEST_TEMPLATE_DB: template, CHROMIUM_PATH: chromiumPath, PGBOUNCER_PATH: pgbouncerPath, TURBO_TELEMETRY_DISABLED: '1' };
-  say(`running the tests of ${testable.length} workspaces`);
+// Workspaces whose tests run the built apps: e2e (OS processes) and the dashboard (some against the built gateway).
+const NEEDS_BUILD = ['@hashwatch/e2e', '@hashwatch/dashboard'];
+const E2E = '@hashwatch/e2e';
+
+/**
+ * Builds what the e2e scenarios and the dashboard's tests run (every workspace e2e depends on) through turbo, whose
+ * cache makes it a no-op after `npm run build` or an earlier run; resolves with turbo's exit code.
+ */
+function buildForTests(supervisor, env) {
+  say('building the apps the e2e scenarios run');
   return supervisor.runForeground(
     'npx',
-    [
-      '--no-install', 'turbo', 'run', 'test',
-      ...(filter ? testable.map((ws) => `--filter=${ws.name}`) : []),
-      `--concurrency=${TEST_CONCURRENCY}`, '--continue', '--ui=stream',
-      // --forceExit: a test file that leaks a handle must not hang the whole run (jest still names it).
-      '--', '--json', `--outputFile=${JEST_REPORT}`, '--forceExit',
-    ],
+    ['--no-install', 'turbo', 'run', 'build', `--filter=${E2E}^...`, '--ui=stream', '--output-logs=errors-only'],
     { env },
   );
+}
+
+/** One workspace's jest (its `test` script), output lines prefixed like turbo's, writing its JSON report. */
+function runJest(supervisor, ws, env, { report = JEST_REPORT, label = '', extra = [] } = {}) {
+  mkdirSync(path.dirname(path.join(ws.dir, report)), { recursive: true });
+  rmSync(path.join(ws.dir, report), { force: true });
+  // --forceExit: a test file that leaks a handle must not hang the whole run (jest still names it).
+  const args = ['run', '--silent', 'test', '--', '--json', `--outputFile=${report}`, '--forceExit', ...extra];
+  return supervisor.runForeground('npm', args, { cwd: ws.dir, env, prefix: `${ws.name}:test${label ? ` ${label}` : ''}: ` });
 }
 
 // What runs a second time on a Redis Cluster (REDIS_CLUSTER_NODES): the tests of what a cluster changes. A cluster
@@ -51,44 +58,42 @@ async function runWorkspaceTests(supervisor, testable, { databaseUrl, redisUrl, 
 // notifier's leases, pacing and circuits (multi-key scripts that must keep to one slot), and one end-to-end scenario
 // with every app on the cluster (replicas: two of each worker sharing its queues). The rest of the suite uses Redis
 // through these same modules, which is what the first pass already covered.
-const CLUSTER_WORKSPACES = ['@hashwatch/queues', '@hashwatch/x-api', '@hashwatch/notifier', '@hashwatch/e2e'];
-const CLUSTER_FILES = [
-  'packages/queues/src/',
-  'packages/x-api/src/rate-budget',
-  'apps/notifier/src/delivery/(drain-channel|drain-scheduler|destination-pace|key-slots|pacing|tarpit)',
-  'e2e/src/replicas',
-].join('|');
+const CLUSTER_FILES = {
+  '@hashwatch/queues': 'packages/queues/src/',
+  '@hashwatch/x-api': 'packages/x-api/src/rate-budget',
+  '@hashwatch/notifier': 'apps/notifier/src/delivery/(drain-channel|drain-scheduler|destination-pace|key-slots|pacing|tarpit)',
+  '@hashwatch/e2e': 'e2e/src/replicas',
+};
 const CLUSTER_REPORT = '.turbo/jest-report-cluster.json';
 const CLUSTER_LABEL = '(redis cluster)';
 
 /**
- * Runs CLUSTER_WORKSPACES' tests against a private three-master Redis Cluster started from `redis-server` for
- * this run and removed after it; resolves with their rows and totals, labelled CLUSTER_LABEL.
+ * A private three-master Redis Cluster from `redis-server` for this run, removed after it: resolves with its
+ * `nodes`, or with an `error` row when redis-server is missing.
  */
-async function runClusterTests(supervisor, testable, { databaseUrl, redisUrl, template, chromiumPath }) {
-  const selected = testable.filter((ws) => CLUSTER_WORKSPACES.includes(ws.name));
-  for (const ws of selected) rmSync(path.join(ws.dir, CLUSTER_REPORT), { force: true });
+async function clusterForTests(supervisor) {
   const redisServer = localTools.findRedisServer();
   if (!redisServer) {
-    const row = { ws: { name: `Redis Cluster ${CLUSTER_LABEL}` }, ok: false, text: 'redis-server is not installed: the cluster tests need it' };
-    return { rows: [row], passed: 0, failed: 1, code: 1 };
+    return { error: { ws: { name: `Redis Cluster ${CLUSTER_LABEL}` }, ok: false, text: 'redis-server is not installed: the cluster tests need it' } };
   }
   const cluster = await startRedisCluster({ redisServer, log: say });
   supervisor.onCleanup(() => cluster.stop());
-  say(`running the tests of ${selected.length} workspaces on the Redis Cluster`);
-  const env = { ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, REDIS_CLUSTER_NODES: cluster.nodes, HW_TEST_TEMPLATE_DB: template, CHROMIUM_PATH: chromiumPath, TURBO_TELEMETRY_DISABLED: '1' };
-  const code = await supervisor.runForeground(
-    'npx',
-    [
-      '--no-install', 'turbo', 'run', 'test',
-      ...selected.map((ws) => `--filter=${ws.name}`),
-      `--concurrency=${TEST_CONCURRENCY}`, '--continue', '--ui=stream',
-      '--', '--json', `--outputFile=${CLUSTER_REPORT}`, '--forceExit', `--testPathPatterns=${CLUSTER_FILES}`,
-    ],
-    { env },
-  );
-  await cluster.stop();
-  return { ...summarizeReports(selected, { report: CLUSTER_REPORT, label: CLUSTER_LABEL }), code };
+  return { nodes: cluster.nodes };
+}
+
+/** The pool's tasks for the cluster pass: CLUSTER_FILES of each workspace, once the cluster (and, for e2e, the build) is up. */
+function clusterTasks(supervisor, testable, env, { cluster, built }) {
+  return testable.filter((ws) => CLUSTER_FILES[ws.name]).map((ws) => ({
+    name: `${ws.name} ${CLUSTER_LABEL}`,
+    weight: 0,
+    run: async () => {
+      const { nodes } = await cluster;
+      if (!nodes) return 1;
+      if (NEEDS_BUILD.includes(ws.name) && (await built) !== 0) return 1;
+      const extra = [`--testPathPatterns=${CLUSTER_FILES[ws.name]}`];
+      return runJest(supervisor, ws, { ...env, REDIS_CLUSTER_NODES: nodes }, { report: CLUSTER_REPORT, label: CLUSTER_LABEL, extra });
+    },
+  }));
 }
 
 /** The dev script's own tests (infra/*.test.mjs, node:test), counted like a workspace; KUBECTL for k8s.test.mjs. */
@@ -96,14 +101,13 @@ async function runInfraTests(supervisor, kubectlPath) {
   const tap = path.join(DATA_DIR, 'infra-tests.tap');
   mkdirSync(DATA_DIR, { recursive: true });
   rmSync(tap, { force: true });
-  say('running the tests of infra/ (node --test)');
   const files = readdirSync(path.join(ROOT, 'infra')).filter((name) => name.endsWith('.test.mjs')).map((name) => `infra/${name}`);
   const code = await supervisor.runForeground(process.execPath, [
     '--test',
     '--test-reporter=spec', '--test-reporter-destination=stdout',
     '--test-reporter=tap', `--test-reporter-destination=${tap}`,
     ...files,
-  ], { env: { ...process.env, KUBECTL: kubectlPath } });
+  ], { env: { ...process.env, KUBECTL: kubectlPath }, prefix: 'infra:test: ' });
   const text = existsSync(tap) ? readFileSync(tap, 'utf8') : '';
   const count = (name) => Number(new RegExp(`^# ${name} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
   const passed = count('pass');
@@ -159,8 +163,45 @@ export function selectTests(names, testable) {
   return { workspaces: testable.filter((ws) => chosen.has(ws)), infra, cluster: false };
 }
 
-const NO_CLUSTER_RUN = { rows: [], passed: 0, failed: 0, code: 0 };
 const NO_INFRA_RUN = { passed: 0, failed: 0, row: undefined };
+
+/**
+ * Every selected test at once on two lanes: the e2e scenarios (after the build) in one, and in the other a pool of
+ * TEST_CONCURRENCY jest runs (heaviest workspace first; the dashboard once the build is done; the cluster pass; infra/'s
+ * node tests). Resolves with the worst exit code, the cluster's error row if any, and infra/'s result.
+ */
+async function runLanes(supervisor, selected, testable, env, kubectlPath) {
+  const needsBuild = selected.workspaces.some((ws) => NEEDS_BUILD.includes(ws.name)) || selected.cluster;
+  const built = needsBuild ? buildForTests(supervisor, env) : Promise.resolve(0);
+  const cluster = selected.cluster ? clusterForTests(supervisor) : Promise.resolve({});
+  const weights = workspaceWeights(ROOT);
+  const e2e = selected.workspaces.find((ws) => ws.name === E2E);
+  const e2eLane = e2e ? built.then((code) => (code === 0 ? runJest(supervisor, e2e, env) : code)) : Promise.resolve(0);
+
+  let infra = NO_INFRA_RUN;
+  const tasks = selected.workspaces.filter((ws) => ws !== e2e).map((ws) => ({
+    name: ws.name,
+    weight: weights.get(ws.rel) ?? 0,
+    run: async () => {
+      if (NEEDS_BUILD.includes(ws.name) && (await built) !== 0) return 1;
+      return runJest(supervisor, ws, env);
+    },
+  }));
+  if (selected.cluster) {
+    for (const ws of testable) rmSync(path.join(ws.dir, CLUSTER_REPORT), { force: true });
+    tasks.push(...clusterTasks(supervisor, testable, env, { cluster, built }));
+  }
+  if (selected.infra) {
+    tasks.push({ name: 'infra', weight: 0, run: async () => {
+      infra = await runInfraTests(supervisor, kubectlPath);
+      return infra.failed > 0 ? 1 : 0;
+    } });
+  }
+  say(`running ${e2e ? 'the e2e scenarios beside ' : ''}${tasks.length} test runs, ${TEST_CONCURRENCY} at a time`);
+  const [buildCode, e2eCode, poolCode] = await Promise.all([built, e2eLane, runPool(tasks, TEST_CONCURRENCY)]);
+  const clusterError = (await cluster).error;
+  return { code: buildCode || e2eCode || poolCode, clusterError, infra };
+}
 
 export async function testCommand(supervisor, names = []) {
   const all = workspaces();
@@ -173,33 +214,45 @@ export async function testCommand(supervisor, names = []) {
   const pgbouncerPath = await ensurePgbouncer(supervisor);
   await generatePrismaClient(supervisor);
   const template = await prepareTemplateDatabase(supervisor, services.databaseUrl);
+  const env = {
+    ...process.env,
+    DATABASE_URL: services.databaseUrl,
+    REDIS_URL: services.redisUrl,
+    HW_TEST_TEMPLATE_DB: template,
+    CHROMIUM_PATH: chromiumPath,
+    PGBOUNCER_PATH: pgbouncerPath,
+    TURBO_TELEMETRY_DISABLED: '1',
+  };
 
-  // A workspace with sources and no test script fails the whole run; a run of named workspaces leaves it out.
-  const untestable = names.length === 0 ? all.filter((ws) => !ws.scripts.test && hasSources(ws.dir)) : [];
-  const workspaceCode = selected.workspaces.length > 0
-    ? await runWorkspaceTests(supervisor, selected.workspaces, { ...services, template, chromiumPath, pgbouncerPath, filter: names.length > 0 })
-    : 0;
-  const cluster = selected.cluster ? await runClusterTests(supervisor, testable, { ...services, template, chromiumPath }) : NO_CLUSTER_RUN;
-  const code = workspaceCode || cluster.code;
-  const infra = selected.infra ? await runInfraTests(supervisor, kubectlPath) : NO_INFRA_RUN;
+  const { code, clusterError, infra } = await runLanes(supervisor, selected, testable, env, kubectlPath);
 
   const { rows, passed: jestPassed, failed: testFailed } = summarizeReports(selected.workspaces);
-  rows.push(...cluster.rows);
+  let passed = jestPassed + infra.passed;
+  let failed = testFailed + infra.failed;
+  if (selected.cluster) {
+    const clusterRun = clusterError
+      ? { rows: [clusterError], passed: 0, failed: 1 }
+      : summarizeReports(testable.filter((ws) => CLUSTER_FILES[ws.name]), { report: CLUSTER_REPORT, label: CLUSTER_LABEL });
+    rows.push(...clusterRun.rows);
+    passed += clusterRun.passed;
+    failed += clusterRun.failed;
+  }
   if (infra.row) rows.push(infra.row);
-  const passed = jestPassed + cluster.passed + infra.passed;
-  let failed = testFailed + cluster.failed + infra.failed;
-  for (const ws of untestable) {
-    failed += 1;
-    rows.push({ ws, ok: false, text: 'has sources but no `test` script' });
+  // A workspace with sources and no test script fails the whole run; a run of named workspaces leaves it out.
+  if (names.length === 0) {
+    for (const ws of all.filter((candidate) => !candidate.scripts.test && hasSources(candidate.dir))) {
+      failed += 1;
+      rows.push({ ws, ok: false, text: 'has sources but no `test` script' });
+    }
   }
   printRows(rows);
   const reports = readReports(selected.workspaces);
   if (selected.cluster) reports.push(...readReports(testable, { report: CLUSTER_REPORT, label: CLUSTER_LABEL }));
   printSlowest(reports);
   if (code !== 0 && failed === 0) {
-    // turbo failed without any workspace reporting a failure (a crash before jest, a config error).
+    // A run failed without any report saying so (a build that failed, a crash before jest, a config error).
     failed += 1;
-    warn(`turbo exited with ${code} although every report passed`);
+    warn(`a test run exited with ${code} although every report passed`);
   }
   await supervisor.runCleanups();
   process.stdout.write(`tests: ${passed} passed, ${failed} failed\n`);
