@@ -77,6 +77,10 @@ describe('a faster engagement cadence, with real workers and BullMQ schedulers',
     await waitFor(() => lookups().length >= before + cycles + 1, (cycles + 3) * NEW_SECONDS * 1000, `${cycles} more refreshes`);
     const times = lookups().slice(before, before + cycles + 1);
     const gaps = times.slice(1).map((at, i) => at - (times[i] as number));
-    expect(gaps.filter((gap) => gap < NEW_SECONDS * 900 || gap > NEW_SECONDS * 1100)).toEqual([]);
+    // The scheduler's slots are fixed, so a tick a loaded machine runs late is followed by one that comes early: the
+    // mean period holds to 5 %, each gap to 30 % (a wrong cadence, 1 s or 60 s, fails both).
+    const mean = ((times[cycles] as number) - (times[0] as number)) / cycles;
+    expect(Math.abs(mean - NEW_SECONDS * 1000)).toBeLessThanOrEqual(NEW_SECONDS * 50);
+    expect(gaps.filter((gap) => gap < NEW_SECONDS * 700 || gap > NEW_SECONDS * 1300)).toEqual([]);
   }, 60_000);
 });
