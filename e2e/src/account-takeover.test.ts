@@ -4,12 +4,11 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import speakeasy from 'speakeasy';
-import { createQueuePrefix, deletePrefixKeys } from '@hashwatch/testing';
+import { createQueuePrefix, deletePrefixKeys, freePort } from '@hashwatch/testing';
 import { Redis } from 'ioredis';
 import { runAdmin } from './harness/admin-cli';
 import { startAppProcess, type AppProcess } from './harness/app-process';
 import { Browser, field } from './harness/browser';
-import { freePort } from './harness/free-port';
 import { createRunDatabase, type RunDatabase } from './harness/run-database';
 import { waitUntil } from './harness/wait-until';
 

@@ -7,12 +7,11 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import speakeasy from 'speakeasy';
 import { startStripeFixture, TEST_PRICES, type StripeFixture } from '@hashwatch/billing/testing';
-import { createQueuePrefix, deletePrefixKeys } from '@hashwatch/testing';
+import { createQueuePrefix, deletePrefixKeys, freePort } from '@hashwatch/testing';
 import { Redis } from 'ioredis';
 import { runAdmin } from './harness/admin-cli';
 import { startAppProcess, type AppProcess } from './harness/app-process';
 import { Browser, field } from './harness/browser';
-import { freePort } from './harness/free-port';
 import { createRunDatabase, type RunDatabase } from './harness/run-database';
 import { waitUntil } from './harness/wait-until';
 

@@ -1,22 +1,11 @@
-import { once } from 'node:events';
-import { createServer, request as httpRequest, Agent } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { request as httpRequest, Agent } from 'node:http';
 import path from 'node:path';
 import { createAccount } from '@hashwatch/accounts';
 import { createCipher, generateSecretsKey, verifySecretsKey } from '@hashwatch/secrets';
-import { useMainProcesses, useTestEnvironment, waitFor } from '@hashwatch/testing';
+import { freePort, useMainProcesses, useTestEnvironment, waitFor } from '@hashwatch/testing';
 
 // Each case starts a real process that compiles TypeScript on the fly: seconds, more on a busy machine.
 jest.setTimeout(90_000);
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  server.close();
-  await once(server, 'close');
-  return port;
-}
 
 function get(port: number, urlPath: string, headers: Record<string, string> = {}, agent?: Agent): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {

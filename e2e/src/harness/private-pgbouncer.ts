@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, closeSync, existsSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { freePort } from '@hashwatch/testing';
 import { childRegistry } from './child-registry';
 import { postgresAnswers, unprivilegedUser } from './postgres-server';
-import { freePort } from './free-port';
 import { waitUntil } from './wait-until';
 
 /** Debian's PgBouncer, or PGBOUNCER_PATH (what `npm test` installs or finds: infra/pgbouncer.mjs). */

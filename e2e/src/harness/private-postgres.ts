@@ -1,9 +1,9 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, chownSync, closeSync, existsSync, mkdirSync, openSync, readdirSync } from 'node:fs';
 import path from 'node:path';
+import { freePort } from '@hashwatch/testing';
 import { childRegistry } from './child-registry';
 import { postgresAnswers, unprivilegedUser } from './postgres-server';
-import { freePort } from './free-port';
 import { waitUntil } from './wait-until';
 
 /** initdb and postgres from one installation: PATH first, then /usr/lib/postgresql/<newest>/bin. */

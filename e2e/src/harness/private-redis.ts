@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
+import { freePort } from '@hashwatch/testing';
 import { Redis } from 'ioredis';
 import { childRegistry } from './child-registry';
-import { freePort } from './free-port';
 import { waitUntil } from './wait-until';
 
 async function answersPing(url: string): Promise<boolean> {

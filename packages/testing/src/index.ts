@@ -5,6 +5,7 @@ export { createQueuePrefix, deletePrefixKeys } from './queue-prefix';
 export { useTestEnvironment } from './test-environment';
 export type { TestEnvironment } from './test-environment';
 export { waitFor } from './wait-for';
+export { freePort } from './free-port';
 export { captureLogger } from './capture-logger';
 export { useMainProcesses } from './main-process';
 export type { MainProcess, StartOptions } from './main-process';

@@ -2,7 +2,6 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
@@ -15,17 +14,6 @@ declare module 'vitest' {
     /** The run's own database, for the admin CLI and the feed writer. */
     databaseUrl: string;
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (address && typeof address === 'object' ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
 }
 
 async function answersOk(url: string): Promise<boolean> {
@@ -89,7 +77,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const database = await createRunDatabase();
   const logDir = mkdtempSync(path.join(os.tmpdir(), 'hw-dashboard-'));
   const logFile = path.join(logDir, 'gateway.log');
-  const port = await freePort();
+  const port = await testing().freePort();
   const out = openSync(logFile, 'a');
   const child = spawn(process.execPath, [entryPoint('gateway')], {
     cwd: REPO_ROOT,

@@ -45,6 +45,7 @@ interface Testing {
   adminUrl(): string;
   createQueuePrefix(): string;
   deletePrefixKeys(redis: RedisConnection, prefix: string): Promise<number>;
+  freePort(): Promise<number>;
 }
 /** `@hashwatch/feed`'s NewFeedItem, as far as these tests set it. */
 export interface NewFeedItem {

@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { freePort } from '@hashwatch/testing';
 import { Redis } from 'ioredis';
 
 export interface PrivateRedis {
@@ -10,17 +10,6 @@ export interface PrivateRedis {
   /** Stops the server as an operator's restart does (SHUTDOWN writes the append-only file), then starts it again after `downMs`. */
   restart(downMs: number): Promise<void>;
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 async function untilAnswers(url: string, timeoutMs = 10_000): Promise<void> {
