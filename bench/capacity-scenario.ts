@@ -21,7 +21,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
 import { Suite } from '@hashwatch/e2e/src/harness/suite';
-import { PrivateRedis } from '@hashwatch/e2e/src/harness/private-redis';
+import { PrivateRedis } from '@hashwatch/testing';
 import { machineDescription } from './bench-support';
 import { compareWithModel, UNITS_PATH, type MeasuredUnits } from './capacity-model';
 import { between, bytesPerRow, createSimUsers, injectPost, liftSimLimits, privateRedisClient, read, seedPopulation, type Window } from './capacity-measure';
@@ -184,7 +184,7 @@ async function main(): Promise<void> {
   log(`machine: ${machineDescription()}`);
   log(`scale ${scale}: ${population.accounts.length} accounts, ${population.sources.length} sources, ${POSTS_PER_SECOND} post/s for ${seconds} s, ${scanners} scanner replica(s)`);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'hw-capacity-'));
-  const redis = new PrivateRedis(dir);
+  const redis = new PrivateRedis({ dir });
   await redis.start();
   let suite: Suite | undefined;
   try {

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createClient } from '@hashwatch/sdk';
-import { childRegistry } from './harness/child-registry';
+import { childRegistry } from '@hashwatch/testing';
 import { Suite } from './harness/suite';
 import { waitUntil } from './harness/wait-until';
 import { postBurst } from './harness/watch-tags';

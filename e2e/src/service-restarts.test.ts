@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { PrivateRedis } from '@hashwatch/testing';
 import { deliveryViolations, waitForDeliveries, type WatchedChannel } from './harness/delivery-check';
 import { PrivatePostgres } from './harness/private-postgres';
-import { PrivateRedis } from './harness/private-redis';
 import { PrivateRedisCluster } from './harness/private-redis-cluster';
 import { reportScenario } from './harness/scenario-report';
 import { Suite, type SuiteOptions } from './harness/suite';
@@ -53,7 +53,7 @@ const services: { name: string; scenario: string; make: (dir: string) => Restart
     name: 'Redis (append-only) killed',
     scenario: 'redis-killed-5s-mid-burst',
     make: (dir) => {
-      const redis = new PrivateRedis(dir);
+      const redis = new PrivateRedis({ dir });
       return { start: () => redis.start(), stop: () => redis.stop('SIGKILL'), suiteOptions: () => ({ redisUrl: redis.url }) };
     },
   },

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { childRegistry } from './child-registry';
+import { childRegistry } from '@hashwatch/testing';
 
 /** The repository root: apps are started from their builds under apps/<app>/dist. */
 export const REPO_ROOT = path.resolve(__dirname, '../../..');

@@ -1,8 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, closeSync, existsSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { freePort } from '@hashwatch/testing';
-import { childRegistry } from './child-registry';
+import { childRegistry, freePort } from '@hashwatch/testing';
 import { postgresAnswers, unprivilegedUser } from './postgres-server';
 import { waitUntil } from './wait-until';
 

@@ -2,7 +2,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { childRegistry } from './child-registry';
+import { childRegistry } from '@hashwatch/testing';
 import { waitUntil } from './wait-until';
 
 const MASTERS = 3;

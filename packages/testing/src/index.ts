@@ -16,3 +16,6 @@ export { rowsHolding } from './rows-holding';
 export type { HeldRow } from './rows-holding';
 export { startMailReceiver } from './mail-receiver';
 export type { MailReceiver, ReceivedMail } from './mail-receiver';
+export { childRegistry } from './child-registry';
+export { PrivateRedis, startPrivateRedis } from './private-redis';
+export type { PrivateRedisOptions } from './private-redis';

@@ -1,7 +1,7 @@
-import { useTestEnvironment, waitFor } from '@hashwatch/testing';
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { createQueues, createRedisConnection } from '@hashwatch/queues';
+import { startPrivateRedis, useTestEnvironment, waitFor, type PrivateRedis } from '@hashwatch/testing';
 import {
   addWebhook,
   deliveriesOf,
@@ -13,7 +13,6 @@ import {
   storeAndRelay,
   storeFeedItems,
 } from '../test-support/notifier-fixture';
-import { startPrivateRedis, type PrivateRedis } from '../test-support/private-redis';
 import { startJsonReceiver, type Received, type Receiver } from '../test-support/receiver';
 
 // tsx reads this workspace's tsconfig paths, so @hashwatch/* resolve to sources and no build is needed.
@@ -33,7 +32,7 @@ describe('resilience', () => {
   afterAll(async () => {
     for (const child of processes) child.kill('SIGKILL');
     await Promise.all(receivers.map((receiver) => receiver.close()));
-    await redis?.stop();
+    await redis?.remove();
   });
   const env = useTestEnvironment();
   const pool = () => env.database.db.pool;
