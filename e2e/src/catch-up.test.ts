@@ -1,8 +1,8 @@
 import { z } from 'zod';
+import { WebhookReceiver } from '@hashwatch/testing';
 import { ChatPlatforms } from './harness/chat-platforms';
 import { Suite } from './harness/suite';
 import { waitUntil } from './harness/wait-until';
-import { WebhookReceiver } from './harness/webhook-receiver';
 
 // Short, so the scenario runs in seconds: posts published while the scanner is down for DOWN_MS are found
 // more than this after they were posted.

@@ -3,12 +3,12 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { WebhookReceiver } from '@hashwatch/testing';
 import { launchChromium } from './harness/chromium';
 import { signUp, walkJourney, type JourneyWorld } from './harness/dashboard-journey';
 import { button, field, heading, openPage, PAGES, Screenshots, scrollWidth, settle, untilTrue } from './harness/dashboard-pages';
 import { Suite } from './harness/suite';
 import { waitUntil } from './harness/wait-until';
-import { WebhookReceiver } from './harness/webhook-receiver';
 
 const DESKTOP = { width: 1440, height: 900 };
 const PHONE = { width: 375, height: 812 };

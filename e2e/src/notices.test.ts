@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { transaction } from '@hashwatch/db';
 import { raiseNotice, resolveNotice, type NoticeCondition } from '@hashwatch/notices';
+import { verifyStandardSignature, WebhookReceiver } from '@hashwatch/testing';
 import { Suite } from './harness/suite';
 import { waitUntil } from './harness/wait-until';
-import { verifyStandardSignature, WebhookReceiver } from './harness/webhook-receiver';
 
 const noticeSchema = z.object({
   id: z.string(),

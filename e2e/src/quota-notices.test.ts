@@ -1,9 +1,9 @@
 import { z } from 'zod';
+import { WebhookReceiver } from '@hashwatch/testing';
 import { runAdmin } from './harness/admin-cli';
 import { Suite } from './harness/suite';
 import { waitUntil } from './harness/wait-until';
 import { postBurst } from './harness/watch-tags';
-import { WebhookReceiver } from './harness/webhook-receiver';
 
 const ALERTS_LIMIT = 10;
 const discordSchema = z.object({ embeds: z.array(z.object({ title: z.string(), description: z.string() })).optional() });

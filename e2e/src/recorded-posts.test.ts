@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { verifyStandardSignature, WebhookReceiver } from '@hashwatch/testing';
 import { ChatPlatforms, discordShown, escapedOnce, slackShown, telegramShown, type ChatMessage, type Platform } from './harness/chat-platforms';
 import {
   ampersandStretch,
@@ -15,7 +16,6 @@ import {
 } from './harness/recorded-posts';
 import { Suite } from './harness/suite';
 import { waitUntil } from './harness/wait-until';
-import { verifyStandardSignature, WebhookReceiver } from './harness/webhook-receiver';
 
 const BOT_TOKEN = '123456:e2e-recorded-token';
 const CHAT_ID = '-1001234567890';

@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import type { Page } from 'playwright-core';
 import { z } from 'zod';
+import type { WebhookReceiver } from '@hashwatch/testing';
 import { button, field, heading, openPage, select, type Screenshots } from './dashboard-pages';
 import { TotpCodes } from './totp-codes';
 import { waitUntil } from './wait-until';
-import type { WebhookReceiver } from './webhook-receiver';
 import type { XSimClient } from './x-sim-client';
 
 export const JOURNEY_PASSWORD = 'correct horse battery staple';

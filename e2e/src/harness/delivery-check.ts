@@ -1,6 +1,6 @@
+import { verifyStandardSignature, type WebhookReceiver } from '@hashwatch/testing';
 import type { Webhook } from './gateway-client';
 import type { Suite } from './suite';
-import { verifyStandardSignature, type WebhookReceiver } from './webhook-receiver';
 import { waitUntil } from './wait-until';
 
 /** A post the scenario put into X, with the hashtags it carries (lowercase, no `#`). */

@@ -1,7 +1,7 @@
+import { WebhookReceiver } from '@hashwatch/testing';
 import type { ExpectedPost, WatchedChannel } from './delivery-check';
 import type { Suite } from './suite';
 import { waitUntil } from './wait-until';
-import { WebhookReceiver } from './webhook-receiver';
 
 export interface ChannelSpec {
   name: string;

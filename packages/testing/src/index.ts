@@ -19,3 +19,5 @@ export type { MailReceiver, ReceivedMail } from './mail-receiver';
 export { childRegistry } from './child-registry';
 export { PrivateRedis, startPrivateRedis } from './private-redis';
 export type { PrivateRedisOptions } from './private-redis';
+export { jsonReply, startReceiver, verifyStandardSignature, WebhookReceiver } from './webhook-receiver';
+export type { Action, Received, Receiver, Reply } from './webhook-receiver';

@@ -1,4 +1,4 @@
-import { useTestEnvironment, waitFor } from '@hashwatch/testing';
+import { jsonReply, type Receiver, useTestEnvironment, waitFor } from '@hashwatch/testing';
 import { jobId } from '@hashwatch/queues';
 import {
   addBot,
@@ -12,15 +12,7 @@ import {
   storeFeedItems,
   type NotifierHandle,
 } from '../test-support/notifier-fixture';
-import {
-  discordRateLimit,
-  jsonReply,
-  startDiscordReceiver,
-  startJsonReceiver,
-  startTelegramReceiver,
-  telegramFlood,
-  type Receiver,
-} from '../test-support/receiver';
+import { discordRateLimit, startDiscordReceiver, startJsonReceiver, startTelegramReceiver, telegramFlood } from '../test-support/receiver';
 
 describe('delivery', () => {
   let handle: NotifierHandle | undefined;

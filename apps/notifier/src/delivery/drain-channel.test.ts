@@ -1,11 +1,10 @@
 import { createSender, type Sender } from '@hashwatch/channels';
 import { createQueues, createRedisConnection, type Queues } from '@hashwatch/queues';
-import { useTestEnvironment, waitFor } from '@hashwatch/testing';
+import { type Receiver, useTestEnvironment, waitFor } from '@hashwatch/testing';
 import { createNotifierMetrics } from '../notifier-metrics';
 import { leaseStallMs, resolveNotifierOptions } from '../notifier-options';
 import { routeAlerts } from '../routing/route-alert.job';
 import { cipher, deliveriesOf, FAST, jsonChannel, post, quietLogger, sleep, storeFeedItems } from '../test-support/notifier-fixture';
-import type { Receiver } from '../test-support/receiver';
 import { createDestinationPace, type DestinationPace } from './destination-pace';
 import { createAccountSends } from './account-sends';
 import { drainChannel } from './drain-channel.job';

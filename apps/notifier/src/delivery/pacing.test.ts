@@ -1,5 +1,5 @@
 import { verifyWebhookSignature } from '@hashwatch/channels';
-import { useTestEnvironment, waitFor } from '@hashwatch/testing';
+import { jsonReply, type Received, type Receiver, startReceiver, useTestEnvironment, waitFor } from '@hashwatch/testing';
 import {
   addWebhook,
   deliveriesOf,
@@ -10,7 +10,7 @@ import {
   type DeliveryRow,
   type NotifierHandle,
 } from '../test-support/notifier-fixture';
-import { jsonReply, startDiscordReceiver, startJsonReceiver, startReceiver, type Received, type Receiver } from '../test-support/receiver';
+import { startDiscordReceiver, startJsonReceiver } from '../test-support/receiver';
 
 /**
  * What a per-item json consumer checks of every message: exactly `{type, post, text}` for one feed

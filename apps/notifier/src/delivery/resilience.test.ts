@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { createQueues, createRedisConnection } from '@hashwatch/queues';
-import { startPrivateRedis, useTestEnvironment, waitFor, type PrivateRedis } from '@hashwatch/testing';
+import { type PrivateRedis, type Received, type Receiver, startPrivateRedis, useTestEnvironment, waitFor } from '@hashwatch/testing';
 import {
   addWebhook,
   deliveriesOf,
@@ -13,7 +13,7 @@ import {
   storeAndRelay,
   storeFeedItems,
 } from '../test-support/notifier-fixture';
-import { startJsonReceiver, type Received, type Receiver } from '../test-support/receiver';
+import { startJsonReceiver } from '../test-support/receiver';
 
 // tsx reads this workspace's tsconfig paths, so @hashwatch/* resolve to sources and no build is needed.
 const WORKSPACE = path.resolve(__dirname, '../..');

@@ -1,6 +1,5 @@
-import { useTestEnvironment, waitFor } from '@hashwatch/testing';
+import { type Receiver, startReceiver, useTestEnvironment, waitFor } from '@hashwatch/testing';
 import { addWebhook, deliveriesOf, jsonChannel, newAccount, post, sleep, startTestNotifier, storeAndRelay, type NotifierHandle } from '../test-support/notifier-fixture';
-import { startReceiver, type Receiver } from '../test-support/receiver';
 
 // Every slot a production replica drains in (NOTIFIER_CONCURRENCY): inline drains right after routing, and drain jobs.
 const CONCURRENCY = 50;

@@ -1,6 +1,6 @@
-import { useTestEnvironment, waitFor } from '@hashwatch/testing';
+import { jsonReply, type Receiver, startReceiver, useTestEnvironment, waitFor } from '@hashwatch/testing';
 import { addBot, addWebhook, jsonChannel, newAccount, post, sleep, startTestNotifier, storeFeedItems, type NotifierHandle } from '../test-support/notifier-fixture';
-import { jsonReply, startDiscordReceiver, startReceiver, type Receiver } from '../test-support/receiver';
+import { startDiscordReceiver } from '../test-support/receiver';
 
 interface NoticeRow {
   id: string;

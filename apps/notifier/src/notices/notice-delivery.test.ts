@@ -2,7 +2,7 @@ import { transaction } from '@hashwatch/db';
 import { verifyWebhookSignature } from '@hashwatch/channels';
 import { raiseNotice, resolveNotice, type NoticeCondition } from '@hashwatch/notices';
 import { relayOutboxUntilEmpty } from '@hashwatch/outbox';
-import { useTestEnvironment, waitFor } from '@hashwatch/testing';
+import { jsonReply, type Received, type Receiver, useTestEnvironment, waitFor } from '@hashwatch/testing';
 import {
   addBot,
   addWebhook,
@@ -13,16 +13,7 @@ import {
   storeAndRelay,
   type NotifierHandle,
 } from '../test-support/notifier-fixture';
-import {
-  discordRateLimit,
-  jsonReply,
-  startDiscordReceiver,
-  startJsonReceiver,
-  startSlackReceiver,
-  startTelegramReceiver,
-  type Received,
-  type Receiver,
-} from '../test-support/receiver';
+import { discordRateLimit, startDiscordReceiver, startJsonReceiver, startSlackReceiver, startTelegramReceiver } from '../test-support/receiver';
 
 interface NoticeSendRow {
   channel_id: string;

@@ -1,6 +1,6 @@
 import { newId, transaction } from '@hashwatch/db';
 import { insertFeedItems } from '@hashwatch/feed';
-import { useTestEnvironment, waitFor } from '@hashwatch/testing';
+import { type Receiver, startReceiver, useTestEnvironment, waitFor } from '@hashwatch/testing';
 import { messageIdFor } from '../delivery/delivery-store';
 import {
   addBot,
@@ -13,7 +13,7 @@ import {
   storeFeedItems,
   type NotifierHandle,
 } from '../test-support/notifier-fixture';
-import { startDiscordReceiver, startJsonReceiver, startReceiver, startTelegramReceiver, type Receiver } from '../test-support/receiver';
+import { startDiscordReceiver, startJsonReceiver, startTelegramReceiver } from '../test-support/receiver';
 
 const MAX_AGE_MS = 60_000;
 const token = '123456:late-token';

@@ -9,10 +9,10 @@ import { createLogger, type Logger } from '@hashwatch/logger';
 import { relayOutboxUntilEmpty, writeOutbox } from '@hashwatch/outbox';
 import { createQueues, createRedisConnection, routeAlertsJobs, untilReady, type Queues, type RedisClient, type RedisTarget } from '@hashwatch/queues';
 import { createCipher, type Cipher } from '@hashwatch/secrets';
-import type { TestDatabase } from '@hashwatch/testing';
+import type { Receiver, TestDatabase } from '@hashwatch/testing';
 import type { NotifierOptions } from '../notifier-options';
 import { startNotifier, type RunningNotifier } from '../start-notifier';
-import { startJsonReceiver, type Receiver } from './receiver';
+import { startJsonReceiver } from './receiver';
 
 export const SECRETS_KEY = randomBytes(32).toString('base64');
 export const cipher: Cipher = createCipher(SECRETS_KEY);
