@@ -10,7 +10,7 @@ import { ROOT } from './workspaces.mjs';
 
 export const SERVICE_MARKERS = [
   'useTestEnvironment', 'createTestDatabase', 'openTestRedis', 'redisTargetFromEnv', 'useMainProcesses',
-  'createQueuePrefix', 'deletePrefixKeys', 'baseDatabaseUrl', 'adminUrl', 'rowsHolding',
+  'createQueuePrefix', 'deletePrefixKeys', 'baseDatabaseUrl', 'adminUrl', 'rowsHolding', 'PrivateRedis', 'redis-server',
   'createDatabase(', 'new Redis(', 'new Cluster(', 'new pg.', 'new Pool(', 'new Queue(', 'new Worker(',
   'process.env.DATABASE_URL', 'process.env.REDIS_URL', 'process.env.REDIS_CLUSTER_NODES',
 ];

@@ -204,6 +204,7 @@ async function runLanes(supervisor, selected, testable, env, kubectlPath) {
 }
 
 export async function testCommand(supervisor, names = []) {
+  const startedAt = Date.now();
   const all = workspaces();
   const testable = all.filter((ws) => ws.scripts.test);
   const selected = selectTests(names, testable);
@@ -255,6 +256,8 @@ export async function testCommand(supervisor, names = []) {
     warn(`a test run exited with ${code} although every report passed`);
   }
   await supervisor.runCleanups();
+  const seconds = Math.round((Date.now() - startedAt) / 1000);
+  say(`npm test took ${Math.floor(seconds / 60)} min ${seconds % 60} s`);
   process.stdout.write(`tests: ${passed} passed, ${failed} failed\n`);
   return failed > 0 || code !== 0 ? 1 : 0;
 }
