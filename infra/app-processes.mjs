@@ -50,13 +50,26 @@ export function appRole(folder) {
   return ROLES[folder] ?? WORKER_ROLE;
 }
 
+/** The workspaces of the apps `npm start` runs: every app with a `start` script but the CLIs. */
+export function launchableApps(all = workspaces()) {
+  return all.filter((ws) => ws.rel.startsWith('apps/') && ws.scripts.start && appRole(ws.folder).tier !== 'cli');
+}
+
+/**
+ * The workspaces `npm start` builds (each with what it depends on): the apps it runs, the admin CLI that
+ * creates the demo account (admin-cli.mjs) and the dashboard the gateway serves. The tests, the SDK's
+ * examples and the benchmarks are left to `npm run build`.
+ */
+export function buildTargets(all = workspaces()) {
+  const wanted = new Set([...launchableApps(all).map((ws) => ws.rel), 'apps/admin', 'apps/dashboard']);
+  return all.filter((ws) => wanted.has(ws.rel)).map((ws) => ws.name);
+}
+
 /** The apps to run, outside world first, each as `{name, role, cwd, command, args}`. */
 export function plannedApps() {
   const planned = [];
-  for (const ws of workspaces()) {
-    if (!ws.rel.startsWith('apps/') || !ws.scripts.start) continue;
+  for (const ws of launchableApps()) {
     const role = appRole(ws.folder);
-    if (role.tier === 'cli') continue;
     const direct = /^node\s+(\S+)$/.exec(ws.scripts.start.trim());
     if (direct && !existsSync(path.join(ws.dir, direct[1]))) {
       warn(`${ws.rel}: ${direct[1]} is missing after the build; not started`);
