@@ -16,3 +16,12 @@ export function redactUrl(value) {
     return '<unparseable url>';
   }
 }
+
+/** Runs the step `fn`, saying when it starts and, once it is done, how many seconds it took. */
+export async function timed(name, fn, { log = say, now = Date.now } = {}) {
+  const startedAt = now();
+  log(`${name} started`);
+  const result = await fn();
+  log(`${name} done in ${Math.round((now() - startedAt) / 1000)} s`);
+  return result;
+}

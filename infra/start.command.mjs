@@ -1,12 +1,16 @@
 // `npm start`: install, services, Prisma client, build, migrations, the demo account, then every app until
 // Ctrl-C. It prints the demo API key and a curl line that works, or, when the database holds secrets
 // sealed with another SECRETS_KEY, how to recover.
-import { assignPorts, launchApps, plannedApps } from './app-processes.mjs';
+//
+// What does not wait for another runs beside it, and each step says when it starts and how long it took:
+//   install ─ prisma generate ─┬─ build (only what the demo runs) ─┬─ apps, demo account
+//   services ──────────────────┴─ migrate ──────────────────────────┘
+import { assignPorts, buildTargets, launchApps, plannedApps } from './app-processes.mjs';
 import { migrateDatabase } from './database.mjs';
 import { DEMO_EMAIL, demoAccount, prepareDemo, regenerateDemoKey } from './demo-account.mjs';
 import { DevError } from './errors.mjs';
 import { ensureInstall } from './install.mjs';
-import { say, warn } from './output.mjs';
+import { say, timed, warn } from './output.mjs';
 import { generatePrismaClient } from './prisma-client.mjs';
 import { keyMismatchHelp, secretsKey } from './secrets-key.mjs';
 import { startServices } from './services.mjs';
@@ -22,13 +26,34 @@ const DEMO_ENV = {
   BILLING_AUTO_ACTIVATE: 'true',
 };
 
+/** turbo's arguments for building `targets` and what they depend on, and nothing else. */
+export function buildArgs(targets = buildTargets()) {
+  return ['--no-install', 'turbo', 'run', 'build', ...targets.map((name) => `--filter=${name}...`), '--ui=stream', '--output-logs=errors-only'];
+}
+
 async function build(supervisor) {
   // The build's cache key holds no environment (turbo.json), so a private instance's URL never invalidates it.
-  say('building every workspace');
-  const code = await supervisor.runForeground('npx', ['--no-install', 'turbo', 'run', 'build', '--ui=stream', '--output-logs=errors-only'], {
-    env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1' },
-  });
+  const code = await supervisor.runForeground('npx', buildArgs(), { env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1' } });
   if (code !== 0) throw new DevError(`the build failed (exit ${code})`);
+}
+
+/**
+ * Settles every step; on the first failure stops the one-shot commands still running, so the run ends at
+ * once, and throws that failure when all are done.
+ */
+async function allSteps(supervisor, steps) {
+  let failure;
+  const watched = steps.map((step) =>
+    step.catch((error) => {
+      if (!failure) {
+        failure = error;
+        supervisor.stopForeground();
+      }
+    }),
+  );
+  const results = await Promise.all(watched);
+  if (failure) throw failure;
+  return results;
 }
 
 const httpStatus = async (url, headers = {}) => {
@@ -84,28 +109,39 @@ async function runApps(supervisor, apps, env) {
   await launchApps(supervisor, apps, env);
 }
 
+/** Install, services, Prisma client, build and migrations, each as soon as what it needs is done. */
+async function prepare(supervisor) {
+  // services.mjs uses Node built-ins only, so PostgreSQL and Redis start while npm installs.
+  const services = timed('services', () => startServices(supervisor));
+  const client = timed('install', () => ensureInstall(supervisor)).then(() => timed('prisma generate', () => generatePrismaClient(supervisor)));
+  // Migrations run from @hashwatch/db's sources with tsx: they need the install and the Prisma client, not the build.
+  const migrated = Promise.all([services, client]).then(([{ databaseUrl }]) => timed('migrate', () => migrateDatabase(supervisor, databaseUrl)));
+  const built = client.then(() => timed('build', () => build(supervisor)));
+  const [urls] = await allSteps(supervisor, [services, client, migrated, built]);
+  return urls;
+}
+
 export async function startCommand(supervisor) {
-  await ensureInstall(supervisor);
-  const { databaseUrl, redisUrl } = await startServices(supervisor);
-  await generatePrismaClient(supervisor);
-  await build(supervisor);
-  await migrateDatabase(supervisor, databaseUrl);
+  const startedAt = Date.now();
+  const { databaseUrl, redisUrl } = await prepare(supervisor);
   supervisor.checkInterrupted();
 
   const env = { ...DEMO_ENV, ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, SECRETS_KEY: secretsKey() };
   delete env.HEALTH_PORT;
-  const demo = demoAccount(env);
 
   const apps = plannedApps();
   // The gateway is the one app with a health check (`ready`) to wait for.
   const gateway = apps.find((app) => app.name === 'gateway');
   if (!gateway) throw new DevError('no app with a health check to wait for (is apps/gateway built?)');
   await runApps(supervisor, apps, env);
+  // The admin CLI writes to the migrated database only: the demo account is made while the apps boot.
+  const demo = demoAccount(env);
   await waitUntilReady(supervisor, apps, databaseUrl);
 
   const apiKey = await workingApiKey(gateway, demo, env);
   const inbox = apps.find((app) => app.name === 'alert-inbox');
   await prepareDemo(`http://127.0.0.1:${gateway.port}/v1`, apiKey, inbox?.port);
+  say(`ready in ${Math.round((Date.now() - startedAt) / 1000)} s`);
   printRunning(apps, gateway, apiKey, demo.password);
   await supervisor.untilInterrupted();
 }

@@ -138,6 +138,11 @@ export class Supervisor {
     });
   }
 
+  /** SIGTERM to every one-shot command still running: a step that runs beside a failed one is not waited for. */
+  stopForeground() {
+    for (const child of this.#children) if (child.foreground) killGroup(child, 'SIGTERM');
+  }
+
   /**
    * Starts a long-running process whose output lines go to `onLine(line, out)`, `out` being our stdout or
    * stderr as the line came. Returns its handle: `{name, child, exited}`, `exited` resolving once it is gone.
