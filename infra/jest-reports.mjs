@@ -114,3 +114,24 @@ export function readReports(testable, { report: reportPath = JEST_REPORT, label 
   }
   return entries;
 }
+
+/**
+ * One report from the reports of several jest runs of one workspace (`files`: report paths; a missing one is a run
+ * that crashed before writing it, counted as a test file that failed to run, named by `names[i]`).
+ */
+export function mergeReports(files, names = files) {
+  const merged = { numPassedTests: 0, numFailedTests: 0, numPendingTests: 0, numTotalTests: 0, numRuntimeErrorTestSuites: 0, success: true, testResults: [] };
+  files.forEach((file, index) => {
+    if (!existsSync(file)) {
+      merged.numRuntimeErrorTestSuites += 1;
+      merged.success = false;
+      merged.testResults.push({ name: names[index], status: 'failed', message: 'jest did not finish: no report', assertionResults: [] });
+      return;
+    }
+    const report = readJson(file);
+    for (const key of ['numPassedTests', 'numFailedTests', 'numPendingTests', 'numTotalTests', 'numRuntimeErrorTestSuites']) merged[key] += report[key] ?? 0;
+    merged.success &&= Boolean(report.success);
+    merged.testResults.push(...(report.testResults ?? []));
+  });
+  return merged;
+}

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
-import { failureNames, slowestFiles } from './jest-reports.mjs';
+import { after, describe, it } from 'node:test';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { failureNames, mergeReports, slowestFiles } from './jest-reports.mjs';
 
 describe('failureNames', () => {
   const ws = { dir: '/repo/e2e' };
@@ -35,5 +38,24 @@ describe('slowestFiles', () => {
       { file: 'e2e/src/a.test.ts', label: '(redis cluster)', ms: 20_000 },
       { file: 'e2e/src/a.test.ts', label: '', ms: 9_000 },
     ]);
+  });
+});
+
+describe('mergeReports', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'hw-reports-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('adds the counts of each file run, keeps every result, and counts a run with no report as a file that failed to run', () => {
+    const a = path.join(dir, 'a.json');
+    const b = path.join(dir, 'b.json');
+    writeFileSync(a, JSON.stringify({ numPassedTests: 3, numFailedTests: 0, numTotalTests: 3, success: true, testResults: [{ name: '/e2e/src/a.test.ts' }] }));
+    writeFileSync(b, JSON.stringify({ numPassedTests: 1, numFailedTests: 1, numTotalTests: 2, success: false, testResults: [{ name: '/e2e/src/b.test.ts' }] }));
+    const merged = mergeReports([a, b, path.join(dir, 'c.json')], ['a', 'b', '/e2e/src/c.test.ts']);
+    assert.equal(merged.numPassedTests, 4);
+    assert.equal(merged.numFailedTests, 1);
+    assert.equal(merged.numTotalTests, 5);
+    assert.equal(merged.numRuntimeErrorTestSuites, 1);
+    assert.equal(merged.success, false);
+    assert.deepEqual(merged.testResults.map((result) => result.name), ['/e2e/src/a.test.ts', '/e2e/src/b.test.ts', '/e2e/src/c.test.ts']);
   });
 });

@@ -1,6 +1,7 @@
 // How `npm test` spends two cores: the e2e scenarios (the built apps as processes, mostly waiting on their cadences)
-// run in a lane of their own from the start, while the other workspaces' jest runs share a pool beside them,
-// heaviest first, so no long workspace starts last and leaves the other slot idle.
+// run one file at a time in a lane of their own from the start, while the other workspaces' jest runs share a pool
+// beside them, heaviest first, so no long workspace starts last and leaves a slot idle; a pool slot with nothing left
+// takes the next scenario, so the scenarios finish two at a time once the workspaces are done.
 import { testTiers } from './test-tiers.mjs';
 
 // Seconds one test file costs, by tier, as measured on the 2-core machine (a file with a database and Redis of its
@@ -14,19 +15,22 @@ export function workspaceWeights(root) {
 }
 
 /**
- * Runs `tasks` (`{ name, weight, run }`, `run` resolving with an exit code) at most `concurrency` at a time, the
- * heaviest first (ties in the given order); resolves with the first non-zero code, else 0. Every task runs even
- * when one fails, as `--continue` did.
+ * Runs `pool` tasks (`{ name, weight, run }`, `run` resolving with an exit code) at most `concurrency` at a time, the
+ * heaviest first (ties in the given order), and `own` tasks in order on a lane of their own, which pool slots with
+ * nothing left help with. Resolves with the first non-zero code, else 0. Every task runs even when one fails.
  */
-export async function runPool(tasks, concurrency) {
-  const queue = tasks.map((task, index) => ({ task, index })).sort((a, b) => b.task.weight - a.task.weight || a.index - b.index);
+export async function runPool(pool, concurrency, own = []) {
+  const poolQueue = pool.map((task, index) => ({ task, index })).sort((a, b) => b.task.weight - a.task.weight || a.index - b.index).map(({ task }) => task);
+  const ownQueue = [...own];
   let worst = 0;
-  const lane = async () => {
-    for (let next = queue.shift(); next; next = queue.shift()) {
-      const code = await next.task.run();
+  const drain = async (next) => {
+    for (let task = next(); task; task = next()) {
+      const code = await task.run();
       if (code !== 0 && worst === 0) worst = code;
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, concurrency) }, lane));
+  const ownLane = own.length > 0 ? [drain(() => ownQueue.shift())] : [];
+  const poolLanes = Array.from({ length: Math.max(1, concurrency) }, () => drain(() => poolQueue.shift() ?? ownQueue.shift()));
+  await Promise.all([...ownLane, ...poolLanes]);
   return worst;
 }

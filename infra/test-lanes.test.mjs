@@ -31,4 +31,13 @@ describe('runPool: the workspaces beside the e2e lane', () => {
     assert.equal(await runPool([task('a', 1, 0, [])], 2), 0);
     assert.equal(await runPool([], 2), 0);
   });
+
+  it('runs its own tasks in order on a lane of their own, and pool slots with nothing left take them too', async () => {
+    const log = [];
+    const code = await runPool([task('work', 30, 0, log)], 1, [task('e1', 20, 0, log), task('e2', 20, 0, log), task('e3', 20, 0, log)]);
+    assert.equal(code, 0);
+    assert.deepEqual(log.filter((entry) => entry.startsWith('start')), ['start e1', 'start work', 'start e2', 'start e3']);
+    // e2 and e3 overlap: the own lane took one, the idle pool slot the other.
+    assert.ok(log.indexOf('start e3') < log.indexOf('end e2'), log.join(', '));
+  });
 });

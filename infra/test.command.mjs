@@ -5,14 +5,14 @@
 // package.json names (e2e included), one per cluster run, one for infra/, the slowest test files, and
 // `tests: N passed, M failed`. A workspace with sources but no `test` script counts as a failure. Exits 1 when anything
 // failed. `npm test -- gateway infra` runs only the named workspaces (and infra/'s tests), with the same services.
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ensureChromium } from './chromium.mjs';
 import { DevError } from './errors.mjs';
 import { ensureInstall } from './install.mjs';
 import { ensureKubectl } from './kubectl.mjs';
 import { ensurePgbouncer } from './pgbouncer.mjs';
-import { JEST_REPORT, readReports, slowestFiles, summarizeReports } from './jest-reports.mjs';
+import { JEST_REPORT, mergeReports, readReports, slowestFiles, summarizeReports } from './jest-reports.mjs';
 import { localTools } from './local-tools.mjs';
 import { paint, say, warn } from './output.mjs';
 import { generatePrismaClient } from './prisma-client.mjs';
@@ -51,6 +51,29 @@ function runJest(supervisor, ws, env, { report = JEST_REPORT, label = '', extra 
   // --forceExit: a test file that leaks a handle must not hang the whole run (jest still names it).
   const args = ['run', '--silent', 'test', '--', '--json', `--outputFile=${report}`, '--forceExit', ...extra];
   return supervisor.runForeground('npm', args, { cwd: ws.dir, env, prefix: `${ws.name}:test${label ? ` ${label}` : ''}: ` });
+}
+
+// Where each e2e scenario's jest run writes its report, relative to e2e/; merged into e2e's JEST_REPORT after the run.
+const SCENARIO_REPORTS = '.turbo/scenarios';
+
+/**
+ * One task per e2e scenario file, in name order, each its own jest run once the apps are built: the lane of their own
+ * takes them one at a time, and a pool slot with nothing left takes the next (infra/test-lanes.mjs).
+ */
+function e2eScenarioTasks(supervisor, e2e, env, built) {
+  rmSync(path.join(e2e.dir, JEST_REPORT), { force: true });
+  rmSync(path.join(e2e.dir, SCENARIO_REPORTS), { recursive: true, force: true });
+  const files = readdirSync(path.join(e2e.dir, 'src')).filter((name) => name.endsWith('.test.ts')).sort();
+  return files.map((name) => {
+    const report = `${SCENARIO_REPORTS}/${name.replace(/\.test\.ts$/, '')}.json`;
+    return {
+      name: `e2e ${name}`,
+      weight: 0,
+      file: path.join(e2e.dir, 'src', name),
+      report: path.join(e2e.dir, report),
+      run: async () => ((await built) !== 0 ? 1 : runJest(supervisor, e2e, env, { report, extra: ['--runTestsByPath', `src/${name}`] })),
+    };
+  });
 }
 
 // What runs a second time on a Redis Cluster (REDIS_CLUSTER_NODES): the tests of what a cluster changes. A cluster
@@ -176,7 +199,7 @@ async function runLanes(supervisor, selected, testable, env, kubectlPath) {
   const cluster = selected.cluster ? clusterForTests(supervisor) : Promise.resolve({});
   const weights = workspaceWeights(ROOT);
   const e2e = selected.workspaces.find((ws) => ws.name === E2E);
-  const e2eLane = e2e ? built.then((code) => (code === 0 ? runJest(supervisor, e2e, env) : code)) : Promise.resolve(0);
+  const scenarios = e2e ? e2eScenarioTasks(supervisor, e2e, env, built) : [];
 
   let infra = NO_INFRA_RUN;
   const tasks = selected.workspaces.filter((ws) => ws !== e2e).map((ws) => ({
@@ -197,10 +220,11 @@ async function runLanes(supervisor, selected, testable, env, kubectlPath) {
       return infra.failed > 0 ? 1 : 0;
     } });
   }
-  say(`running ${e2e ? 'the e2e scenarios beside ' : ''}${tasks.length} test runs, ${TEST_CONCURRENCY} at a time`);
-  const [buildCode, e2eCode, poolCode] = await Promise.all([built, e2eLane, runPool(tasks, TEST_CONCURRENCY)]);
+  say(`running ${scenarios.length} e2e scenarios beside ${tasks.length} test runs, ${TEST_CONCURRENCY} at a time`);
+  const [buildCode, poolCode] = await Promise.all([built, runPool(tasks, TEST_CONCURRENCY, scenarios)]);
+  if (e2e) writeFileSync(path.join(e2e.dir, JEST_REPORT), JSON.stringify(mergeReports(scenarios.map((task) => task.report), scenarios.map((task) => task.file))));
   const clusterError = (await cluster).error;
-  return { code: buildCode || e2eCode || poolCode, clusterError, infra };
+  return { code: buildCode || poolCode, clusterError, infra };
 }
 
 export async function testCommand(supervisor, names = []) {
