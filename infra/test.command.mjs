@@ -78,13 +78,14 @@ function e2eScenarioTasks(supervisor, e2e, env, built) {
 
 // What runs a second time on a Redis Cluster (REDIS_CLUSTER_NODES): the tests of what a cluster changes. A cluster
 // spreads keys over slots, so it is the queues (BullMQ's keys and scripts), the X client's shared rate budget, the
-// notifier's leases, pacing and circuits (multi-key scripts that must keep to one slot), and one end-to-end scenario
+// notifier's leases, pacing and circuits (multi-key scripts that must keep to one slot; the tarpit test's circuit is
+// destination-pace's script, its cap is in memory), and one end-to-end scenario
 // with every app on the cluster (replicas: two of each worker sharing its queues). The rest of the suite uses Redis
 // through these same modules, which is what the first pass already covered.
 const CLUSTER_FILES = {
   '@hashwatch/queues': 'packages/queues/src/',
   '@hashwatch/x-api': 'packages/x-api/src/rate-budget',
-  '@hashwatch/notifier': 'apps/notifier/src/delivery/(drain-channel|drain-scheduler|destination-pace|key-slots|pacing|tarpit)',
+  '@hashwatch/notifier': 'apps/notifier/src/delivery/(drain-channel|drain-scheduler|destination-pace|key-slots|pacing)',
   '@hashwatch/e2e': 'e2e/src/replicas',
 };
 const CLUSTER_REPORT = '.turbo/jest-report-cluster.json';

@@ -19,7 +19,9 @@ describe('tarpit receivers', () => {
   const env = useTestEnvironment();
   const pool = () => env.database.db.pool;
 
-  it(`delivers another account's alert within 1 s while ${SLOTS} webhooks of one account accept and never answer, and sends each tarpit's alert once it answers`, async () => {
+  // The bound is 2 s, not the 1 s this takes on a quiet machine: npm test runs the e2e scenarios beside it, and an
+  // alert queued behind the tarpits would wait out the 5 s first-byte deadline at least.
+  it(`delivers another account's alert within 2 s while ${SLOTS} webhooks of one account accept and never answer, and sends each tarpit's alert once it answers`, async () => {
     // Production's deadlines and sweep: a tarpit holds a send for seconds, not the test's usual 1 s.
     const handle = await startTestNotifier(pool(), {
       redisTarget: env.redisTarget,
@@ -47,7 +49,7 @@ describe('tarpit receivers', () => {
     await receiver.waitForAccepted(1, 30_000);
     const tookMs = receiver.accepted[0]!.at - storedAt;
     process.stdout.write(`tarpit: another account's alert took ${tookMs} ms with ${SLOTS} tarpits\n`);
-    expect(tookMs).toBeLessThan(1_000);
+    expect(tookMs).toBeLessThan(2_000);
     // Delivered marks are written with the run's next claim or its end.
     await waitFor(async () => (await deliveriesOf(pool(), channelId))[0]?.status === 'delivered', 5_000, 'the delivery marked delivered');
 
