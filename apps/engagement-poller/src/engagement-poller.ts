@@ -3,7 +3,7 @@ import type { RedisClient } from '@hashwatch/queues';
 import type { Logger } from '@hashwatch/logger';
 import { planShareWeightSql } from '@hashwatch/plans';
 import type { XClient } from '@hashwatch/x-api';
-import { refreshCountsBatch, type BatchOutcome } from './counts/refresh-counts';
+import { claimTurns, refreshCountsBatch, type BatchOutcome } from './counts/refresh-counts';
 import { discoverTrackedPosts, type DiscoveryResult } from './discovery/discover-tracked-posts';
 import { markChangedAccounts } from './discovery/mark-changed-accounts';
 import { createPollerMetrics, type PollerMetrics } from './poller-metrics';
@@ -195,11 +195,12 @@ async function refreshCounts(ctx: PollerContext, now: Date): Promise<CountsRepor
   const report: CountsReport = { batches: 0, refreshed: 0, changed: 0, full: 0, gone: 0, deleted: 0, itemsWritten: 0, failedPosts: 0, heldBack: false };
   let failuresInARow = 0;
   let stop = false;
+  const claimTurn = claimTurns();
   await inParallel(ctx.options.lookupConcurrency, async () => {
     while (!stop) {
       let outcome: BatchOutcome;
       try {
-        outcome = await refreshCountsBatch(ctx.pool, ctx.x, now, { likesSampled: ctx.options.likesSampled, fullRefreshSeconds: ctx.options.fullRefreshSeconds });
+        outcome = await refreshCountsBatch(ctx.pool, ctx.x, now, { likesSampled: ctx.options.likesSampled, fullRefreshSeconds: ctx.options.fullRefreshSeconds, claimTurn });
       } catch (error) {
         stop = true;
         throw error;

@@ -80,13 +80,12 @@ describe('refreshing counts', () => {
     expect((await f.item(slowItem)).like_count).toBe(6);
   });
 
-  it('reads 250 due posts with 3 lookups of up to 100 ids', async () => {
+  it('reads 250 due posts with 3 lookups of up to 100 ids, its parallel batches claiming in turn', async () => {
     const user = await f.account();
     const posts = Array.from({ length: 250 }, (_, i) => f.post(`bulk${i % 7}`));
     for (const post of posts) await f.detect(user, post);
-    // One batch at a time, so the batching is exact: two claimers finishing together may split the last
-    // batch between them (poller-replicas.test.ts covers claimers running at once).
-    const poller = f.poller({ lookupConcurrency: 1 });
+    // Four batches at once (the default), which claim one after another: the last 50 are not split between them.
+    const poller = f.poller({ lookupConcurrency: 4 });
     f.sim.state.requestLog.clear();
 
     const report = await poller.runCycle();
@@ -96,6 +95,25 @@ describe('refreshing counts', () => {
     expect(sizes.reduce((a, b) => a + b, 0)).toBe(report.counts.refreshed);
     expect(sizes.every((size) => size <= 100)).toBe(true);
     expect(sizes.length).toBe(Math.ceil(report.counts.refreshed / 100));
+  });
+
+  it('reads a few due posts with one lookup every cycle, however many batches run at once', async () => {
+    const user = await f.account({ refreshSeconds: 60 });
+    const posts = [f.post(), f.post(), f.post()];
+    for (const post of posts) await f.detect(user, post);
+    // Only these three are due: the earlier tests' posts (250 of them) would fill batches of their own.
+    await pool().query('UPDATE engagement_states SET poll_until = now() WHERE x_post_id <> ALL ($1::text[])', [posts.map((post) => post.id)]);
+    const poller = f.poller({ lookupConcurrency: 4 });
+    f.sim.state.requestLog.clear();
+
+    // Claiming at once, four batches split the three between two lookups in a few of 200 cycles.
+    for (let cycle = 0; cycle < 200; cycle += 1) {
+      await poller.runCycle();
+      f.clock.advance(MINUTE);
+    }
+
+    const lookups = f.sim.state.requestLog.entries({ endpoint: 'posts_lookup' }).map((entry) => String(entry.query.ids).split(',').sort());
+    expect(lookups).toEqual(Array.from({ length: 200 }, () => posts.map((post) => post.id).sort()));
   });
 
   it('keeps a switched-off category at its last count and list, and resumes it at the next refresh after switching it on', async () => {

@@ -216,6 +216,24 @@ async function writeAndCommit(client: pg.PoolClient, now: Date, likesSampled: bo
   return summary?.items_written ?? 0;
 }
 
+/** Runs a claim in its turn; see claimTurns. */
+export type ClaimTurn = <T>(claim: () => Promise<T>) => Promise<T>;
+
+/**
+ * One claim at a time among one cycle's parallel batches (the lookups still overlap). Claiming at once, they
+ * split a few due posts between them, each locking some before the others' scans reached them: three posts
+ * went out in two lookups, one X call spent for nothing and a doubled refresh seen by the cadence checks. In
+ * turn, each claim takes the next 100 due posts, so a cycle makes the fewest calls.
+ */
+export function claimTurns(): ClaimTurn {
+  let tail: Promise<unknown> = Promise.resolve();
+  return (claim) => {
+    const run = tail.then(claim);
+    tail = run.catch(() => undefined);
+    return run;
+  };
+}
+
 /**
  * Claims up to 100 due posts, reads their counts with one posts lookup, and in the same transaction writes
  * each claimed state once: the full refresh (counts to the states and to every tracking item) for the posts
@@ -226,12 +244,15 @@ export async function refreshCountsBatch(
   pool: pg.Pool,
   x: XClient,
   now: Date,
-  options: { likesSampled: boolean; batchSize?: number; fullRefreshSeconds: number },
+  options: { likesSampled: boolean; batchSize?: number; fullRefreshSeconds: number; claimTurn?: ClaimTurn },
 ): Promise<BatchOutcome> {
   const client = await pool.connect();
   try {
-    await client.query('BEGIN');
-    const { rows } = await client.query<ClaimedRow>({ ...statementName(client, 'engagement-claim'), text: CLAIM, values: [now, options.batchSize ?? LOOKUP_BATCH] });
+    const claim = async () => {
+      await client.query('BEGIN');
+      return client.query<ClaimedRow>({ ...statementName(client, 'engagement-claim'), text: CLAIM, values: [now, options.batchSize ?? LOOKUP_BATCH] });
+    };
+    const { rows } = await (options.claimTurn ?? ((run) => run()))(claim);
     if (rows.length === 0) {
       await client.query('COMMIT');
       return { kind: 'empty' };
