@@ -120,13 +120,21 @@ describe('the dashboard in Chromium against the built apps', () => {
       // A reload would drop this mark: the article must come into the same document.
       await page.evaluate('window.hwCrashMark = 1');
       const text = `Posted while the gateway was down ${randomBytes(4).toString('hex')} #${tag}`;
+      // What the page asked and got from the crash on, for the failure message.
+      const calls: string[] = [];
+      const api = (url: string) => (url.includes('/v1/') ? new URL(url).pathname : undefined);
+      page.on('response', (response) => void (api(response.url()) && calls.push(`${api(response.url())} ${response.status()}`)));
+      page.on('requestfailed', (request) => void (api(request.url()) && calls.push(`${api(request.url())} ${request.failure()?.errorText ?? 'failed'}`)));
       await crashing.crashGateway(async () => {
         await w.xsim.injectPost({ author: 'crashwitness', text, lang: 'en' });
         const stored = async () => ((await w.pool.query('SELECT 1 FROM feed_items WHERE text = $1', [text])).rowCount ?? 0) === 1;
         await waitUntil(stored, 30_000, 'the scanner to store the post while the gateway is down');
       });
       const article = page.getByRole('article').filter({ hasText: text });
-      await article.waitFor({ timeout: 30_000 });
+      await article.waitFor({ timeout: 30_000 }).catch(async (error: Error) => {
+        const alerts = await page.getByRole('alert').allTextContents();
+        throw new Error(`${error.message}\nthe page's API calls since the crash: ${calls.join(', ')}\nits alerts: ${JSON.stringify(alerts)}`);
+      });
       expect(await article.count()).toBe(1);
       expect(await page.evaluate('window.hwCrashMark')).toBe(1);
     });
