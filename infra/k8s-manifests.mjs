@@ -16,7 +16,7 @@ export const APPS = ['gateway', 'scanner', 'engagement-poller', 'notifier'];
 export const WORKERS = APPS.filter((app) => app !== 'gateway');
 
 /** Each worker's queues whose ready jobs are its backlog. outbox-relay is a scheduler tick (one job at a
- * time, concurrency 1) that the scanner and the notifier both run, and maintenance the scanner's retention sweep
+ * time, concurrency 1) that the notifier runs, and maintenance the scanner's retention sweep
  * every few minutes: neither backlog ever says more replicas help. */
 export const WORKER_QUEUES = {
   scanner: ['source-scans'],

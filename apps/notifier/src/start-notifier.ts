@@ -1,8 +1,8 @@
 import type pg from 'pg';
 import type { Sender } from '@hashwatch/channels';
 import type { Logger } from '@hashwatch/logger';
-import { relayOutboxUntilEmpty } from '@hashwatch/outbox';
-import { cadenceSchedulerId, defineWorker, duplicateConnection, untilReady, upsertScheduler, type Queues, type RedisClient } from '@hashwatch/queues';
+import { startOutboxRelay } from '@hashwatch/outbox';
+import { defineWorker, duplicateConnection, untilReady, type Queues, type RedisClient } from '@hashwatch/queues';
 import type { Cipher } from '@hashwatch/secrets';
 import { createAccountSends } from './delivery/account-sends';
 import { startDeliverySweeper } from './delivery/delivery-sweeper';
@@ -46,7 +46,7 @@ export interface RunningNotifier {
 
 /**
  * Starts everything one notifier replica runs: the routing worker, the delivery worker (drains), the outbox
- * relay worker and its scheduler, and the sweeper. Any number of replicas can run this at once.
+ * relay (@hashwatch/outbox) and the sweeper. Any number of replicas can run this at once.
  */
 export async function startNotifier(deps: NotifierDeps): Promise<RunningNotifier> {
   const options = resolveNotifierOptions(deps.options);
@@ -58,12 +58,11 @@ export async function startNotifier(deps: NotifierDeps): Promise<RunningNotifier
   redis.on('error', (error: Error) => logger.warn('redis connection error', { role: 'drains', error }));
   await untilReady(redis);
   const { drains, drainDeps, deliveredWriter } = createDrains(deps, redis, options, metrics);
-  const workers = startWorkers(deps, drainDeps, options);
-  // The scanner relays right after its commit; this tick is the backstop for a crash in between.
-  await upsertScheduler(queues, 'outbox-relay', 'relay-outbox', {}, {
-    schedulerId: cadenceSchedulerId('relay-outbox', Math.max(1, Math.round(options.relayIntervalMs / 1000))),
-    everyMs: options.relayIntervalMs,
-  });
+  const workers = [
+    ...startWorkers(deps, drainDeps, options),
+    // The one scheduled relay (writers relay their own rows right after their commit; this moves the rest).
+    await startOutboxRelay({ pool, queues, everyMs: options.relayIntervalMs, connection: deps.workerConnection, prefix: queues.prefix, logger, observeWait: metrics.observeWait }),
+  ];
   const sweeper = startDeliverySweeper({
     pool,
     redis,
@@ -133,7 +132,7 @@ function createDrains(deps: NotifierDeps, redis: RedisClient, options: NotifierO
   return { drains, drainDeps, deliveredWriter };
 }
 
-/** The routing, delivery and relay workers of one replica. */
+/** The routing and delivery workers of one replica. */
 function startWorkers(deps: NotifierDeps, drainDeps: DrainDeps, options: NotifierOptions) {
   const { pool, queues, logger } = deps;
   const { drains, metrics } = drainDeps;
@@ -170,16 +169,7 @@ function startWorkers(deps: NotifierDeps, drainDeps: DrainDeps, options: Notifie
     },
     workerOptions,
   );
-  const relay = defineWorker(
-    'outbox-relay',
-    {
-      'relay-outbox': async () => ({
-        relayed: await relayOutboxUntilEmpty(pool, queues, { onInvalid: (jobId, error) => logger.error('outbox row dropped', { jobId, error }) }),
-      }),
-    },
-    { ...workerOptions, concurrency: 1 },
-  );
-  return [routing, deliveries, relay];
+  return [routing, deliveries];
 }
 
 function sum<K extends string>(rows: readonly Record<K, number>[], key: K): number {

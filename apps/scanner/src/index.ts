@@ -5,7 +5,7 @@ export { createScanner } from './scanner';
 export { scannerConfig } from './scanner-config';
 export type { Scanner, ScannerOptions, StoredBatch, TickSummary } from './scanner';
 export { startScannerWorkers } from './scanner-workers';
-export { reconcileScanSchedulers, ensureRelayScheduler } from './scan-schedulers';
+export { reconcileScanSchedulers } from './scan-schedulers';
 // The stages of one scan: sync the sources, pack them into queries, fetch, match, store.
 export { syncSources } from './sources/sync-sources';
 export type { Source } from './sources/source';

@@ -5,7 +5,7 @@ import { createLogger } from '@hashwatch/logger';
 import { connectWorkerQueues, removeScheduler } from '@hashwatch/queues';
 import { createXClient } from '@hashwatch/x-api';
 import { COMPLIANCE_SCHEDULER_ID, ensureComplianceScheduler, ensureSweepScheduler, startMaintenanceWorker } from './maintenance/maintenance-worker';
-import { ensureRelayScheduler, reconcileScanSchedulers } from './scan-schedulers';
+import { reconcileScanSchedulers } from './scan-schedulers';
 import { createScanner } from './scanner';
 import { createScannerMetrics } from './scanner-metrics';
 import { startScannerWorkers } from './scanner-workers';
@@ -57,7 +57,6 @@ async function main(): Promise<void> {
   shutdown.onShutdown('database', () => closeDatabases());
   shutdown.onShutdown('redis', () => redis.close());
 
-  await ensureRelayScheduler(queues);
   await reconcileScanSchedulers(db.pool, queues);
   await ensureSweepScheduler(queues, config.RETENTION_SWEEP_SECONDS * 1000);
   if (config.X_COMPLIANCE_SECONDS > 0) await ensureComplianceScheduler(queues, config.X_COMPLIANCE_SECONDS * 1000);

@@ -75,7 +75,7 @@ export async function relay(ctx: Pick<ScanContext, 'pool' | 'queues' | 'logger'>
   try {
     const onInvalid = (jobId: string, error: Error) => ctx.logger.error('outbox row dropped', { jobId, error });
     // Straight from memory: the jobs this batch just committed. Rows a crashed cycle left are the relay
-    // scheduler's (outbox-relay, every few seconds).
+    // relay's (the notifier's outbox relay, every second).
     await relayWritten(ctx.pool, ctx.queues, written, { onInvalid });
   } catch (error) {
     // The rows stay in the outbox; the relay scheduler moves them once Redis answers.

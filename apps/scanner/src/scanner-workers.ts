@@ -1,6 +1,5 @@
 import type pg from 'pg';
 import type { Logger } from '@hashwatch/logger';
-import { relayOutboxUntilEmpty } from '@hashwatch/outbox';
 import { defineWorker, tickLatenessMs, type DefinedWorker, type Queues, type RedisClient } from '@hashwatch/queues';
 import { reconcileScanSchedulers } from './scan-schedulers';
 import type { Scanner } from './scanner';
@@ -20,10 +19,10 @@ export interface ScannerWorkerOptions {
 /**
  * The scanner's BullMQ workers: `source-scans` / `scan-sources` runs a tick as of its slot (any cadence's tick
  * scans every source that is due, then keeps the schedulers in line with the cadences in use),
- * `source-scans` / `reconcile-schedulers` (written with a cadence change) does the latter at once, and `outbox-relay` /
- * `relay-outbox` is the relay backstop.
+ * `source-scans` / `reconcile-schedulers` (written with a cadence change) does the latter at once. The outbox
+ * rows a tick committed but could not relay are the notifier's outbox relay's.
  */
-export function startScannerWorkers(options: ScannerWorkerOptions): DefinedWorker<'source-scans' | 'outbox-relay'>[] {
+export function startScannerWorkers(options: ScannerWorkerOptions): DefinedWorker<'source-scans'>[] {
   const { pool, queues, scanner, connection, prefix, logger } = options;
   const observeWait = (queue: string, seconds: number) => scanner.metrics.queue.jobWait.observe({ queue }, seconds);
   const reconcile = async (log: Logger) => {
@@ -46,16 +45,5 @@ export function startScannerWorkers(options: ScannerWorkerOptions): DefinedWorke
     },
     { connection, prefix, concurrency: options.concurrency ?? 2, logger, observeWait },
   );
-  const relay = defineWorker(
-    'outbox-relay',
-    {
-      'relay-outbox': async (_payload, _job, log) => {
-        const relayed = await relayOutboxUntilEmpty(pool, queues, { onInvalid: (jobId, error) => log.error('outbox row dropped', { jobId, error }) });
-        if (relayed > 0) log.info('outbox relayed', { relayed });
-        return { relayed };
-      },
-    },
-    { connection, prefix, concurrency: 1, logger, observeWait },
-  );
-  return [scans, relay];
+  return [scans];
 }
