@@ -3,8 +3,9 @@
 // sealed with another SECRETS_KEY, how to recover.
 //
 // What does not wait for another runs beside it, and each step says when it starts and how long it took:
-//   install ─ prisma generate ─┬─ build (only what the demo runs) ─┬─ apps, demo account
+//   install ─ prisma generate ─┬─ build (transpile, vite build) ─┬─ apps, demo account
 //   services ──────────────────┴─ migrate ──────────────────────────┘
+import path from 'node:path';
 import { assignPorts, buildTargets, launchApps, plannedApps } from './app-processes.mjs';
 import { migrateDatabase } from './database.mjs';
 import { DEMO_EMAIL, demoAccount, prepareDemo, regenerateDemoKey } from './demo-account.mjs';
@@ -14,6 +15,7 @@ import { say, timed, warn } from './output.mjs';
 import { generatePrismaClient } from './prisma-client.mjs';
 import { keyMismatchHelp, secretsKey } from './secrets-key.mjs';
 import { startServices } from './services.mjs';
+import { ROOT, workspaces } from './workspaces.mjs';
 
 /** Demo defaults for every started process; the environment wins. */
 const DEMO_ENV = {
@@ -26,15 +28,25 @@ const DEMO_ENV = {
   BILLING_AUTO_ACTIVATE: 'true',
 };
 
-/** turbo's arguments for building `targets` and what they depend on, and nothing else. */
-export function buildArgs(targets = buildTargets()) {
-  return ['--no-install', 'turbo', 'run', 'build', ...targets.map((name) => `--filter=${name}...`), '--ui=stream', '--output-logs=errors-only'];
+/**
+ * The demo's build: its TypeScript workspaces and their dependencies transpiled, without a type check (infra/
+ * transpile.mjs), beside the dashboard's `vite build`. Types are `npm run typecheck`'s and CI's to check.
+ */
+export function buildSteps(targets = buildTargets(), all = workspaces()) {
+  const bundled = all.filter((ws) => targets.includes(ws.name) && ws.scripts.build && ws.scripts.build !== 'tsc -p tsconfig.build.json');
+  const transpiled = targets.filter((name) => !bundled.some((ws) => ws.name === name));
+  return [
+    { label: 'transpile', cwd: ROOT, command: process.execPath, args: [path.join(ROOT, 'infra/transpile.mjs'), ...transpiled] },
+    ...bundled.map((ws) => ({ label: ws.folder, cwd: ws.dir, command: 'npm', args: ['run', '--silent', 'build'] })),
+  ];
 }
 
 async function build(supervisor) {
-  // The build's cache key holds no environment (turbo.json), so a private instance's URL never invalidates it.
-  const code = await supervisor.runForeground('npx', buildArgs(), { env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1' } });
-  if (code !== 0) throw new DevError(`the build failed (exit ${code})`);
+  const codes = await Promise.all(
+    buildSteps().map(async (step) => ({ step, code: await supervisor.runForeground(step.command, step.args, { cwd: step.cwd, prefix: `${step.label} | ` }) })),
+  );
+  const failed = codes.find(({ code }) => code !== 0);
+  if (failed) throw new DevError(`the build failed (${failed.step.label}: exit ${failed.code})`);
 }
 
 /**

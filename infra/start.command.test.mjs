@@ -1,19 +1,31 @@
 // node --test infra/  (npm test runs these too)
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { buildArgs } from './start.command.mjs';
+import { buildSteps } from './start.command.mjs';
 
-describe('buildArgs', () => {
-  it('asks turbo for each target with its dependencies and nothing else', () => {
-    const args = buildArgs(['@hashwatch/gateway', '@hashwatch/admin']);
-    assert.deepEqual(args.slice(0, 4), ['--no-install', 'turbo', 'run', 'build']);
-    assert.deepEqual(args.filter((arg) => arg.startsWith('--filter')), ['--filter=@hashwatch/gateway...', '--filter=@hashwatch/admin...']);
+const ws = (folder, build) => ({ name: `@hashwatch/${folder}`, folder, dir: `/repo/apps/${folder}`, rel: `apps/${folder}`, scripts: { build } });
+const TSC = 'tsc -p tsconfig.build.json';
+
+describe('buildSteps', () => {
+  it('transpiles the TypeScript targets in one step and runs every other build beside it', () => {
+    const all = [ws('gateway', TSC), ws('admin', TSC), ws('dashboard', 'vite build'), ws('e2e', 'tsc -p tsconfig.json')];
+    const steps = buildSteps(['@hashwatch/gateway', '@hashwatch/admin', '@hashwatch/dashboard'], all);
+    assert.deepEqual(
+      steps.map((step) => [step.label, step.args.slice(-2)]),
+      [
+        ['transpile', ['@hashwatch/gateway', '@hashwatch/admin']],
+        ['dashboard', ['--silent', 'build']],
+      ],
+    );
+    assert.match(steps[0].args[0], /infra\/transpile\.mjs$/);
+    assert.equal(steps[1].cwd, '/repo/apps/dashboard');
   });
 
   it('builds by default what the demo runs and never the end-to-end tests', () => {
-    const filters = buildArgs().filter((arg) => arg.startsWith('--filter'));
-    assert.ok(filters.includes('--filter=@hashwatch/gateway...'));
-    assert.ok(filters.includes('--filter=@hashwatch/dashboard...'));
-    assert.ok(!filters.some((arg) => arg.includes('e2e')));
+    const steps = buildSteps();
+    const transpiled = steps[0].args.slice(1);
+    assert.ok(transpiled.includes('@hashwatch/gateway'));
+    assert.ok(steps.some((step) => step.label === 'dashboard'));
+    assert.ok(!steps.flatMap((step) => step.args).some((arg) => arg.includes('e2e')));
   });
 });
