@@ -53,10 +53,11 @@ export class Screenshots {
     mkdirSync(dir, { recursive: true });
   }
 
-  async take(page: Page, name: string): Promise<void> {
+  /** The viewport's picture, or the whole page's with `fullPage`. */
+  async take(page: Page, name: string, options: { fullPage?: boolean } = {}): Promise<void> {
     await settle(page);
     await page.evaluate('window.scrollTo(0, 0)');
-    await page.screenshot({ path: path.join(this.dir, `${name}.png`) });
+    await page.screenshot({ path: path.join(this.dir, `${name}.png`), fullPage: options.fullPage ?? false });
   }
 }
 
