@@ -44,13 +44,17 @@ function buildForTests(supervisor, env) {
   );
 }
 
-/** One workspace's jest (its `test` script), output lines prefixed like turbo's, writing its JSON report. */
-function runJest(supervisor, ws, env, { report = JEST_REPORT, label = '', extra = [] } = {}) {
-  mkdirSync(path.dirname(path.join(ws.dir, report)), { recursive: true });
-  rmSync(path.join(ws.dir, report), { force: true });
+/**
+ * One workspace's jest (its `test` script, or `script` run in `cwd`), output lines prefixed like turbo's, writing its
+ * JSON report at `report` under the workspace.
+ */
+function runJest(supervisor, ws, env, { report = JEST_REPORT, label = '', extra = [], script = 'test', cwd = ws.dir } = {}) {
+  const reportFile = path.join(ws.dir, report);
+  mkdirSync(path.dirname(reportFile), { recursive: true });
+  rmSync(reportFile, { force: true });
   // --forceExit: a test file that leaks a handle must not hang the whole run (jest still names it).
-  const args = ['run', '--silent', 'test', '--', '--json', `--outputFile=${report}`, '--forceExit', ...extra];
-  return supervisor.runForeground('npm', args, { cwd: ws.dir, env, prefix: `${ws.name}:test${label ? ` ${label}` : ''}: ` });
+  const args = ['run', '--silent', script, '--', '--json', `--outputFile=${reportFile}`, '--forceExit', ...extra];
+  return supervisor.runForeground('npm', args, { cwd, env, prefix: `${ws.name}:test${label ? ` ${label}` : ''}: ` });
 }
 
 // Where each e2e scenario's jest run writes its report, relative to e2e/; merged into e2e's JEST_REPORT after the run.
