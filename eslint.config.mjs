@@ -50,4 +50,11 @@ export default tseslint.config(
       ),
     },
   },
+  {
+    // infra/'s own tests run in jest (infra/jest.config.mjs), which gives them its globals, as ES modules.
+    files: ['infra/**/*.test.mjs'],
+    languageOptions: {
+      globals: Object.fromEntries(['describe', 'it', 'test', 'expect', 'beforeAll', 'afterAll', 'beforeEach', 'afterEach'].map((name) => [name, 'readonly'])),
+    },
+  },
 );

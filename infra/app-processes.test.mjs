@@ -1,6 +1,5 @@
-// node --test infra/  (npm test runs these too)
+// npm run test:infra  (npm test runs these too)
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
 import { appRole, assignPorts, buildTargets, launchableApps } from './app-processes.mjs';
 import { workspaces } from './workspaces.mjs';
 

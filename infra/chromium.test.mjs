@@ -1,6 +1,5 @@
-// node --test infra/  (npm test runs these too)
+// npm run test:infra  (npm test runs these too)
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
 import { chromiumPlan, DEFAULT_CHROMIUM_PATH, ensureChromium } from './chromium.mjs';
 import { DevError } from './errors.mjs';
 import { fakeHost as host, recordingSupervisor } from './host-tools-testing.mjs';

@@ -1,11 +1,10 @@
-// node --test infra/docs-links.test.mjs  (npm test runs it)
+// npm run test:infra -- infra/docs-links.test.mjs  (npm test runs it)
 // Every relative link of the repository's Markdown leads somewhere: the file exists, and a #fragment names a
 // heading of the Markdown file it points into (GitHub's anchors).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { describe, it } from 'node:test';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 

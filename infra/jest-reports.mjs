@@ -1,5 +1,5 @@
-// The JSON reports each workspace's jest writes during `npm test`, read back into the rows of its summary.
-// A workspace that has no tests, or did not report, counts as a failure.
+// The JSON reports each workspace's jest (and infra/'s own) writes during `npm test`, read back into the rows of
+// its summary. A workspace that has no tests, or did not report, counts as a failure.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';

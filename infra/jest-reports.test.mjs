@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { after, describe, it } from 'node:test';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -43,7 +42,7 @@ describe('slowestFiles', () => {
 
 describe('mergeReports', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'hw-reports-'));
-  after(() => rmSync(dir, { recursive: true, force: true }));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('adds the counts of each file run, keeps every result, and counts a run with no report as a file that failed to run', () => {
     const a = path.join(dir, 'a.json');

@@ -1,9 +1,8 @@
-// node --test infra/k8s.test.mjs  (npm test runs it, with KUBECTL from infra/kubectl.mjs)
+// npm run test:infra -- infra/k8s.test.mjs  (npm test runs it, with KUBECTL from infra/kubectl.mjs)
 // Renders infra/k8s/ (the base and the production overlay) with `kubectl kustomize`, offline, validates every
 // document against the Kubernetes and KEDA schemas, and checks the manifests against what the code says.
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { before, describe, it } from 'node:test';
 import {
   APPS, appVariables, composeEnvNames, containersOf, defaultGatewayPort, defaultHealthPort, K8S_DIR, maxReplicas, only, queueNames,
   LATENESS_SCALED, operationsKubernetes, documentedSecretKeys, documentedSecretValue, render, SECRET_NAME, shutdownTimeoutMs, UNSCALED_QUEUES, validateDocument,
@@ -230,7 +229,7 @@ function checkConnectionBudget({ docs }) {
 for (const [name, dir] of Object.entries(KUSTOMIZATIONS)) {
   describe(`infra/k8s ${name}`, () => {
     const rendered = {};
-    before(() => {
+    beforeAll(() => {
       rendered.docs = render(KUBECTL, dir);
       // The settings the apps read as variables (envFrom), not PgBouncer's file.
       const asVariables = new Set(rendered.docs.filter((doc) => doc.spec?.template?.spec?.containers).flatMap(containersOf).flatMap((container) => container.envFrom ?? []).map((source) => source.configMapRef?.name).filter(Boolean));

@@ -1,6 +1,5 @@
-// node --test infra/  (npm test runs these too)
+// npm run test:infra  (npm test runs these too)
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
 import { DevError } from './errors.mjs';
 import { fakeHost as host, recordingSupervisor } from './host-tools-testing.mjs';
 import { DEBIAN_KUBECTL_PATH, ensureKubectl, kubectlPlan } from './kubectl.mjs';

@@ -4,7 +4,6 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { after, describe, it } from 'node:test';
 import { Linter } from 'eslint';
 import { dependencyProblems } from './lint/check-dependencies.mjs';
 import { importCycles } from './lint/check-import-cycles.mjs';
@@ -21,7 +20,7 @@ function repository(files) {
 }
 
 const roots = [];
-after(() => {
+afterAll(() => {
   for (const root of roots) rmSync(root, { recursive: true, force: true });
 });
 

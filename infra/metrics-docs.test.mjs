@@ -1,10 +1,9 @@
-// node --test infra/metrics-docs.test.mjs
+// npm run test:infra -- infra/metrics-docs.test.mjs
 // What docs/OPERATIONS.md's "Metrics and Grafana" tells an operator must hold: the scrape targets are the ports the apps
 // serve /metrics on in docker-compose, and the dashboard imports with one Prometheus data source input.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { describe, it } from 'node:test';
 import { parse } from 'yaml';
 
 const ROOT = path.resolve(import.meta.dirname, '..');

@@ -1,6 +1,5 @@
-// node --test infra/  (npm test runs these too)
+// npm run test:infra  (npm test runs these too)
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
 import { timed } from './output.mjs';
 
 describe('timed', () => {

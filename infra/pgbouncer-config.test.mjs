@@ -1,4 +1,4 @@
-// node --test infra/pgbouncer-config.test.mjs  (npm test runs it)
+// npm run test:infra -- infra/pgbouncer-config.test.mjs  (npm test runs it)
 // The PgBouncer that docker compose and infra/k8s/ run (infra/pgbouncer/): its two configs agree but for sizing,
 // pool in transaction mode and apply the session timeouts the apps cannot send through it; the image's entrypoint
 // turns DATABASE_DIRECT_URL into a config and a user list; and Debian's PgBouncer runs with them.
@@ -7,7 +7,6 @@ import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { after, describe, it } from 'node:test';
 import pg from 'pg';
 import { COMPOSE_INI, connectQuerySettings, databaseOptions, ENTRYPOINT, K8S_INI, readIni } from './pgbouncer-config.mjs';
 import { pgbouncerPlan } from './pgbouncer.mjs';
@@ -19,7 +18,7 @@ const SIZING = ['max_client_conn', 'default_pool_size', 'reserve_pool_size', 'ma
 const SESSION_SETTINGS = ['statement_timeout', 'lock_timeout', 'idle_in_transaction_session_timeout'];
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'hw-pgbouncer-config-'));
-after(() => rmSync(scratch, { recursive: true, force: true }));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 /** Runs entrypoint.sh with `env`, PgBouncer replaced by `binary`; returns its exit status and output. */
 function entrypoint(env, binary = '/bin/cat') {
@@ -107,13 +106,13 @@ describe('infra/pgbouncer/entrypoint.sh', () => {
 describe('Debian\'s PgBouncer with the compose config', () => {
   const SERVER = new URL(process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres');
   let child;
-  after(() => child?.kill('SIGTERM'));
+  afterAll(() => child?.kill('SIGTERM'));
 
-  it('lets the listed user in with its password only, and sets the session timeouts on its server connections', async (t) => {
+  it('lets the listed user in with its password only, and sets the session timeouts on its server connections', async () => {
     const plan = pgbouncerPlan();
     if (plan.action !== 'use') {
       // Said, not skipped: the checks above still ran; this one needs the binary (`npm test` installs it).
-      t.diagnostic(`PgBouncer is not installed here: ${plan.message ?? plan.path}`);
+      console.log(`PgBouncer is not installed here: ${plan.message ?? plan.path}`);
       return;
     }
     const port = await freePort(16432);

@@ -1,10 +1,9 @@
-// node --test infra/readme.test.mjs  (npm test runs it)
+// npm run test:infra -- infra/readme.test.mjs  (npm test runs it)
 // The README is the front door (CONTRACT 1, STYLE 16): short, opening with the two commands, and linking the README of
 // every app and package so each concern is one click away.
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { describe, it } from 'node:test';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');

@@ -1,10 +1,9 @@
-// node --test infra/  (npm test runs these too)
+// npm run test:infra  (npm test runs these too)
 import assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { after, describe, it } from 'node:test';
 import { DevError } from './errors.mjs';
 import { findPostgresBinaries, localTools } from './local-tools.mjs';
 import { redactUrl } from './output.mjs';
@@ -12,6 +11,12 @@ import { freePort } from './ports.mjs';
 import { isAlive } from './private-instances.mjs';
 import { probePostgres, probeRedis } from './service-probes.mjs';
 import { ensureServices } from './services.mjs';
+
+// The fake servers of this file, closed once its tests are done.
+const servers = [];
+afterAll(() => {
+  for (const server of servers) server.close();
+});
 
 /** A TCP server that answers every connection with `reply(firstChunk)`; resolves with its port. */
 async function fakeServer(reply) {
@@ -23,7 +28,7 @@ async function fakeServer(reply) {
     });
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  after(() => server.close());
+  servers.push(server);
   return server.address().port;
 }
 
@@ -154,14 +159,12 @@ describe('ensureServices', () => {
 
   const binaries = findPostgresBinaries();
   const redisServer = localTools.findRedisServer();
-  it(
-    'starts private PostgreSQL and Redis under the data directory and stops them again',
-    { skip: !binaries || !redisServer ? 'no local PostgreSQL or Redis binaries' : false, timeout: 120_000 },
-    async () => {
-      const dataDir = mkdtempSync(path.join(os.tmpdir(), 'hw-services-'));
+  // Skipped (counted as such in the summary) where there are no local PostgreSQL or Redis binaries.
+  (binaries && redisServer ? it : it.skip)('starts private PostgreSQL and Redis under the data directory and stops them again', async () => {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'hw-services-'));
+    try {
       // Under root PostgreSQL runs as another OS user, who must be able to enter the directory.
       chmodSync(dataDir, 0o755);
-      after(() => rmSync(dataDir, { recursive: true, force: true }));
       const port = await closedPort();
       const services = await ensureServices({
         root: os.tmpdir(),
@@ -183,6 +186,8 @@ describe('ensureServices', () => {
         assert.equal(isAlive(redisPid), false);
         assert.equal(existsSync(path.join(dataDir, 'pg.instance.json')), false);
       }
-    },
-  );
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

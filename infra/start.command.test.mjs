@@ -1,6 +1,5 @@
-// node --test infra/  (npm test runs these too)
+// npm run test:infra  (npm test runs these too)
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
 import { buildSteps } from './start.command.mjs';
 
 const ws = (folder, build) => ({ name: `@hashwatch/${folder}`, folder, dir: `/repo/apps/${folder}`, rel: `apps/${folder}`, scripts: { build } });

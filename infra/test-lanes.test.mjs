@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
 import { runPool } from './test-lanes.mjs';
 
 describe('runPool: the workspaces beside the e2e lane', () => {

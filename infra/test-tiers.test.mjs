@@ -2,12 +2,11 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { after, describe, it } from 'node:test';
 import { testTiers } from './test-tiers.mjs';
 
 describe('testTiers: which test files `npm run test:quick` may run without services', () => {
   const root = mkdtempSync(path.join(os.tmpdir(), 'hw-tiers-'));
-  after(() => rmSync(root, { recursive: true, force: true }));
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
   const write = (rel, text) => {
     mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
     writeFileSync(path.join(root, rel), text);

@@ -5,7 +5,7 @@
 // package.json names (e2e included), one per cluster run, one for infra/, the slowest test files, and
 // `tests: N passed, M failed`. A workspace with sources but no `test` script counts as a failure. Exits 1 when anything
 // failed. `npm test -- gateway infra` runs only the named workspaces (and infra/'s tests), with the same services.
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ensureChromium } from './chromium.mjs';
 import { DevError } from './errors.mjs';
@@ -20,7 +20,7 @@ import { startRedisCluster } from './redis-cluster.mjs';
 import { startServices } from './services.mjs';
 import { runPool, workspaceWeights } from './test-lanes.mjs';
 import { prepareTemplateDatabase } from './test-template.mjs';
-import { DATA_DIR, hasSources, ROOT, workspaces } from './workspaces.mjs';
+import { hasSources, ROOT, workspaces } from './workspaces.mjs';
 
 // Jest runs side by side beside the e2e lane. Measured on 2 cores (each jest runs 2 workers; much of a test run waits
 // on PostgreSQL and Redis): 2 took 89 s and 130 s where 1 took 196 s and 163 s, all green both ways.
@@ -124,26 +124,13 @@ function clusterTasks(supervisor, testable, env, { cluster, built }) {
   }));
 }
 
-/** The dev script's own tests (infra/*.test.mjs, node:test), counted like a workspace; KUBECTL for k8s.test.mjs. */
-async function runInfraTests(supervisor, kubectlPath) {
-  const tap = path.join(DATA_DIR, 'infra-tests.tap');
-  mkdirSync(DATA_DIR, { recursive: true });
-  rmSync(tap, { force: true });
-  const files = readdirSync(path.join(ROOT, 'infra')).filter((name) => name.endsWith('.test.mjs')).map((name) => `infra/${name}`);
-  const code = await supervisor.runForeground(process.execPath, [
-    '--test',
-    '--test-reporter=spec', '--test-reporter-destination=stdout',
-    '--test-reporter=tap', `--test-reporter-destination=${tap}`,
-    ...files,
-  ], { env: { ...process.env, KUBECTL: kubectlPath }, prefix: 'infra:test: ' });
-  const text = existsSync(tap) ? readFileSync(tap, 'utf8') : '';
-  const count = (name) => Number(new RegExp(`^# ${name} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
-  const passed = count('pass');
-  const failedTests = count('fail') + count('cancelled');
-  // A crash before any result, or no tests at all, still fails the run.
-  const failed = failedTests > 0 ? failedTests : code !== 0 || passed === 0 ? 1 : 0;
-  const summary = failedTests > 0 ? `${passed} passed, ${failedTests} failed` : failed ? `no results (exit ${code})` : `${passed} passed`;
-  return { passed, failed, row: { ws: { name: 'infra (node --test)' }, ok: failed === 0, text: summary } };
+// The dev script's own tests (infra/**/*.test.mjs), summed up like a workspace: the root's `npm run test:infra` (jest
+// with infra/jest.config.mjs) writes its report at JEST_REPORT under infra/.
+const INFRA = { name: 'infra', rel: 'infra', folder: 'infra', dir: path.join(ROOT, 'infra') };
+
+/** infra/'s tests through jest, with KUBECTL for k8s.test.mjs; resolves with jest's exit code. */
+function runInfraTests(supervisor, kubectlPath) {
+  return runJest(supervisor, INFRA, { ...process.env, KUBECTL: kubectlPath }, { script: 'test:infra', cwd: ROOT });
 }
 
 /** The summary's rows, `ok` or `FAIL`, names aligned. */
@@ -191,12 +178,10 @@ export function selectTests(names, testable) {
   return { workspaces: testable.filter((ws) => chosen.has(ws)), infra, cluster: false };
 }
 
-const NO_INFRA_RUN = { passed: 0, failed: 0, row: undefined };
-
 /**
  * Every selected test at once on two lanes: the e2e scenarios (after the build) in one, and in the other a pool of
  * TEST_CONCURRENCY jest runs (heaviest workspace first; the dashboard once the build is done; the cluster pass; infra/'s
- * node tests). Resolves with the worst exit code, the cluster's error row if any, and infra/'s result.
+ * tests). Resolves with the worst exit code and the cluster's error row if any.
  */
 async function runLanes(supervisor, selected, testable, env, kubectlPath) {
   const needsBuild = selected.workspaces.some((ws) => NEEDS_BUILD.includes(ws.name)) || selected.cluster;
@@ -206,7 +191,6 @@ async function runLanes(supervisor, selected, testable, env, kubectlPath) {
   const e2e = selected.workspaces.find((ws) => ws.name === E2E);
   const scenarios = e2e ? e2eScenarioTasks(supervisor, e2e, env, built) : [];
 
-  let infra = NO_INFRA_RUN;
   const tasks = selected.workspaces.filter((ws) => ws !== e2e).map((ws) => ({
     name: ws.name,
     weight: weights.get(ws.rel) ?? 0,
@@ -220,16 +204,14 @@ async function runLanes(supervisor, selected, testable, env, kubectlPath) {
     tasks.push(...clusterTasks(supervisor, testable, env, { cluster, built }));
   }
   if (selected.infra) {
-    tasks.push({ name: 'infra', weight: 0, run: async () => {
-      infra = await runInfraTests(supervisor, kubectlPath);
-      return infra.failed > 0 ? 1 : 0;
-    } });
+    rmSync(path.join(INFRA.dir, JEST_REPORT), { force: true });
+    tasks.push({ name: 'infra', weight: 0, run: () => runInfraTests(supervisor, kubectlPath) });
   }
   say(`running ${scenarios.length} e2e scenarios beside ${tasks.length} test runs, ${TEST_CONCURRENCY} at a time`);
   const [buildCode, poolCode] = await Promise.all([built, runPool(tasks, TEST_CONCURRENCY, scenarios)]);
   if (e2e) writeFileSync(path.join(e2e.dir, JEST_REPORT), JSON.stringify(mergeReports(scenarios.map((task) => task.report), scenarios.map((task) => task.file))));
   const clusterError = (await cluster).error;
-  return { code: buildCode || poolCode, clusterError, infra };
+  return { code: buildCode || poolCode, clusterError };
 }
 
 export async function testCommand(supervisor, names = []) {
@@ -254,11 +236,11 @@ export async function testCommand(supervisor, names = []) {
     TURBO_TELEMETRY_DISABLED: '1',
   };
 
-  const { code, clusterError, infra } = await runLanes(supervisor, selected, testable, env, kubectlPath);
+  const { code, clusterError } = await runLanes(supervisor, selected, testable, env, kubectlPath);
 
   const { rows, passed: jestPassed, failed: testFailed } = summarizeReports(selected.workspaces);
-  let passed = jestPassed + infra.passed;
-  let failed = testFailed + infra.failed;
+  let passed = jestPassed;
+  let failed = testFailed;
   if (selected.cluster) {
     const clusterRun = clusterError
       ? { rows: [clusterError], passed: 0, failed: 1 }
@@ -267,7 +249,12 @@ export async function testCommand(supervisor, names = []) {
     passed += clusterRun.passed;
     failed += clusterRun.failed;
   }
-  if (infra.row) rows.push(infra.row);
+  if (selected.infra) {
+    const infraRun = summarizeReports([INFRA]);
+    rows.push(...infraRun.rows);
+    passed += infraRun.passed;
+    failed += infraRun.failed;
+  }
   // A workspace with sources and no test script fails the whole run; a run of named workspaces leaves it out.
   if (names.length === 0) {
     for (const ws of all.filter((candidate) => !candidate.scripts.test && hasSources(candidate.dir))) {
@@ -278,6 +265,7 @@ export async function testCommand(supervisor, names = []) {
   printRows(rows);
   const reports = readReports(selected.workspaces);
   if (selected.cluster) reports.push(...readReports(testable, { report: CLUSTER_REPORT, label: CLUSTER_LABEL }));
+  if (selected.infra) reports.push(...readReports([INFRA]));
   printSlowest(reports);
   if (code !== 0 && failed === 0) {
     // A run failed without any report saying so (a build that failed, a crash before jest, a config error).

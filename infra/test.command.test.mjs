@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
 import { DevError } from './errors.mjs';
 import { selectTests } from './test.command.mjs';
 
