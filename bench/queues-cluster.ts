@@ -1,6 +1,6 @@
 // Jobs per second through BullMQ on a three-master Redis Cluster against one Redis server, in the same run.
 //
-//   npx tsx --tsconfig bench/queues-tsconfig.json bench/queues-cluster.ts
+//   npx tsx --tsconfig bench/tsconfig.json bench/queues-cluster.ts
 //
 // Needs `redis-server` and `redis-cli` (the cluster is started from them in a temporary directory and removed) and
 // the Redis of REDIS_URL (the baseline; only this run's own prefix is written and deleted). Workload: JOBS jobs
@@ -58,7 +58,7 @@ async function round(target: RedisTarget): Promise<number> {
   };
   const options = { connection: worker, prefix, concurrency: CONCURRENCY, logger };
   const workers = [
-    defineWorker('alert-deliveries', { 'deliver-alert': count, 'drain-channel': count }, options),
+    defineWorker('alert-deliveries', { 'deliver-alert': count, 'drain-channel': count, 'deliver-notice': count }, options),
     defineWorker('outbox-relay', { 'relay-outbox': count }, options),
     defineWorker('source-scans', { 'scan-sources': count, 'reconcile-schedulers': count }, options),
   ];

@@ -1,7 +1,7 @@
 // The retention sweep against GET /v1/posts: the feed's latency under steady load, first alone (baseline), then
 // while the sweep deletes 1,000,000 expired feed items (and their posts) in its batches, until all are gone.
 //
-//   npx tsx --tsconfig bench/retention-tsconfig.json bench/retention-sweep.ts
+//   npx tsx --tsconfig bench/tsconfig.json bench/retention-sweep.ts
 //
 // Needs PostgreSQL (DATABASE_URL, default postgresql://postgres@127.0.0.1:5432/hashwatch; the role must be able
 // to CREATE DATABASE) and Redis (REDIS_URL). Makes its own database and Redis prefix and removes them.
@@ -102,11 +102,11 @@ const describe = (load: Load, seconds: number) =>
 
 /** Sweeps until a run finds nothing left (each run bounded by its budget, as the scheduled job's are). */
 async function sweepAll(db: Database): Promise<SweepSummary & { runs: number }> {
-  const total = { items: 0, itemSources: 0, posts: 0, engagementStates: 0, pendingAccounts: 0, batches: 0, contended: 0, budgetSpent: false, durationMs: 0, runs: 0 };
+  const total = { items: 0, itemSources: 0, posts: 0, engagementStates: 0, pendingAccounts: 0, notices: 0, batches: 0, contended: 0, budgetSpent: false, durationMs: 0, runs: 0 };
   for (;;) {
     const run = await sweepRetention(db.pool, { limits: LIMITS });
     total.runs += 1;
-    for (const key of ['items', 'itemSources', 'posts', 'engagementStates', 'pendingAccounts', 'batches', 'contended', 'durationMs'] as const) total[key] += run[key];
+    for (const key of ['items', 'itemSources', 'posts', 'engagementStates', 'pendingAccounts', 'notices', 'batches', 'contended', 'durationMs'] as const) total[key] += run[key];
     log(`  run ${total.runs}: ${JSON.stringify(run)}`);
     if (!run.budgetSpent && run.items === 0 && run.posts === 0) return total;
   }
