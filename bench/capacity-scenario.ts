@@ -20,7 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
-import { Suite } from '@hashwatch/e2e/src/harness/suite';
+import { Suite } from '@hashwatch/e2e/harness/suite';
 import { PrivateRedis } from '@hashwatch/testing';
 import { machineDescription } from './bench-support';
 import { compareWithModel, UNITS_PATH, type MeasuredUnits } from './capacity-model';

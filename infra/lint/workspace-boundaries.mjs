@@ -13,16 +13,21 @@ import path from 'node:path';
 /** @param {string} root the repository root */
 function readWorkspaces(root) {
   const workspaces = [];
+  const add = (dir, group) => {
+    const manifest = path.join(dir, 'package.json');
+    if (!existsSync(manifest)) return;
+    const pkg = JSON.parse(readFileSync(manifest, 'utf8'));
+    workspaces.push({ dir, group, name: pkg.name, exports: Object.keys(pkg.exports ?? {}) });
+  };
   for (const group of ['apps', 'packages']) {
     const dir = path.join(root, group);
     if (!existsSync(dir)) continue;
-    for (const name of readdirSync(dir)) {
-      const manifest = path.join(dir, name, 'package.json');
-      if (!existsSync(manifest)) continue;
-      const pkg = JSON.parse(readFileSync(manifest, 'utf8'));
-      workspaces.push({ dir: path.join(dir, name), group, name: pkg.name, exports: Object.keys(pkg.exports ?? {}) });
-    }
+    for (const name of readdirSync(dir)) add(path.join(dir, name), group);
   }
+  // The top-level workspaces the root package.json names (e2e, bench): each its own group, its folder's name.
+  const rootManifest = path.join(root, 'package.json');
+  const listed = existsSync(rootManifest) ? (JSON.parse(readFileSync(rootManifest, 'utf8')).workspaces ?? []) : [];
+  for (const folder of listed.filter((pattern) => !pattern.includes('*') && !pattern.includes('/'))) add(path.join(root, folder), folder);
   return workspaces;
 }
 
