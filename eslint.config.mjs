@@ -38,7 +38,7 @@ export default tseslint.config(
     rules: { 'max-lines-per-function': 'off' },
   },
   {
-    // infra/ is plain Node ESM (the script behind npm start / npm test), linted from the root with bench/: `eslint infra bench`.
+    // infra/ is plain Node ESM (the script behind npm start / npm test), linted from the root with examples/: `eslint infra examples`.
     files: ['infra/**'],
     languageOptions: {
       globals: Object.fromEntries(

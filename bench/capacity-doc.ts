@@ -1,9 +1,9 @@
 // The generated part of docs/CAPACITY.md, from the capacity model (bench/capacity-model.ts), so the doc and the
 // model cannot drift:
 //
-//   npx tsx --tsconfig bench/capacity-tsconfig.json bench/capacity-doc.ts --markdown   # print the tables
-//   npx tsx --tsconfig bench/capacity-tsconfig.json bench/capacity-doc.ts --write      # replace them in docs/CAPACITY.md
-//   npx tsx --tsconfig bench/capacity-tsconfig.json bench/capacity-doc.ts --check      # exit 1 if the doc differs
+//   npx tsx --tsconfig bench/tsconfig.json bench/capacity-doc.ts --markdown   # print the tables
+//   npx tsx --tsconfig bench/tsconfig.json bench/capacity-doc.ts --write      # replace them in docs/CAPACITY.md
+//   npx tsx --tsconfig bench/tsconfig.json bench/capacity-doc.ts --check      # exit 1 if the doc differs
 import { readFileSync, writeFileSync } from 'node:fs';
 import { ASSUMPTIONS, BENCH_FIGURES, clockBindsAt, clockBoundBindsAt, deriveUnits, DOC_PATH, loadUnits, planFor, searchBindsAt, X_LIMITS, type Plan, type Units } from './capacity-model';
 import { HANDLES, PLAN_MIX, VOCABULARY } from './capacity-population';

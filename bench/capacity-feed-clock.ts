@@ -1,7 +1,7 @@
 // How long a feed writer holds the feed clock's row lock, and the most feed transactions per second the clock lets
 // through, with 1 to 32 writers at once (what replicas of the scanner and the poller add up to).
 //
-//   flock /tmp/hw-bench.lock npx tsx --tsconfig bench/capacity-tsconfig.json bench/capacity-feed-clock.ts
+//   flock /tmp/hw-bench.lock npx tsx --tsconfig bench/tsconfig.json bench/capacity-feed-clock.ts
 //
 // Each writer is one connection running storePack's shape of transaction: BEGIN; a usage row update of its own
 // account (not shared); the feed insert of a batch (`insertFeedItems`, which takes the clock); a second write (the

@@ -3,8 +3,8 @@
 // (bench/capacity-population.ts) and a stream of posts, measured over a fixed window.
 //
 //   npm run build
-//   flock /tmp/hw-bench.lock npx tsx --tsconfig bench/capacity-tsconfig.json bench/capacity-scenario.ts --scale 1 --record
-//   flock /tmp/hw-bench.lock npx tsx --tsconfig bench/capacity-tsconfig.json bench/capacity-scenario.ts --scale 10
+//   flock /tmp/hw-bench.lock npx tsx --tsconfig bench/tsconfig.json bench/capacity-scenario.ts --scale 1 --record
+//   flock /tmp/hw-bench.lock npx tsx --tsconfig bench/tsconfig.json bench/capacity-scenario.ts --scale 10
 //
 // Scale 1 is today's bench load: 1,000 accounts, the population of bench/scanner-upstream.ts. `--record` writes what
 // it measured per unit of work to bench/capacity-units.json, the figures bench/capacity-model.ts reads. Any other

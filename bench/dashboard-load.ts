@@ -1,6 +1,6 @@
 // The dashboard in headless Chromium against the real gateway: its first load and its feed page.
 //
-//   npm run build && flock /tmp/hw-bench.lock npx tsx --tsconfig bench/dashboard-tsconfig.json bench/dashboard-load.ts
+//   npm run build && flock /tmp/hw-bench.lock npx tsx --tsconfig bench/tsconfig.json bench/dashboard-load.ts
 //
 // Needs the built gateway and dashboard (apps/gateway/dist, apps/dashboard/dist), PostgreSQL (DATABASE_URL; the role
 // must be able to CREATE DATABASE), Redis (REDIS_URL) and Chromium (CHROMIUM_PATH, default /usr/bin/chromium). Makes

@@ -1,6 +1,6 @@
 // Upstream calls per tracked post per refresh: 10,000 tracked posts, 2% of which gain likes every cycle.
 //
-//   npx tsx --tsconfig bench/engagement-tsconfig.json bench/engagement-calls.ts
+//   npx tsx --tsconfig bench/tsconfig.json bench/engagement-calls.ts
 //
 // Needs PostgreSQL (DATABASE_URL; the role must be able to CREATE DATABASE) and Redis (REDIS_URL); makes its
 // own database and Redis prefix and removes them. The X simulator runs in-process with its limits lifted, so

@@ -1,7 +1,7 @@
 // One refresh cycle of 100,000 tracked posts: every post's counts read from X (1,000 lookups of 100 ids),
 // written to the posts' states and to every tracking item whose values changed, changes detected.
 //
-//   npx tsx --tsconfig bench/engagement-tsconfig.json bench/engagement-cycle.ts
+//   npx tsx --tsconfig bench/tsconfig.json bench/engagement-cycle.ts
 //
 // Needs PostgreSQL (DATABASE_URL; the role must be able to CREATE DATABASE) and Redis (REDIS_URL); makes its
 // own database and Redis prefix and removes them. The X simulator runs in a child process with its limits

@@ -3,7 +3,7 @@
 // measured cycle with the time every statement took, summed by statement (batches run in parallel, so
 // the sums add up to more than the wall time).
 //
-//   flock /tmp/hw-bench.lock npx tsx --tsconfig bench/engagement-tsconfig.json bench/engagement-profile.ts
+//   flock /tmp/hw-bench.lock npx tsx --tsconfig bench/tsconfig.json bench/engagement-profile.ts
 //
 // Needs what bench/engagement-cycle.ts needs; ENGAGEMENT_BENCH_POSTS changes the size (default 100,000).
 import pg from 'pg';

@@ -77,7 +77,7 @@ async function inProcessSim(): Promise<SimControl> {
 async function childProcessSim(): Promise<SimControl> {
   const child: ChildProcess = fork(path.join(__dirname, 'engagement-sim-process.ts'), [], {
     execArgv: ['--import', 'tsx'],
-    env: { ...process.env, TSX_TSCONFIG_PATH: path.join(__dirname, 'engagement-tsconfig.json') },
+    env: { ...process.env, TSX_TSCONFIG_PATH: path.join(__dirname, 'tsconfig.json') },
   });
   const reply = async <T>(message: unknown, type: string): Promise<T> => {
     const answer = new Promise<T>((resolve) => {

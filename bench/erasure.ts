@@ -2,7 +2,7 @@
 // index and per-source lock (@hashwatch/accounts eraseSource) against the erasure it replaced (baseline), reproduced
 // here as it was: the scanner's one global advisory lock, then a delete that reads the text of every stored post.
 //
-//   npx tsx --tsconfig bench/erasure-tsconfig.json bench/erasure.ts
+//   npx tsx --tsconfig bench/tsconfig.json bench/erasure.ts
 //
 // Needs PostgreSQL (DATABASE_URL, default postgresql://postgres@127.0.0.1:5432/hashwatch; the role must be able to
 // CREATE DATABASE). Makes its own database and removes it. ERASURE_BENCH_POSTS=<n> stored posts (default 1,000,000),

@@ -1,6 +1,6 @@
 // What the gateway's metrics cost: request measurement per request, and one scrape of GET /metrics.
 //
-//   flock /tmp/hw-bench.lock npx tsx --tsconfig bench/posts-tsconfig.json bench/metrics-overhead.ts
+//   flock /tmp/hw-bench.lock npx tsx --tsconfig bench/tsconfig.json bench/metrics-overhead.ts
 //
 // Needs Redis (REDIS_URL); its queue counts are read under a prefix of its own, deleted afterwards.
 // Goals: measuring every request costs under 5 % of the throughput of a trivial route (req/s of the measured app

@@ -1,6 +1,6 @@
 // The notifier under load: throughput against a bare axios sender, latency at 500 alerts/s, isolation.
 //
-//   npx tsx --tsconfig bench/notifier-tsconfig.json bench/notifier-delivery.ts
+//   npx tsx --tsconfig bench/tsconfig.json bench/notifier-delivery.ts
 //
 // Needs PostgreSQL (DATABASE_URL; the role must be able to CREATE DATABASE) and Redis (REDIS_URL). Makes its
 // own database and Redis prefix and removes them. Two processes on this machine, as in production: the notifier
@@ -110,7 +110,7 @@ async function loadNotifier(env: { databaseUrl: string; redisUrl: string; prefix
   const profileDir = process.env.NOTIFIER_BENCH_PROFILE;
   const child = fork(path.join(__dirname, 'notifier-process.ts'), [], {
     execArgv: ['--import', 'tsx', ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])],
-    env: { ...process.env, DATABASE_URL: env.databaseUrl, REDIS_URL: env.redisUrl, QUEUE_PREFIX: env.prefix, SECRETS_KEY, TSX_TSCONFIG_PATH: path.join(__dirname, 'notifier-tsconfig.json') },
+    env: { ...process.env, DATABASE_URL: env.databaseUrl, REDIS_URL: env.redisUrl, QUEUE_PREFIX: env.prefix, SECRETS_KEY, TSX_TSCONFIG_PATH: path.join(__dirname, 'tsconfig.json') },
   });
   await message(child, 'loaded');
   let running = false;

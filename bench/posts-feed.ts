@@ -1,6 +1,6 @@
 // GET /v1/posts under load, against a bare Express handler in the same run.
 //
-//   npx tsx --tsconfig bench/posts-tsconfig.json bench/posts-feed.ts
+//   npx tsx --tsconfig bench/tsconfig.json bench/posts-feed.ts
 //
 // Needs PostgreSQL (DATABASE_URL, default postgresql://postgres@127.0.0.1:5432/hashwatch; the role must be
 // able to CREATE DATABASE) and Redis (REDIS_URL). Makes its own databases and Redis prefix and removes them.

@@ -8,7 +8,7 @@ import type { ServerReady } from './posts-server';
 export function startPostsServer(env: Record<string, string>, execArgv: string[] = []): Promise<{ child: ChildProcess; ready: ServerReady }> {
   const child = fork(path.join(__dirname, 'posts-server.ts'), [], {
     execArgv: ['--import', 'tsx', ...execArgv],
-    env: { ...process.env, ...env, TSX_TSCONFIG_PATH: path.join(__dirname, 'posts-tsconfig.json') },
+    env: { ...process.env, ...env, TSX_TSCONFIG_PATH: path.join(__dirname, 'tsconfig.json') },
   });
   return new Promise((resolve, reject) => {
     child.once('message', (ready) => resolve({ child, ready: ready as ServerReady }));

@@ -3,7 +3,7 @@
 // (the baseline) and the fields it asks for now (note_tweet, attachments, withheld, media.fields and the
 // referenced_tweets / media expansions), for the same posts in the same run.
 //
-//   npx tsx --tsconfig bench/scanner-tsconfig.json bench/scanner-answer-size.ts
+//   npx tsx --tsconfig bench/tsconfig.json bench/scanner-answer-size.ts
 //
 // Needs no database. The X simulator runs in-process and holds X's recorded answers replayed with fresh ids
 // (shared/reference/x-recorded: timelines full of retweets, escapes, links, media and quotes) and a synthetic

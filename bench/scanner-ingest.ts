@@ -1,7 +1,7 @@
 // Ingest throughput of the scanner: feed items stored per second with dedupe, alert quota and alert hand-off
 // (outbox), against a raw `INSERT ... SELECT FROM unnest(...)` of the same rows in the same run.
 //
-//   npx tsx --tsconfig bench/scanner-tsconfig.json bench/scanner-ingest.ts
+//   npx tsx --tsconfig bench/tsconfig.json bench/scanner-ingest.ts
 //
 // Needs PostgreSQL (DATABASE_URL; the role must be able to CREATE DATABASE) and Redis (REDIS_URL). Makes its
 // own database and Redis prefix and removes them. The X simulator runs in-process and serves full pages.

@@ -2,7 +2,7 @@
 // the moment its feed item is visible to the posts query and the alert job carrying it (a route-alerts job of up
 // to 500 items) is in the alert-routing queue.
 //
-//   npx tsx --tsconfig bench/scanner-tsconfig.json bench/scanner-latency.ts
+//   npx tsx --tsconfig bench/tsconfig.json bench/scanner-latency.ts
 //
 // Needs PostgreSQL (DATABASE_URL; the role must be able to CREATE DATABASE) and Redis (REDIS_URL). Makes its
 // own database and Redis prefix and removes them. Three processes, like production: this one runs only the
@@ -33,7 +33,7 @@ const TAGS = Array.from({ length: 10 }, (_, i) => `lat${String.fromCharCode(97 +
 function child(script: string, env: Record<string, string> = {}): ChildProcess {
   return fork(path.join(__dirname, script), [], {
     execArgv: ['--import', 'tsx'],
-    env: { ...process.env, ...env, TSX_TSCONFIG_PATH: path.join(__dirname, 'scanner-tsconfig.json') },
+    env: { ...process.env, ...env, TSX_TSCONFIG_PATH: path.join(__dirname, 'tsconfig.json') },
   });
 }
 

@@ -2,7 +2,7 @@
 // Zipf from 2,000, plus 300 tracked users, against one query per source and against the packing lower bound.
 // Also measures how to watch the accounts: packed `from:` queries versus one timeline call per user.
 //
-//   npx tsx --tsconfig bench/scanner-tsconfig.json bench/scanner-upstream.ts
+//   npx tsx --tsconfig bench/tsconfig.json bench/scanner-upstream.ts
 //
 // Needs PostgreSQL (DATABASE_URL; the role must be able to CREATE DATABASE) and Redis (REDIS_URL). Makes its
 // own database and Redis prefix and removes them. Runs the real scanner against an in-process X simulator

@@ -1,6 +1,6 @@
 // Dashboard sessions against API keys, and the cost of a password hash.
 //
-//   flock /tmp/hw-bench.lock npx tsx --tsconfig bench/posts-tsconfig.json bench/session-auth.ts
+//   flock /tmp/hw-bench.lock npx tsx --tsconfig bench/tsconfig.json bench/session-auth.ts
 //
 // Needs PostgreSQL (DATABASE_URL; the role must be able to CREATE DATABASE) and Redis (REDIS_URL). Makes its own
 // database and Redis prefix and removes them.

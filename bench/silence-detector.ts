@@ -1,7 +1,7 @@
 // The silence detector (`source_silent`, issue 16) on a synthetic fortnight of posts: the scanner's own module,
 // fed the way the scanner feeds it (the posts published up to each scan, then a verdict at that scan).
 //
-//   npx tsx --tsconfig bench/silence-tsconfig.json bench/silence-detector.ts [--sources 300] [--seed 1] [--scan 60]
+//   npx tsx --tsconfig bench/tsconfig.json bench/silence-detector.ts [--sources 300] [--seed 1] [--scan 60]
 //
 // Each source posts as a Poisson process whose rate follows a day (rate x (1 + a sin), a from 0.3 to 0.9, or flat)
 // with bursts (5 to 60 posts a few seconds apart, about twice a day), its mean gap from 1 minute to 4 hours.
