@@ -9,7 +9,7 @@ import path from 'node:path';
 const ROOT = path.resolve(import.meta.dirname, '..');
 
 function capacityDoc(flag) {
-  return spawnSync('npx', ['--no-install', 'tsx', '--tsconfig', 'bench/capacity-tsconfig.json', 'bench/capacity-doc.ts', flag], {
+  return spawnSync('npx', ['--no-install', 'tsx', '--tsconfig', 'bench/tsconfig.json', 'bench/capacity-doc.ts', flag], {
     cwd: ROOT,
     encoding: 'utf8',
     timeout: 120_000,
