@@ -4,13 +4,12 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import speakeasy from 'speakeasy';
-import { createQueuePrefix, deletePrefixKeys, freePort } from '@hashwatch/testing';
+import { createQueuePrefix, deletePrefixKeys, freePort, waitFor } from '@hashwatch/testing';
 import { Redis } from 'ioredis';
 import { runAdmin } from './harness/admin-cli';
 import { startAppProcess, type AppProcess } from './harness/app-process';
 import { Browser, field } from './harness/browser';
 import { createRunDatabase, type RunDatabase } from './harness/run-database';
-import { waitUntil } from './harness/wait-until';
 
 const SHARED_POSTGRES = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const SHARED_REDIS = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -77,7 +76,7 @@ describe('account takeover paths through the built gateway', () => {
   }
 
   async function waitForMail(email: string, subject: string, count = 1): Promise<void> {
-    await waitUntil(async () => (await subjectsFor(email)).filter((s) => s === subject).length >= count, 10_000, `${count} × "${subject}" to ${email}`);
+    await waitFor(async () => (await subjectsFor(email)).filter((s) => s === subject).length >= count, 10_000, `${count} × "${subject}" to ${email}`);
   }
 
   it('squatting, a leaked key, recovery codes and the operator reset, each closed', async () => {

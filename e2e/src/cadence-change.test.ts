@@ -1,6 +1,6 @@
 import { runAdmin } from './harness/admin-cli';
 import { Suite } from './harness/suite';
-import { waitUntil } from './harness/wait-until';
+import { waitFor } from '@hashwatch/testing';
 import { postBurst, watchTags } from './harness/watch-tags';
 import type { XSimClient } from './harness/x-sim-client';
 
@@ -40,10 +40,10 @@ describe('a cadence change under running workers', () => {
     const [channel] = await watchTags(running, ['e2ecad'], [{ name: 'every-source', hashtags: [] }], { engagementTags: ['e2ecad'] });
     receiverClose = () => channel!.receiver.close();
     const posts = await postBurst(running, 3, ['e2ecad']);
-    await waitUntil(async () => (await running.feedItems()).length >= posts.length, 30_000, 'the posts stored');
+    await waitFor(async () => (await running.feedItems()).length >= posts.length, 30_000, 'the posts stored');
     // The slow cadence is in force: two refreshes about 6 s apart.
     const stored = Date.now();
-    await waitUntil(async () => (await servedAfter(running.xsim, 'posts_lookup', stored)).length >= 2, 30_000, 'two refreshes at the slow cadence', 250);
+    await waitFor(async () => (await servedAfter(running.xsim, 'posts_lookup', stored)).length >= 2, 30_000, 'two refreshes at the slow cadence', 250);
 
     await runAdmin(running.database.url, ['plan:set', '--plan', 'business', '--scan-interval', String(FAST.scan), '--engagement-interval', String(FAST.engagement)]);
     const changedAt = Date.now();
@@ -54,7 +54,7 @@ describe('a cadence change under running workers', () => {
     // second): from then on, one call per period. A change that waited for the old cadence shows fewer calls.
     const refreshDeadline = changedAt + TRAVEL_MS + FAST.engagement * 1000 * (GAPS_MEASURED + 1);
     const scanDeadline = changedAt + TRAVEL_MS + FAST.scan * 1000 * (SCAN_GAPS_MEASURED + 1);
-    await waitUntil(() => Date.now() > Math.max(refreshDeadline, scanDeadline) + 500, 60_000, 'the measuring windows', 250);
+    await waitFor(() => Date.now() > Math.max(refreshDeadline, scanDeadline) + 500, 60_000, 'the measuring windows', 250);
     const refreshes = (await servedAfter(running.xsim, 'posts_lookup', changedAt)).filter((at) => at <= refreshDeadline);
     const scans = (await servedAfter(running.xsim, 'search_recent', changedAt)).filter((at) => at <= scanDeadline);
     // The last gaps of each window are the cadence itself.

@@ -1,8 +1,7 @@
 import { z } from 'zod';
-import { WebhookReceiver } from '@hashwatch/testing';
+import { waitFor, WebhookReceiver } from '@hashwatch/testing';
 import { ChatPlatforms } from './harness/chat-platforms';
 import { Suite } from './harness/suite';
-import { waitUntil } from './harness/wait-until';
 
 // Short, so the scenario runs in seconds: posts published while the scanner is down for DOWN_MS are found
 // more than this after they were posted.
@@ -45,7 +44,7 @@ describe('catch-up after the scanner was down', () => {
       bot: { token: BOT_TOKEN, chat_id: CHAT_ID },
     });
     const before = (await running.xsim.requests('search_recent')).length;
-    await waitUntil(async () => (await running.xsim.requests('search_recent')).length >= before + 2, 30_000, 'the scanner to search the new track');
+    await waitFor(async () => (await running.xsim.requests('search_recent')).length >= before + 2, 30_000, 'the scanner to search the new track');
 
     for (const scanner of running.running('scanner')) await scanner.stop();
     const old = [];
@@ -54,10 +53,10 @@ describe('catch-up after the scanner was down', () => {
     await running.startWorker('scanner');
 
     const feedTexts = async () => postsSchema.parse(await running.gateway.call('GET', `/posts?hashtag=${TAG}&limit=100`)).data;
-    await waitUntil(async () => (await feedTexts()).length >= 3, 30_000, 'the feed to catch up');
+    await waitFor(async () => (await feedTexts()).length >= 3, 30_000, 'the feed to catch up');
     const fresh = await running.xsim.injectPost({ author: 'e2ecatchup', text: `after restart #${TAG}`, lang: 'en' });
-    await waitUntil(() => json.accepted().length >= 4, 30_000, 'four json alerts');
-    await waitUntil(() => Object.values(chat.mentioning('after restart')).every((count) => count >= 1), 30_000, 'the fresh alert on every chat platform');
+    await waitFor(() => json.accepted().length >= 4, 30_000, 'four json alerts');
+    await waitFor(() => Object.values(chat.mentioning('after restart')).every((count) => count >= 1), 30_000, 'the fresh alert on every chat platform');
     // Anything more that was coming has had time to come.
     await new Promise((resolve) => setTimeout(resolve, 3_000));
 

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Suite } from './harness/suite';
-import { waitUntil } from './harness/wait-until';
+import { waitFor } from '@hashwatch/testing';
 
 const TOKEN = '424242:e2e-notice-token';
 const CHAT_ID = '-1009876543210';
@@ -70,7 +70,7 @@ describe('a Telegram bot removed from its chat', () => {
     await running.gateway.createTrack('e2enotice');
     await running.gateway.call('PUT', '/notifications', { webhooks: [], bot: { token: TOKEN, chat_id: CHAT_ID } });
     const before = (await running.xsim.requests('search_recent')).length;
-    await waitUntil(async () => (await running.xsim.requests('search_recent')).length >= before + 2, 30_000, 'the scanner to search the new track');
+    await waitFor(async () => (await running.xsim.requests('search_recent')).length >= before + 2, 30_000, 'the scanner to search the new track');
 
     const notices = async () =>
       (
@@ -82,10 +82,10 @@ describe('a Telegram bot removed from its chat', () => {
     const bot = async () => (await running.gateway.call('GET', '/notifications')) as { bot: { enabled: boolean; disabled_reason: string | null } | null };
 
     await running.xsim.injectPost({ author: 'e2enoticer', text: 'first #e2enotice', lang: 'en' });
-    await waitUntil(async () => (await notices()).length > 0, 60_000, 'the channel_failing notice');
+    await waitFor(async () => (await notices()).length > 0, 60_000, 'the channel_failing notice');
     // More alerts while the bot is out: no more requests to Telegram, no second notice, on either replica.
     await running.xsim.injectPost({ author: 'e2enoticer', text: 'second #e2enotice', lang: 'en' });
-    await waitUntil(async () => (await running.feedItems()).length >= 2, 30_000, 'the second item stored');
+    await waitFor(async () => (await running.feedItems()).length >= 2, 30_000, 'the second item stored');
     await new Promise((resolve) => setTimeout(resolve, 3_000));
 
     const open = await notices();
@@ -101,8 +101,8 @@ describe('a Telegram bot removed from its chat', () => {
     fake.state.blocked = false;
     await running.gateway.call('PUT', '/notifications', { webhooks: [], bot: { chat_id: CHAT_ID, enabled: true } });
     await running.xsim.injectPost({ author: 'e2enoticer', text: 'third #e2enotice', lang: 'en' });
-    await waitUntil(() => fake.state.sent >= 1, 60_000, 'an alert sent to the chat again');
-    await waitUntil(async () => (await notices())[0]?.resolved_at !== null, 30_000, 'the notice resolved');
+    await waitFor(() => fake.state.sent >= 1, 60_000, 'an alert sent to the chat again');
+    await waitFor(async () => (await notices())[0]?.resolved_at !== null, 30_000, 'the notice resolved');
     await new Promise((resolve) => setTimeout(resolve, 2_000));
     const after = await notices();
     expect(after).toHaveLength(1);

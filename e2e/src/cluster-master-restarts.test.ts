@@ -6,7 +6,7 @@ import { deliveryViolations, waitForDeliveries, type ExpectedPost, type WatchedC
 import { PrivateRedisCluster } from './harness/private-redis-cluster';
 import { reportScenario } from './harness/scenario-report';
 import { Suite } from './harness/suite';
-import { waitUntil } from './harness/wait-until';
+import { waitFor } from '@hashwatch/testing';
 import { watchTags } from './harness/watch-tags';
 
 const TAGS = ['e2ecluster', 'e2eclusterb'];
@@ -83,9 +83,9 @@ describe('each Redis Cluster master restarted in turn', () => {
       await cluster.restart(port);
       faultEnd = Date.now();
       // Every worker is back when a post published now is stored (scanners) and delivered (notifiers).
-      await waitUntil(() => publishing.posts.some((post) => post.at > faultEnd), 5_000, 'a post published after the restart');
+      await waitFor(() => publishing.posts.some((post) => post.at > faultEnd), 5_000, 'a post published after the restart');
       const probe = publishing.posts.find((post) => post.at > faultEnd)!;
-      await waitUntil(async () => (await stored()).has(probe.xPostId), RECOVERY_LIMIT_MS + 60_000, `post ${probe.xPostId} stored after master ${port} restarted`, 250).catch(
+      await waitFor(async () => (await stored()).has(probe.xPostId), RECOVERY_LIMIT_MS + 60_000, `post ${probe.xPostId} stored after master ${port} restarted`, 250).catch(
         () => undefined,
       );
       recoveries.push({ port, ms: Date.now() - faultEnd });

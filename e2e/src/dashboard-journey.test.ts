@@ -3,12 +3,11 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { WebhookReceiver } from '@hashwatch/testing';
+import { waitFor, WebhookReceiver } from '@hashwatch/testing';
 import { launchChromium } from './harness/chromium';
 import { signUp, walkJourney, type JourneyWorld } from './harness/dashboard-journey';
 import { button, field, heading, openPage, PAGES, Screenshots, scrollWidth, settle, untilTrue } from './harness/dashboard-pages';
 import { Suite } from './harness/suite';
-import { waitUntil } from './harness/wait-until';
 
 const DESKTOP = { width: 1440, height: 900 };
 const PHONE = { width: 375, height: 812 };
@@ -128,7 +127,7 @@ describe('the dashboard in Chromium against the built apps', () => {
       await crashing.crashGateway(async () => {
         await w.xsim.injectPost({ author: 'crashwitness', text, lang: 'en' });
         const stored = async () => ((await w.pool.query('SELECT 1 FROM feed_items WHERE text = $1', [text])).rowCount ?? 0) === 1;
-        await waitUntil(stored, 30_000, 'the scanner to store the post while the gateway is down');
+        await waitFor(stored, 30_000, 'the scanner to store the post while the gateway is down');
       });
       const article = page.getByRole('article').filter({ hasText: text });
       await article.waitFor({ timeout: 30_000 }).catch(async (error: Error) => {

@@ -1,7 +1,7 @@
 import { deliveryViolations, waitForDeliveries, type WatchedChannel } from './harness/delivery-check';
 import { reportScenario } from './harness/scenario-report';
 import { Suite } from './harness/suite';
-import { waitUntil } from './harness/wait-until';
+import { waitFor } from '@hashwatch/testing';
 import { postBurst, watchTags } from './harness/watch-tags';
 
 const OUTAGE_MS = 20_000;
@@ -36,11 +36,11 @@ describe('a webhook target failing for 20 s', () => {
     const posts = await postBurst(running, 30, ['e2efail'], 2_000);
 
     // No head-of-line blocking: the healthy channel gets everything while the other target is down.
-    await waitUntil(() => healthy.receiver.firstArrivals().size >= posts.length, OUTAGE_MS - 3_000, 'the healthy channel to get every item during the outage');
+    await waitFor(() => healthy.receiver.firstArrivals().size >= posts.length, OUTAGE_MS - 3_000, 'the healthy channel to get every item during the outage');
 
     // Late in the outage every delivery to the failing target is pending. The notifier rests a failing target
     // between attempts instead of trying every item, so not every item was tried; each one tried shows its 500.
-    await waitUntil(() => Date.now() >= faultEnd - 2_000, OUTAGE_MS, 'the end of the outage');
+    await waitFor(() => Date.now() >= faultEnd - 2_000, OUTAGE_MS, 'the end of the outage');
     const during = await running.gateway.deliveries(failing.webhook.id);
     expect(during).toHaveLength(posts.length);
     expect(during.filter((delivery) => delivery.status !== 'pending')).toEqual([]);

@@ -4,7 +4,7 @@ import { parsePrometheusText, sumSamples, type Sample } from '@hashwatch/metrics
 import { REPO_ROOT } from './harness/app-process';
 import { deliveryViolations, waitForDeliveries, type WatchedChannel } from './harness/delivery-check';
 import { Suite } from './harness/suite';
-import { waitUntil } from './harness/wait-until';
+import { waitFor } from '@hashwatch/testing';
 import { postBurst, watchTags } from './harness/watch-tags';
 
 const POSTS = 12;
@@ -68,7 +68,7 @@ describe('metrics of every app', () => {
     // The notifier counts a delivery once its outcome is written, just after the receiver answered.
     let scrapes = new Map<string, Sample[]>();
     const all = () => [...scrapes.values()].flat();
-    await waitUntil(
+    await waitFor(
       async () => {
         scrapes = await scrapeAll(running);
         return sumSamples(all(), 'hashwatch_deliveries_total', { outcome: 'delivered' }) >= accepted;

@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import { transaction } from '@hashwatch/db';
 import { raiseNotice, resolveNotice, type NoticeCondition } from '@hashwatch/notices';
-import { verifyStandardSignature, WebhookReceiver } from '@hashwatch/testing';
+import { verifyStandardSignature, waitFor, WebhookReceiver } from '@hashwatch/testing';
 import { Suite } from './harness/suite';
-import { waitUntil } from './harness/wait-until';
 
 const noticeSchema = z.object({
   id: z.string(),
@@ -54,11 +53,11 @@ describe('system notices through the built apps', () => {
     const condition: NoticeCondition = { userId: running.accountId, kind: 'source_failing', source: '#e2enotice' };
     const opened = await transaction(running.pool, (client) => raiseNotice(client, condition, { message: 'X refuses the query of #e2enotice: check it under Tracks.' }));
     expect(opened).not.toBeNull();
-    await waitUntil(() => receivers.discord.accepted().length >= 1 && receivers.optedIn.accepted().length >= 1, 30_000, 'the notice on Discord and on the opted-in json channel');
+    await waitFor(() => receivers.discord.accepted().length >= 1 && receivers.optedIn.accepted().length >= 1, 30_000, 'the notice on Discord and on the opted-in json channel');
 
     const resolved = await transaction(running.pool, (client) => resolveNotice(client, condition));
     expect(resolved?.id).toBe(opened!.id);
-    await waitUntil(() => receivers.discord.accepted().length >= 2 && receivers.optedIn.accepted().length >= 2, 30_000, 'the resolution on both');
+    await waitFor(() => receivers.discord.accepted().length >= 2 && receivers.optedIn.accepted().length >= 2, 30_000, 'the resolution on both');
     // Time for a repeat to show, were there one.
     await new Promise((resolve) => setTimeout(resolve, 3_000));
 

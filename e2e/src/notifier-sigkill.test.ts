@@ -1,7 +1,7 @@
 import { deliveryViolations, waitForDeliveries, type WatchedChannel } from './harness/delivery-check';
 import { reportScenario } from './harness/scenario-report';
 import { Suite } from './harness/suite';
-import { waitUntil } from './harness/wait-until';
+import { waitFor } from '@hashwatch/testing';
 import { postBurst, watchTags } from './harness/watch-tags';
 
 const RESUME_LIMIT_MS = 10_000;
@@ -33,7 +33,7 @@ describe('SIGKILL of the notifier during a burst', () => {
     const kills: number[] = [];
     for (let round = 0; round < 2; round += 1) {
       const floor = accepted() + 15;
-      await waitUntil(() => accepted() >= floor, 60_000, `15 more deliveries before kill ${round + 1}`, 20);
+      await waitFor(() => accepted() >= floor, 60_000, `15 more deliveries before kill ${round + 1}`, 20);
       for (const notifier of running.running('notifier')) notifier.signal('SIGKILL');
       kills.push(accepted());
       await running.startWorker('notifier');

@@ -5,7 +5,7 @@ import { deliveryViolations, waitForDeliveries, type WatchedChannel } from './ha
 import { PrivatePgBouncer } from './harness/private-pgbouncer';
 import { reportScenario } from './harness/scenario-report';
 import { Suite } from './harness/suite';
-import { waitUntil } from './harness/wait-until';
+import { waitFor } from '@hashwatch/testing';
 import { postBurst, watchTags } from './harness/watch-tags';
 
 const SHARED_POSTGRES = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
@@ -89,7 +89,7 @@ describe('the suite through PgBouncer (transaction mode), restarted mid-burst', 
     const probe = probeGateway(running);
 
     const burst = postBurst(running, 120, ['e2epooled', 'e2ebouncer'], 8_000);
-    await waitUntil(() => accepted() >= 20, 60_000, '20 deliveries before the restart', 20);
+    await waitFor(() => accepted() >= 20, 60_000, '20 deliveries before the restart', 20);
     const deliveredBefore = accepted();
     const downAt = Date.now();
     await bouncer.stop();
@@ -100,7 +100,7 @@ describe('the suite through PgBouncer (transaction mode), restarted mid-burst', 
 
     const check = await waitForDeliveries(running, posts, channels, 90_000);
     // The poller refreshed counts of the tracked posts after the restart too: its named claim no longer collides.
-    await waitUntil(async () => {
+    await waitFor(async () => {
       const { rows } = await running.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM engagement_states WHERE counts_updated_at > $1', [new Date(faultEnd)]);
       return (rows[0]?.n ?? 0) > 0;
     }, 30_000, 'engagement counts refreshed after the restart');

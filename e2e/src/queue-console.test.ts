@@ -2,11 +2,10 @@ import { UnrecoverableError } from 'bullmq';
 import type { Browser } from 'playwright-core';
 import { createLogger } from '@hashwatch/logger';
 import { createQueues, createRedisConnection, defineWorker, type DefinedWorker, type Queues } from '@hashwatch/queues';
-import { redisTargetFromEnv } from '@hashwatch/testing';
+import { redisTargetFromEnv, waitFor } from '@hashwatch/testing';
 import { launchChromium } from './harness/chromium';
 import { deliveryViolations, waitForDeliveries, type WatchedChannel } from './harness/delivery-check';
 import { Suite } from './harness/suite';
-import { waitUntil } from './harness/wait-until';
 import { postBurst, watchTags } from './harness/watch-tags';
 
 const OPERATOR = { username: 'ops', password: 'e2e console password' };
@@ -52,7 +51,7 @@ describe('the queue console in Chromium against the built apps', () => {
       { connection: workerConnection, prefix: running.queuePrefix, concurrency: 1, logger: createLogger('e2e', { level: 'error' }) },
     );
     const posts = await postBurst(running, 1, ['e2econsole']);
-    await waitUntil(async () => (await routing.getJobCounts('failed')).failed === 1, 30_000, 'the routing job to fail');
+    await waitFor(async () => (await routing.getJobCounts('failed')).failed === 1, 30_000, 'the routing job to fail');
     await breaker.close();
     breaker = undefined;
 
@@ -71,7 +70,7 @@ describe('the queue console in Chromium against the built apps', () => {
     const answered = page.waitForResponse((response) => response.request().method() === 'PUT' && response.url().endsWith('/retry'));
     await page.getByRole('button', { name: 'Confirm' }).click();
     expect((await answered).status()).toBe(204);
-    await waitUntil(async () => (await routing.getJobCounts('failed')).failed === 0, 15_000, 'the retried job to leave the failed list');
+    await waitFor(async () => (await routing.getJobCounts('failed')).failed === 0, 15_000, 'the retried job to leave the failed list');
 
     await running.startWorker('notifier');
     const check = await waitForDeliveries(running, posts, channels, 60_000);

@@ -1,8 +1,7 @@
 import { z } from 'zod';
-import { WebhookReceiver } from '@hashwatch/testing';
+import { waitFor, WebhookReceiver } from '@hashwatch/testing';
 import { runAdmin } from './harness/admin-cli';
 import { Suite } from './harness/suite';
-import { waitUntil } from './harness/wait-until';
 import { postBurst } from './harness/watch-tags';
 
 const ALERTS_LIMIT = 10;
@@ -31,17 +30,17 @@ describe('an account using up its alert quota', () => {
     await running.gateway.call('PUT', '/notifications', { webhooks: [{ url: discord.url, format: 'discord' }], bot: null });
     await running.gateway.createTrack('E2eQuota');
     const before = (await running.xsim.requests('search_recent')).length;
-    await waitUntil(async () => (await running.xsim.requests('search_recent')).length >= before + 2, 30_000, 'the scanner to search the new track');
+    await waitFor(async () => (await running.xsim.requests('search_recent')).length >= before + 2, 30_000, 'the scanner to search the new track');
 
     await postBurst(running, ALERTS_LIMIT + 5, ['E2eQuota'], 3_000);
     const notices = async () =>
       (await running.pool.query<{ kind: string; resolved_at: Date | null }>('SELECT kind, resolved_at FROM notices WHERE user_id = $1 ORDER BY kind', [running.accountId])).rows;
-    await waitUntil(async () => (await notices()).length >= 2, 60_000, 'both quota notices');
+    await waitFor(async () => (await notices()).length >= 2, 60_000, 'both quota notices');
     const titles = () =>
       discord.requests
         .map((request) => discordSchema.parse(JSON.parse(request.body)).embeds?.[0]?.title)
         .filter((title): title is string => title !== undefined && title.startsWith('⚠'));
-    await waitUntil(() => titles().length >= 2, 30_000, 'both notices on Discord');
+    await waitFor(() => titles().length >= 2, 30_000, 'both notices on Discord');
     // Time for a repeat to show, were there one.
     await new Promise((resolve) => setTimeout(resolve, 5_000));
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { verifyStandardSignature, WebhookReceiver } from '@hashwatch/testing';
+import { verifyStandardSignature, waitFor, WebhookReceiver } from '@hashwatch/testing';
 import { ChatPlatforms, discordShown, escapedOnce, slackShown, telegramShown, type ChatMessage, type Platform } from './harness/chat-platforms';
 import {
   ampersandStretch,
@@ -15,7 +15,6 @@ import {
   unescapeOnce,
 } from './harness/recorded-posts';
 import { Suite } from './harness/suite';
-import { waitUntil } from './harness/wait-until';
 
 const BOT_TOKEN = '123456:e2e-recorded-token';
 const CHAT_ID = '-1001234567890';
@@ -177,7 +176,7 @@ describe('recorded X answers through the whole system', () => {
     // Every source is in a search before anything is published (the handles resolved, the tags packed).
     const before = (await running.xsim.requests('search_recent')).length;
     const terms = ['#nio', '$nio', '#twitterapi', '#tweet', '#e2elongpost', ...handles.map((handle) => `from:${handle.toLowerCase()}`)];
-    await waitUntil(
+    await waitFor(
       async () => {
         const queries = (await running.xsim.requests('search_recent')).slice(before).map((request) => String(request.query.query ?? '').toLowerCase());
         return terms.every((term) => queries.some((query) => query.includes(term)));
@@ -214,7 +213,7 @@ describe('recorded X answers through the whole system', () => {
 
     // Every post stored, and every channel has a message about each; on a time-out, what is missing where.
     let missing: string[] = [];
-    await waitUntil(
+    await waitFor(
       async () => {
         const ids = await itemIds();
         missing = expected.flatMap((candidate) => {
@@ -357,7 +356,7 @@ describe('recorded X answers through the whole system', () => {
     const newText = unescapeOnce(edit.text);
     expect(newText.startsWith(written)).toBe(true);
 
-    await waitUntil(async () => (await feed()).get(itemId)?.edited_at != null, 30_000, 'the edit in the feed');
+    await waitFor(async () => (await feed()).get(itemId)?.edited_at != null, 30_000, 'the edit in the feed');
     const item = (await feed()).get(itemId)!;
     expect(item).toMatchObject({ id: itemId, text: newText, deleted: false, posted_at: feedBefore.get(longPost.xPostId)!.posted_at });
     expect(Date.parse(item.edited_at!)).toBeGreaterThan(Date.parse(item.detected_at));
@@ -386,7 +385,7 @@ describe('recorded X answers through the whole system', () => {
     const lookups = (await running.xsim.requests('posts_lookup')).length;
     await running.xsim.deletePost(cashtagPost.xPostId);
 
-    await waitUntil(async () => (await feed()).get(before.id)?.deleted === true, 30_000, 'the deletion in the feed');
+    await waitFor(async () => (await feed()).get(before.id)?.deleted === true, 30_000, 'the deletion in the feed');
     // The poller's refresh (a lookup by id) found it gone.
     expect((await running.xsim.requests('posts_lookup')).length).toBeGreaterThan(lookups);
     const item = (await feed()).get(before.id)!;

@@ -2,7 +2,7 @@ import type { AppProcess } from './harness/app-process';
 import { deliveryViolations, waitForDeliveries, type WatchedChannel } from './harness/delivery-check';
 import { reportScenario } from './harness/scenario-report';
 import { Suite } from './harness/suite';
-import { waitUntil } from './harness/wait-until';
+import { waitFor } from '@hashwatch/testing';
 import { postBurst, watchTags } from './harness/watch-tags';
 
 const BURST = 150;
@@ -50,7 +50,7 @@ describe('replicas on one stream, and SIGTERM', () => {
     const searchesBefore = (await running.xsim.requests('search_recent')).length;
     const burstStarted = Date.now();
     const burst = postBurst(running, BURST, ['e2erep', 'e2erepb'], BURST_MS);
-    await waitUntil(() => accepted() >= 30, 60_000, '30 deliveries before the first SIGTERMs', 20);
+    await waitFor(() => accepted() >= 30, 60_000, '30 deliveries before the first SIGTERMs', 20);
     const midBurst = await Promise.all(
       (['scanner', 'notifier', 'engagement-poller'] as const).map((app) => terminate(running.running(app)[0]!)),
     );
@@ -63,7 +63,7 @@ describe('replicas on one stream, and SIGTERM', () => {
     const liked = posts.filter((post) => post.tags.includes('e2erep')).slice(0, LIKED_POSTS);
     for (const post of liked) await running.xsim.like(post.xPostId, LIKERS);
     const expectedEngagement = LIKED_POSTS * LIKERS.length;
-    await waitUntil(
+    await waitFor(
       async () => (await running.feedItems()).filter((item) => item.type === 'engagement').length >= expectedEngagement,
       60_000,
       `${expectedEngagement} engagement items`,

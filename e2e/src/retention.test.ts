@@ -1,6 +1,6 @@
 import { runAdmin } from './harness/admin-cli';
 import { Suite } from './harness/suite';
-import { waitUntil } from './harness/wait-until';
+import { waitFor } from '@hashwatch/testing';
 import { postBurst, watchTags } from './harness/watch-tags';
 
 /**
@@ -27,15 +27,15 @@ describe('retention', () => {
     const [channel] = await watchTags(running, ['e2eret'], [{ name: 'every-source', hashtags: [] }]);
     receiverClose = () => channel!.receiver.close();
     const posts = await postBurst(running, 4, ['e2eret']);
-    await waitUntil(async () => (await running.feedItems()).length === posts.length, 30_000, 'the posts stored');
-    await waitUntil(async () => (await running.gateway.deliveries()).filter((delivery) => delivery.status === 'delivered').length === posts.length, 30_000, 'the alerts delivered');
+    await waitFor(async () => (await running.feedItems()).length === posts.length, 30_000, 'the posts stored');
+    await waitFor(async () => (await running.gateway.deliveries()).filter((delivery) => delivery.status === 'delivered').length === posts.length, 30_000, 'the alerts delivered');
 
     // Two items as if detected 32 days ago: past the plan's 31 days.
     const items = await running.feedItems();
     const aged = items.slice(0, 2);
     await running.pool.query(`UPDATE feed_items SET detected_at = detected_at - interval '32 days' WHERE id = ANY($1::text[])`, [aged.map((item) => item.id)]);
 
-    await waitUntil(async () => (await running.feedItems()).length === 2, 30_000, 'the sweep to delete the expired items', 250);
+    await waitFor(async () => (await running.feedItems()).length === 2, 30_000, 'the sweep to delete the expired items', 250);
     const feed = (await running.gateway.call('GET', '/posts?limit=20')) as { data: { id: string }[] };
     expect(feed.data.map((item) => item.id).sort()).toEqual(items.slice(2).map((item) => item.id).sort());
     const { rows } = await running.pool.query<{ deliveries: number; posts: number; sources: number }>(

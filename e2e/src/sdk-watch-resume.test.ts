@@ -3,9 +3,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createClient } from '@hashwatch/sdk';
-import { childRegistry } from '@hashwatch/testing';
+import { childRegistry, waitFor } from '@hashwatch/testing';
 import { Suite } from './harness/suite';
-import { waitUntil } from './harness/wait-until';
 import { postBurst } from './harness/watch-tags';
 
 const REPO_ROOT = path.resolve(__dirname, '../..');
@@ -61,7 +60,7 @@ describe('a feed consumer stopped and resumed from its saved detected_at', () =>
     const hw = createClient({ baseUrl: running.gateway.baseUrl, apiKey: running.gateway.apiKey });
     await hw.post('/v1/tracks', { body: { hashtag: TAG } });
     const searches = (await running.xsim.requests('search_recent')).length;
-    await waitUntil(async () => (await running.xsim.requests('search_recent')).length >= searches + 2, 30_000, 'the scanner to search the new track');
+    await waitFor(async () => (await running.xsim.requests('search_recent')).length >= searches + 2, 30_000, 'the scanner to search the new track');
     const feedCount = async () => {
       let count = 0;
       for await (const _post of hw.pages('/v1/posts', { query: { limit: 100 } })) count += 1;
@@ -72,17 +71,17 @@ describe('a feed consumer stopped and resumed from its saved detected_at', () =>
     writeFileSync(stateFile, JSON.stringify({ since: new Date(Date.now() - 60_000).toISOString() }));
     const first = startConsumer(running, stateFile);
     const firstBurst = postBurst(running, BURST, [TAG], 10_000);
-    await waitUntil(() => first.ids.length >= BURST / 3, 60_000, 'the first consumer to print a third of the first burst');
+    await waitFor(() => first.ids.length >= BURST / 3, 60_000, 'the first consumer to print a third of the first burst');
     expect(await stopConsumer(first)).toBe(0);
     await firstBurst;
     const saved = JSON.parse(readFileSync(stateFile, 'utf8')) as { since: string; since_id: string };
 
     // Meanwhile: the rest of the first burst and a second one.
     await postBurst(running, BURST, [TAG]);
-    await waitUntil(async () => (await feedCount()) >= 2 * BURST, 60_000, 'both bursts in the feed');
+    await waitFor(async () => (await feedCount()) >= 2 * BURST, 60_000, 'both bursts in the feed');
 
     const second = startConsumer(running, stateFile);
-    await waitUntil(() => first.ids.length + second.ids.length >= 2 * BURST, 60_000, 'the second consumer to catch up');
+    await waitFor(() => first.ids.length + second.ids.length >= 2 * BURST, 60_000, 'the second consumer to catch up');
     // Two more polls (2 s apart): a consumer that printed anything twice would show it now.
     await new Promise((resolve) => setTimeout(resolve, 5_000));
     expect(await stopConsumer(second)).toBe(0);

@@ -7,13 +7,12 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import speakeasy from 'speakeasy';
 import { startStripeFixture, TEST_PRICES, type StripeFixture } from '@hashwatch/billing/testing';
-import { createQueuePrefix, deletePrefixKeys, freePort } from '@hashwatch/testing';
+import { createQueuePrefix, deletePrefixKeys, freePort, waitFor } from '@hashwatch/testing';
 import { Redis } from 'ioredis';
 import { runAdmin } from './harness/admin-cli';
 import { startAppProcess, type AppProcess } from './harness/app-process';
 import { Browser, field } from './harness/browser';
 import { createRunDatabase, type RunDatabase } from './harness/run-database';
-import { waitUntil } from './harness/wait-until';
 
 const SHARED_POSTGRES = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const SHARED_REDIS = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -163,7 +162,7 @@ describe('the self-service journey through the built gateway', () => {
       // Password reset: the link arrives in the demo's inbox over SMTP; every session ends.
       expect((await browser.call('POST', '/session/password-reset', { email })).status).toBe(202);
       let link = '';
-      await waitUntil(
+      await waitFor(
         async () => {
           const mails = ((await (await fetch(`${inboxUrl}/mail`)).json()) as { data: { to: string; text: string }[] }).data;
           link = /http:\/\/dashboard\.test\/reset-password\?token=\S+/.exec(mails.find((mail) => mail.to.includes(email))?.text ?? '')?.[0] ?? '';

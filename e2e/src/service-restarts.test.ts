@@ -2,13 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { PrivateRedis } from '@hashwatch/testing';
+import { PrivateRedis, waitFor } from '@hashwatch/testing';
 import { deliveryViolations, waitForDeliveries, type WatchedChannel } from './harness/delivery-check';
 import { PrivatePostgres } from './harness/private-postgres';
 import { PrivateRedisCluster } from './harness/private-redis-cluster';
 import { reportScenario } from './harness/scenario-report';
 import { Suite, type SuiteOptions } from './harness/suite';
-import { waitUntil } from './harness/wait-until';
 import { postBurst, watchTags } from './harness/watch-tags';
 
 const DOWN_MS = 5_000;
@@ -103,7 +102,7 @@ describe.each(services)('$name for 5 s mid-burst', ({ scenario, make }) => {
     const accepted = () => channels.reduce((sum, channel) => sum + channel.receiver.accepted().length, 0);
 
     const burst = postBurst(running, 120, ['e2erestart', 'e2eother'], 8_000);
-    await waitUntil(() => accepted() >= 20, 60_000, '20 deliveries before the outage', 20);
+    await waitFor(() => accepted() >= 20, 60_000, '20 deliveries before the outage', 20);
     const deliveredBefore = accepted();
     await service.stop();
     await new Promise((resolve) => setTimeout(resolve, DOWN_MS));

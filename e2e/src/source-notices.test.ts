@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { runAdmin } from './harness/admin-cli';
 import { GatewayClient } from './harness/gateway-client';
 import { Suite } from './harness/suite';
-import { waitUntil } from './harness/wait-until';
+import { waitFor } from '@hashwatch/testing';
 
 const FAILING_CYCLES = 3;
 // More 401s than the cycles it takes to raise the notice: the notice opens once, not at every later failure.
@@ -41,20 +41,20 @@ describe('X refusing the app token, then accepting it again', () => {
     await running.gateway.createTrack('E2eNotice');
     await otherGateway.createTrack('e2enotice');
     const before = (await running.xsim.requests('search_recent')).length;
-    await waitUntil(async () => (await running.xsim.requests('search_recent')).length >= before + 2, 30_000, 'the scanner to search the new tracks');
+    await waitFor(async () => (await running.xsim.requests('search_recent')).length >= before + 2, 30_000, 'the scanner to search the new tracks');
 
     await running.xsim.addFault({ endpoint: 'search_recent', kind: 'unauthorized', count: REFUSED_SEARCHES });
     const notices = async () =>
       (await running.pool.query<NoticeRow>(`SELECT id, user_id, kind, source, message, opened_at, resolved_at FROM notices ORDER BY user_id`)).rows;
 
-    await waitUntil(async () => (await notices()).length >= 2, 60_000, 'a source_failing notice for each account');
-    await waitUntil(async () => (await notices()).every((notice) => notice.resolved_at !== null), 60_000, 'the notices to resolve');
+    await waitFor(async () => (await notices()).length >= 2, 60_000, 'a source_failing notice for each account');
+    await waitFor(async () => (await notices()).every((notice) => notice.resolved_at !== null), 60_000, 'the notices to resolve');
     const refused = (await running.xsim.requests('search_recent')).filter((request) => request.status === 401);
     expect(refused).toHaveLength(REFUSED_SEARCHES);
 
     // A few more successful scans change nothing.
     const settled = (await running.xsim.requests('search_recent')).length;
-    await waitUntil(async () => (await running.xsim.requests('search_recent')).length >= settled + 3, 30_000, 'more successful scans');
+    await waitFor(async () => (await running.xsim.requests('search_recent')).length >= settled + 3, 30_000, 'more successful scans');
     const rows = await notices();
     expect(rows.map((row) => [row.user_id, row.kind, row.source])).toEqual(
       [
@@ -67,7 +67,7 @@ describe('X refusing the app token, then accepting it again', () => {
       expect(row.resolved_at!.getTime()).toBeGreaterThan(row.opened_at.getTime());
     }
     // The opening and the resolution of each went to the notifier's queue through the outbox (the relay's backstop).
-    await waitUntil(
+    await waitFor(
       async () => Number((await running.pool.query<{ n: string }>(`SELECT count(*) AS n FROM outbox_jobs WHERE name = 'deliver-notice'`)).rows[0]?.n) === 0,
       30_000,
       'the notice jobs to leave the outbox',

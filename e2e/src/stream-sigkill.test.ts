@@ -1,7 +1,7 @@
 import { deliveryViolations, waitForDeliveries, type WatchedChannel } from './harness/delivery-check';
 import { reportScenario } from './harness/scenario-report';
 import { Suite } from './harness/suite';
-import { waitUntil } from './harness/wait-until';
+import { waitFor } from '@hashwatch/testing';
 import { postBurst, watchTags } from './harness/watch-tags';
 
 const TAGS = ['e2estream', 'e2estreamb'];
@@ -39,12 +39,12 @@ describe('the filtered stream, its holder SIGKILLed', () => {
       return rows[0]?.n ?? 0;
     };
     // Each source joins the stream, then has a search that starts a margin later: from then on the stream alone serves it.
-    await waitUntil(async () => (await streamServed()) === TAGS.length, 60_000, 'both sources served by the stream', 250);
+    await waitFor(async () => (await streamServed()) === TAGS.length, 60_000, 'both sources served by the stream', 250);
 
     const cadenceSearches = async () => (await running.xsim.requests('search_recent')).filter((request) => request.query.end_time === undefined).length;
     const searchesBefore = await cadenceSearches();
     const burst = postBurst(running, 120, TAGS, 12_000);
-    await waitUntil(() => accepted() >= 20, 60_000, '20 deliveries before the kill', 20);
+    await waitFor(() => accepted() >= 20, 60_000, '20 deliveries before the kill', 20);
     const searchesWhileStreaming = (await cadenceSearches()) - searchesBefore;
     for (const scanner of running.running('scanner')) scanner.signal('SIGKILL');
     await Promise.all(running.running('scanner').map((scanner) => scanner.exited));

@@ -1,7 +1,7 @@
 import { deliveryViolations, waitForDeliveries, type WatchedChannel } from './harness/delivery-check';
 import { reportScenario } from './harness/scenario-report';
 import { Suite } from './harness/suite';
-import { waitUntil } from './harness/wait-until';
+import { waitFor } from '@hashwatch/testing';
 import { postBurst, watchTags } from './harness/watch-tags';
 
 // The 429's reset, 3 s away, while the window's 200s said 15 minutes (x-sim's window is X's 900 s).
@@ -31,7 +31,7 @@ describe('X search unavailable, then rate-limited with its own early reset', () 
     await running.xsim.addFault({ endpoint: 'search_recent', kind: 'rate_limited', count: 1, reset_in_seconds: RESET_IN_SECONDS });
     const posts = await postBurst(running, 20, ['e2exout']);
 
-    await waitUntil(async () => (await running.xsim.requests('search_recent')).some((request) => request.status === 429), 30_000, 'the 429');
+    await waitFor(async () => (await running.xsim.requests('search_recent')).some((request) => request.status === 429), 30_000, 'the 429');
     const log = await running.xsim.requests('search_recent');
     const limitedAt = Date.parse(log.find((request) => request.status === 429)!.at);
     // x-sim writes the 429's x-rate-limit-reset as the arrival's second, rounded up, plus reset_in_seconds.

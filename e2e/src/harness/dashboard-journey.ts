@@ -2,10 +2,9 @@ import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import type { Page } from 'playwright-core';
 import { z } from 'zod';
-import type { WebhookReceiver } from '@hashwatch/testing';
+import { waitFor, type WebhookReceiver } from '@hashwatch/testing';
 import { button, field, heading, openPage, select, type Screenshots } from './dashboard-pages';
 import { TotpCodes } from './totp-codes';
-import { waitUntil } from './wait-until';
 import type { XSimClient } from './x-sim-client';
 
 export const JOURNEY_PASSWORD = 'correct horse battery staple';
@@ -105,7 +104,7 @@ async function configureWebhook(page: Page, world: JourneyWorld): Promise<void> 
   const before = testsReceived(world.receiver);
   await button(group, 'Send test').click();
   await group.getByText(/Delivered \(HTTP 2\d\d\)/).waitFor();
-  await waitUntil(() => testsReceived(world.receiver) > before, 5_000, 'the test alert at the receiver');
+  await waitFor(() => testsReceived(world.receiver) > before, 5_000, 'the test alert at the receiver');
   expect(testsReceived(world.receiver)).toBe(before + 1);
   await world.shots?.take(page, 'notifications');
 }

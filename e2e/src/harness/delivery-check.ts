@@ -1,7 +1,6 @@
-import { verifyStandardSignature, type WebhookReceiver } from '@hashwatch/testing';
+import { verifyStandardSignature, waitFor, type WebhookReceiver } from '@hashwatch/testing';
 import type { Webhook } from './gateway-client';
 import type { Suite } from './suite';
-import { waitUntil } from './wait-until';
 
 /** A post the scenario put into X, with the hashtags it carries (lowercase, no `#`). */
 export interface ExpectedPost {
@@ -135,7 +134,7 @@ export async function checkDeliveries(suite: Suite, posts: ExpectedPost[], chann
 export async function waitForDeliveries(suite: Suite, posts: ExpectedPost[], channels: WatchedChannel[], timeoutMs: number): Promise<DeliveryCheck> {
   let last: DeliveryCheck | undefined;
   try {
-    await waitUntil(
+    await waitFor(
       async () => {
         last = await checkDeliveries(suite, posts, channels);
         return last.notStored.length === 0 && last.channels.every((channel) => channel.missing.length === 0);

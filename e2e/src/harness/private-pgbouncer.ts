@@ -1,9 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, closeSync, existsSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { childRegistry, freePort } from '@hashwatch/testing';
+import { childRegistry, freePort, waitFor } from '@hashwatch/testing';
 import { postgresAnswers, unprivilegedUser } from './postgres-server';
-import { waitUntil } from './wait-until';
 
 /** Debian's PgBouncer, or PGBOUNCER_PATH (what `npm test` installs or finds: infra/pgbouncer.mjs). */
 export function pgbouncerBinary(): string {
@@ -78,7 +77,7 @@ export class PrivatePgBouncer {
     // Asked for the server's `postgres` database: the one in serverUrl (DATABASE_URL's) need not exist.
     const probe = new URL(this.via(this.serverUrl));
     probe.pathname = '/postgres';
-    await waitUntil(() => postgresAnswers(probe.toString()), 15_000, `the private PgBouncer on port ${this.port}`);
+    await waitFor(() => postgresAnswers(probe.toString()), 15_000, `the private PgBouncer on port ${this.port}`);
   }
 
   /** SIGTERM: PgBouncer's immediate shutdown. Resolves once it is gone. */

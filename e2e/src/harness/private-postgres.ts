@@ -1,9 +1,8 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, chownSync, closeSync, existsSync, mkdirSync, openSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { childRegistry, freePort } from '@hashwatch/testing';
+import { childRegistry, freePort, waitFor } from '@hashwatch/testing';
 import { postgresAnswers, unprivilegedUser } from './postgres-server';
-import { waitUntil } from './wait-until';
 
 /** initdb and postgres from one installation: PATH first, then /usr/lib/postgresql/<newest>/bin. */
 function findBinaries(): { initdb: string; postgres: string } {
@@ -69,7 +68,7 @@ export class PrivatePostgres {
     closeSync(out);
     childRegistry.add(child);
     this.child = child;
-    await waitUntil(() => postgresAnswers(this.url), 60_000, `the private PostgreSQL on port ${this.port}`, 200);
+    await waitFor(() => postgresAnswers(this.url), 60_000, `the private PostgreSQL on port ${this.port}`, 200);
   }
 
   async stop(): Promise<void> {

@@ -1,7 +1,6 @@
-import { WebhookReceiver } from '@hashwatch/testing';
+import { waitFor, WebhookReceiver } from '@hashwatch/testing';
 import type { ExpectedPost, WatchedChannel } from './delivery-check';
 import type { Suite } from './suite';
-import { waitUntil } from './wait-until';
 
 export interface ChannelSpec {
   name: string;
@@ -28,7 +27,7 @@ export async function watchTags(suite: Suite, tags: string[], specs: ChannelSpec
     return { name: spec.name, webhook, receiver };
   });
   const before = (await suite.xsim.requests('search_recent')).length;
-  await waitUntil(async () => (await suite.xsim.requests('search_recent')).length >= before + 2, 30_000, 'the scanner to search the new tracks');
+  await waitFor(async () => (await suite.xsim.requests('search_recent')).length >= before + 2, 30_000, 'the scanner to search the new tracks');
   return channels;
 }
 
