@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Suite } from './harness/suite';
 import { waitFor } from '@hashwatch/testing';
+import { Suite } from './harness/suite';
 
 const TOKEN = '424242:e2e-notice-token';
 const CHAT_ID = '-1009876543210';

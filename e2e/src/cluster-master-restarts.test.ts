@@ -2,11 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { PrivateRedisCluster, waitFor } from '@hashwatch/testing';
 import { deliveryViolations, waitForDeliveries, type ExpectedPost, type WatchedChannel } from './harness/delivery-check';
-import { PrivateRedisCluster } from './harness/private-redis-cluster';
 import { reportScenario } from './harness/scenario-report';
 import { Suite } from './harness/suite';
-import { waitFor } from '@hashwatch/testing';
 import { watchTags } from './harness/watch-tags';
 
 const TAGS = ['e2ecluster', 'e2eclusterb'];

@@ -1,11 +1,10 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { PrivatePgBouncer, waitFor } from '@hashwatch/testing';
 import { deliveryViolations, waitForDeliveries, type WatchedChannel } from './harness/delivery-check';
-import { PrivatePgBouncer } from './harness/private-pgbouncer';
 import { reportScenario } from './harness/scenario-report';
 import { Suite } from './harness/suite';
-import { waitFor } from '@hashwatch/testing';
 import { postBurst, watchTags } from './harness/watch-tags';
 
 const SHARED_POSTGRES = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';

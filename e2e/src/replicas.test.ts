@@ -1,8 +1,8 @@
+import { waitFor } from '@hashwatch/testing';
 import type { AppProcess } from './harness/app-process';
 import { deliveryViolations, waitForDeliveries, type WatchedChannel } from './harness/delivery-check';
 import { reportScenario } from './harness/scenario-report';
 import { Suite } from './harness/suite';
-import { waitFor } from '@hashwatch/testing';
 import { postBurst, watchTags } from './harness/watch-tags';
 
 const BURST = 150;

@@ -1,6 +1,6 @@
+import { waitFor } from '@hashwatch/testing';
 import { runAdmin } from './harness/admin-cli';
 import { Suite } from './harness/suite';
-import { waitFor } from '@hashwatch/testing';
 import { postBurst, watchTags } from './harness/watch-tags';
 
 /**

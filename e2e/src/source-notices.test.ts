@@ -1,8 +1,8 @@
+import { waitFor } from '@hashwatch/testing';
 import { z } from 'zod';
 import { runAdmin } from './harness/admin-cli';
 import { GatewayClient } from './harness/gateway-client';
 import { Suite } from './harness/suite';
-import { waitFor } from '@hashwatch/testing';
 
 const FAILING_CYCLES = 3;
 // More 401s than the cycles it takes to raise the notice: the notice opens once, not at every later failure.

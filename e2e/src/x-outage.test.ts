@@ -1,7 +1,7 @@
+import { waitFor } from '@hashwatch/testing';
 import { deliveryViolations, waitForDeliveries, type WatchedChannel } from './harness/delivery-check';
 import { reportScenario } from './harness/scenario-report';
 import { Suite } from './harness/suite';
-import { waitFor } from '@hashwatch/testing';
 import { postBurst, watchTags } from './harness/watch-tags';
 
 // The 429's reset, 3 s away, while the window's 200s said 15 minutes (x-sim's window is X's 900 s).

@@ -21,3 +21,8 @@ export { PrivateRedis, startPrivateRedis } from './private-redis';
 export type { PrivateRedisOptions } from './private-redis';
 export { jsonReply, startReceiver, verifyStandardSignature, WebhookReceiver } from './webhook-receiver';
 export type { Action, Received, Receiver, Reply } from './webhook-receiver';
+export { postgresAnswers, unprivilegedUser } from './postgres-server';
+export type { ServerUser } from './postgres-server';
+export { PrivatePostgres } from './private-postgres';
+export { pgbouncerBinary, PrivatePgBouncer } from './private-pgbouncer';
+export { PrivateRedisCluster } from './private-redis-cluster';

@@ -1,8 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, closeSync, existsSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { childRegistry, freePort, waitFor } from '@hashwatch/testing';
+import { childRegistry } from './child-registry';
+import { freePort } from './free-port';
 import { postgresAnswers, unprivilegedUser } from './postgres-server';
+import { waitFor } from './wait-for';
 
 /** Debian's PgBouncer, or PGBOUNCER_PATH (what `npm test` installs or finds: infra/pgbouncer.mjs). */
 export function pgbouncerBinary(): string {

@@ -2,7 +2,8 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { childRegistry, waitFor } from '@hashwatch/testing';
+import { childRegistry } from './child-registry';
+import { waitFor } from './wait-for';
 
 const MASTERS = 3;
 // A node's cluster bus listens on its port + 10000, so node ports stay below 55536.
@@ -62,7 +63,7 @@ export class PrivateRedisCluster {
       this.ports.push(port);
       this.startNode(port);
     }
-    await waitFor(() => this.ports.every((port) => cli(port, this.password, 'PING') === 'PONG'), 15_000, 'the cluster nodes answering PING');
+    await waitFor(() => this.ports.every((port) => cli(port, this.password, 'PING') === 'PONG'), 15_000, 'the cluster nodes answering PING', 100);
     const auth = this.password ? ['-a', this.password, '--no-auth-warning'] : [];
     const created = spawnSync('redis-cli', [...auth, '--cluster', 'create', ...this.ports.map((port) => `127.0.0.1:${port}`), '--cluster-replicas', '0', '--cluster-yes'], { encoding: 'utf8', timeout: 60_000 });
     if (created.status !== 0) throw new Error(`redis-cli --cluster create failed: ${created.stdout}${created.stderr}`);
@@ -131,6 +132,6 @@ export class PrivateRedisCluster {
   }
 
   private async untilHealthy(): Promise<void> {
-    await waitFor(() => this.ports.every((port) => cli(port, this.password, 'CLUSTER', 'INFO').includes('cluster_state:ok')), 60_000, 'cluster_state:ok on every node');
+    await waitFor(() => this.ports.every((port) => cli(port, this.password, 'CLUSTER', 'INFO').includes('cluster_state:ok')), 60_000, 'cluster_state:ok on every node', 100);
   }
 }

@@ -1,8 +1,10 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, chownSync, closeSync, existsSync, mkdirSync, openSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { childRegistry, freePort, waitFor } from '@hashwatch/testing';
+import { childRegistry } from './child-registry';
+import { freePort } from './free-port';
 import { postgresAnswers, unprivilegedUser } from './postgres-server';
+import { waitFor } from './wait-for';
 
 /** initdb and postgres from one installation: PATH first, then /usr/lib/postgresql/<newest>/bin. */
 function findBinaries(): { initdb: string; postgres: string } {
