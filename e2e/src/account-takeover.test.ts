@@ -4,10 +4,10 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import speakeasy from 'speakeasy';
-import { createQueuePrefix, deletePrefixKeys, freePort, waitFor } from '@hashwatch/testing';
+import { type AppProcess, createQueuePrefix, deletePrefixKeys, freePort, waitFor } from '@hashwatch/testing';
 import { Redis } from 'ioredis';
 import { runAdmin } from './harness/admin-cli';
-import { startAppProcess, type AppProcess } from './harness/app-process';
+import { startApp } from './harness/apps';
 import { Browser, field } from './harness/browser';
 import { createRunDatabase, type RunDatabase } from './harness/run-database';
 
@@ -38,9 +38,9 @@ describe('account takeover paths through the built gateway', () => {
     const [inboxPort, smtpPort, port] = [await freePort(), await freePort(), await freePort()];
     origin = `http://127.0.0.1:${port}`;
     inboxUrl = `http://127.0.0.1:${inboxPort}`;
-    apps.push(await startAppProcess({ app: 'alert-inbox', label: 'alert-inbox', port: inboxPort, readyPath: '/healthz', logDir, env: { ALERT_INBOX_PORT: String(inboxPort), ALERT_INBOX_SMTP_PORT: String(smtpPort), LOG_LEVEL: 'info' } }));
+    apps.push(await startApp({ app: 'alert-inbox', label: 'alert-inbox', port: inboxPort, readyPath: '/healthz', logDir, env: { ALERT_INBOX_PORT: String(inboxPort), ALERT_INBOX_SMTP_PORT: String(smtpPort), LOG_LEVEL: 'info' } }));
     apps.push(
-      await startAppProcess({
+      await startApp({
         app: 'gateway',
         label: 'gateway',
         port,

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parsePrometheusText, sumSamples, type Sample } from '@hashwatch/metrics';
 import { waitFor } from '@hashwatch/testing';
-import { REPO_ROOT } from './harness/app-process';
+import { REPO_ROOT } from './harness/apps';
 import { deliveryViolations, waitForDeliveries, type WatchedChannel } from './harness/delivery-check';
 import { Suite } from './harness/suite';
 import { postBurst, watchTags } from './harness/watch-tags';

@@ -1,5 +1,4 @@
-import { waitFor } from '@hashwatch/testing';
-import type { AppProcess } from './harness/app-process';
+import { type AppProcess, waitFor } from '@hashwatch/testing';
 import { deliveryViolations, waitForDeliveries, type WatchedChannel } from './harness/delivery-check';
 import { reportScenario } from './harness/scenario-report';
 import { Suite } from './harness/suite';

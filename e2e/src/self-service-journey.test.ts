@@ -7,10 +7,10 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import speakeasy from 'speakeasy';
 import { startStripeFixture, TEST_PRICES, type StripeFixture } from '@hashwatch/billing/testing';
-import { createQueuePrefix, deletePrefixKeys, freePort, waitFor } from '@hashwatch/testing';
+import { type AppProcess, createQueuePrefix, deletePrefixKeys, freePort, waitFor } from '@hashwatch/testing';
 import { Redis } from 'ioredis';
 import { runAdmin } from './harness/admin-cli';
-import { startAppProcess, type AppProcess } from './harness/app-process';
+import { startApp } from './harness/apps';
 import { Browser, field } from './harness/browser';
 import { createRunDatabase, type RunDatabase } from './harness/run-database';
 
@@ -53,7 +53,7 @@ describe('the self-service journey through the built gateway', () => {
     stripeGateway = `http://127.0.0.1:${stripePort}`;
     manualGateway = `http://127.0.0.1:${manualPort}`;
     stripe = await startStripeFixture({ webhookUrl: `${stripeGateway}/v1/billing/stripe/webhook` });
-    apps.push(await startAppProcess({ app: 'alert-inbox', label: 'alert-inbox', port: inboxPort, readyPath: '/healthz', logDir, env: { ALERT_INBOX_PORT: String(inboxPort), ALERT_INBOX_SMTP_PORT: String(smtpPort), LOG_LEVEL: 'info' } }));
+    apps.push(await startApp({ app: 'alert-inbox', label: 'alert-inbox', port: inboxPort, readyPath: '/healthz', logDir, env: { ALERT_INBOX_PORT: String(inboxPort), ALERT_INBOX_SMTP_PORT: String(smtpPort), LOG_LEVEL: 'info' } }));
     inboxUrl = `http://127.0.0.1:${inboxPort}`;
     const shared = {
       DATABASE_URL: database.url,
@@ -69,12 +69,12 @@ describe('the self-service journey through the built gateway', () => {
       STRIPE_PRICE_STARTER: TEST_PRICES.starter, STRIPE_PRICE_PRO: TEST_PRICES.pro, STRIPE_PRICE_BUSINESS: TEST_PRICES.business, STRIPE_API_BASE_URL: stripe.origin,
     };
     startStripeGateway = async () => {
-      const handle = await startAppProcess({ app: 'gateway', label: 'gateway-stripe', port: stripePort, readyPath: '/readyz', logDir, env: stripeEnv });
+      const handle = await startApp({ app: 'gateway', label: 'gateway-stripe', port: stripePort, readyPath: '/readyz', logDir, env: stripeEnv });
       apps.push(handle);
       return handle;
     };
     await startStripeGateway();
-    apps.push(await startAppProcess({ app: 'gateway', label: 'gateway-manual', port: manualPort, readyPath: '/readyz', logDir, env: { ...shared, PORT: String(manualPort) } }));
+    apps.push(await startApp({ app: 'gateway', label: 'gateway-manual', port: manualPort, readyPath: '/readyz', logDir, env: { ...shared, PORT: String(manualPort) } }));
   });
 
   afterAll(async () => {

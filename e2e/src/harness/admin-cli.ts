@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { entryPoint, REPO_ROOT } from './app-process';
+import { entryPoint, REPO_ROOT } from './apps';
 
 /**
  * Runs the built admin CLI (`node apps/admin/dist/main.js <args>`, what `npm run admin --` runs) against one

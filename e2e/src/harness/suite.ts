@@ -5,9 +5,9 @@ import path from 'node:path';
 import { Cluster, Redis } from 'ioredis';
 import pg from 'pg';
 import { z } from 'zod';
-import { createQueuePrefix, deletePrefixKeys, freePort } from '@hashwatch/testing';
+import { type AppProcess, createQueuePrefix, deletePrefixKeys, freePort } from '@hashwatch/testing';
 import { runAdmin } from './admin-cli';
-import { startAppProcess, type AppName, type AppProcess } from './app-process';
+import { startApp, type AppName } from './apps';
 import { GatewayClient } from './gateway-client';
 import { createRunDatabase, type RunDatabase } from './run-database';
 import { XSimClient } from './x-sim-client';
@@ -68,9 +68,9 @@ const accountSchema = z.object({ account_id: z.string(), api_key: z.string() });
  * its own prefix's keys and drops its own database, and nothing else.
  */
 export class Suite {
-  readonly apps: AppProcess[] = [];
+  readonly apps: AppProcess<AppName>[] = [];
   private counters = new Map<string, number>();
-  private startGateway: () => Promise<AppProcess> = () => Promise.reject(new Error('the suite has not started'));
+  private startGateway: () => Promise<AppProcess<AppName>> = () => Promise.reject(new Error('the suite has not started'));
   gateway!: GatewayClient;
   xsim!: XSimClient;
   database!: RunDatabase;
@@ -143,7 +143,7 @@ export class Suite {
     this.gateway = new GatewayClient(gatewayOrigin, account.api_key);
 
     const replicas = { scanner: 1, 'engagement-poller': 1, notifier: 1, ...options.replicas };
-    const starts: Promise<AppProcess>[] = [];
+    const starts: Promise<AppProcess<AppName>>[] = [];
     for (const worker of ['scanner', 'engagement-poller', 'notifier'] as const) {
       for (let i = 0; i < replicas[worker]; i += 1) starts.push(this.startWorker(worker));
     }
@@ -153,16 +153,16 @@ export class Suite {
     if (me.scan_interval_seconds !== scan) throw new Error(`resync-limits left scan_interval_seconds at ${me.scan_interval_seconds}, not ${scan}`);
   }
 
-  private async startOne(app: AppName, port: number, readyPath: string, env: Record<string, string>): Promise<AppProcess> {
+  private async startOne(app: AppName, port: number, readyPath: string, env: Record<string, string>): Promise<AppProcess<AppName>> {
     const n = (this.counters.get(app) ?? 0) + 1;
     this.counters.set(app, n);
-    const handle = await startAppProcess({ app, label: `${app}-${n}`, env: { ...this.baseEnv, ...env }, port, readyPath, logDir: this.logDir });
+    const handle = await startApp({ app, label: `${app}-${n}`, env: { ...this.baseEnv, ...env }, port, readyPath, logDir: this.logDir });
     this.apps.push(handle);
     return handle;
   }
 
   /** Starts one more replica of a worker on a free HEALTH_PORT and waits for its /readyz. */
-  async startWorker(worker: WorkerName, env: Record<string, string> = {}): Promise<AppProcess> {
+  async startWorker(worker: WorkerName, env: Record<string, string> = {}): Promise<AppProcess<AppName>> {
     const port = await freePort();
     return this.startOne(worker, port, '/readyz', { HEALTH_PORT: String(port), ...env });
   }
@@ -180,7 +180,7 @@ export class Suite {
     await this.startGateway();
   }
 
-  running(app: AppName): AppProcess[] {
+  running(app: AppName): AppProcess<AppName>[] {
     return this.apps.filter((handle) => handle.app === app && handle.isRunning());
   }
 

@@ -1,23 +1,18 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { childRegistry } from '@hashwatch/testing';
-
-/** The repository root: apps are started from their builds under apps/<app>/dist. */
-export const REPO_ROOT = path.resolve(__dirname, '../../..');
-
-export type AppName = 'gateway' | 'scanner' | 'engagement-poller' | 'notifier' | 'x-sim' | 'alert-inbox';
+import { childRegistry } from './child-registry';
 
 export interface ExitStatus {
   code: number | null;
   signal: NodeJS.Signals | null;
 }
 
-export interface AppProcess {
-  readonly app: AppName;
+export interface AppProcess<App extends string = string> {
+  readonly app: App;
   readonly label: string;
   readonly pid: number;
-  /** The port its /readyz answers on: PORT for the gateway, X_SIM_PORT for x-sim, HEALTH_PORT otherwise. */
+  /** The port its ready path answers on. */
   readonly port: number;
   readonly logFile: string;
   readonly exited: Promise<ExitStatus>;
@@ -28,9 +23,14 @@ export interface AppProcess {
   logTail(lines?: number): string;
 }
 
-export interface StartAppOptions {
-  app: AppName;
-  /** Distinguishes replicas in logs and reports, e.g. `notifier-2`. */
+export interface StartAppOptions<App extends string = string> {
+  /** Which app it is, e.g. `notifier`. */
+  app: App;
+  /** The built entry it runs, e.g. `apps/notifier/dist/main.js`. */
+  entry: string;
+  /** Its working directory, e.g. the repository root. */
+  cwd: string;
+  /** Distinguishes replicas in logs and reports, e.g. `notifier-2`; names its log file. */
   label: string;
   env: Record<string, string>;
   port: number;
@@ -38,24 +38,6 @@ export interface StartAppOptions {
   readyPath: string;
   logDir: string;
   readyTimeoutMs?: number;
-}
-
-/** Each app's package.json, found by package name like any other dependency of this workspace. */
-const MANIFESTS: Record<AppName | 'admin', string> = {
-  gateway: require.resolve('@hashwatch/gateway/package.json'),
-  scanner: require.resolve('@hashwatch/scanner/package.json'),
-  'engagement-poller': require.resolve('@hashwatch/engagement-poller/package.json'),
-  notifier: require.resolve('@hashwatch/notifier/package.json'),
-  'x-sim': require.resolve('@hashwatch/x-sim/package.json'),
-  'alert-inbox': require.resolve('@hashwatch/alert-inbox/package.json'),
-  admin: require.resolve('@hashwatch/admin/package.json'),
-};
-
-/** The built entry of an app: what `npm run start -w @hashwatch/<app>` runs. */
-export function entryPoint(app: AppName | 'admin'): string {
-  const file = path.join(path.dirname(MANIFESTS[app]), 'dist', 'main.js');
-  if (!existsSync(file)) throw new Error(`${file} is missing: build the apps first (npx turbo run build --filter='./apps/*')`);
-  return file;
 }
 
 async function answersOk(url: string): Promise<boolean> {
@@ -77,15 +59,17 @@ function tailOf(file: string, lines: number): string {
 }
 
 /**
- * Starts `node apps/<app>/dist/main.js` (what `npm run start -w @hashwatch/<app>` runs) as its own OS process
- * with only the given environment (plus PATH and HOME), its output in a log file, and resolves once the app's
- * ready path answers 200. Rejects, with the log's tail, when the process exits or times out first.
+ * Starts a built app (`node <entry>`, what `npm run start -w @hashwatch/<app>` runs) as its own OS process with
+ * only the given environment (plus PATH and HOME), its output in `<logDir>/<label>.log`, and resolves once the
+ * app's ready path answers 200. Rejects, with the log's tail, when the process exits or times out first (then it
+ * is stopped). `childRegistry` kills it when the test run ends.
  */
-export async function startAppProcess(options: StartAppOptions): Promise<AppProcess> {
+export async function startAppProcess<App extends string>(options: StartAppOptions<App>): Promise<AppProcess<App>> {
+  if (!existsSync(options.entry)) throw new Error(`${options.entry} is missing: build the apps first (npx turbo run build --filter='./apps/*')`);
   const logFile = path.join(options.logDir, `${options.label}.log`);
   const out = openSync(logFile, 'a');
-  const child: ChildProcess = spawn(process.execPath, [entryPoint(options.app)], {
-    cwd: REPO_ROOT,
+  const child: ChildProcess = spawn(process.execPath, [options.entry], {
+    cwd: options.cwd,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...options.env },
     stdio: ['ignore', out, out],
   });
@@ -101,7 +85,7 @@ export async function startAppProcess(options: StartAppOptions): Promise<AppProc
     });
   });
 
-  const handle: AppProcess = {
+  const handle: AppProcess<App> = {
     app: options.app,
     label: options.label,
     pid,
