@@ -1,11 +1,10 @@
 /// <reference types="node" />
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { db, entryPoint, ioredis, pg, REPO_ROOT, testing } from './server-tools';
+import { db, entryPoint, ioredis, pg, REPO_ROOT, testing, type AppProcess } from './server-tools';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -13,16 +12,6 @@ declare module 'vitest' {
     gatewayUrl: string;
     /** The run's own database, for the admin CLI and the feed writer. */
     databaseUrl: string;
-  }
-}
-
-async function answersOk(url: string): Promise<boolean> {
-  try {
-    const response = await fetch(url, { signal: AbortSignal.timeout(2_000) });
-    await response.arrayBuffer();
-    return response.ok;
-  } catch {
-    return false;
   }
 }
 
@@ -76,44 +65,32 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const queuePrefix = testing().createQueuePrefix();
   const database = await createRunDatabase();
   const logDir = mkdtempSync(path.join(os.tmpdir(), 'hw-dashboard-'));
-  const logFile = path.join(logDir, 'gateway.log');
-  const port = await testing().freePort();
-  const out = openSync(logFile, 'a');
-  const child = spawn(process.execPath, [entryPoint('gateway')], {
-    cwd: REPO_ROOT,
-    env: {
-      PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? os.tmpdir(), PORT: String(port), DATABASE_URL: database.url,
-      REDIS_URL: redisUrl, QUEUE_PREFIX: queuePrefix, SECRETS_KEY: randomBytes(32).toString('base64'), LOG_LEVEL: 'warn',
-    },
-    stdio: ['ignore', out, out],
-  });
-  closeSync(out);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  let running = true;
-  void exited.then(() => (running = false));
-
-  const teardown = async () => {
-    if (running) {
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await exited;
-      clearTimeout(timer);
-    }
+  const cleanUp = async () => {
     await deleteKeys(redisUrl, queuePrefix).catch(() => undefined);
     await database.drop().catch(() => undefined);
     rmSync(logDir, { recursive: true, force: true });
   };
+  const port = await testing().freePort();
+  let gateway: AppProcess;
+  try {
+    gateway = await testing().startAppProcess({
+      app: 'gateway', label: 'gateway', entry: entryPoint('gateway'), cwd: REPO_ROOT, port, readyPath: '/readyz', logDir,
+      env: {
+        PORT: String(port), DATABASE_URL: database.url, REDIS_URL: redisUrl, QUEUE_PREFIX: queuePrefix,
+        SECRETS_KEY: randomBytes(32).toString('base64'), LOG_LEVEL: 'warn',
+      },
+    });
+  } catch (error) {
+    await cleanUp();
+    throw new Error(`the gateway (${entryPoint('gateway')}) did not get ready; build it first (npx turbo run build). ${(error as Error).message}`, { cause: error });
+  }
+
+  const teardown = async () => {
+    await gateway.stop();
+    await cleanUp();
+  };
 
   const gatewayUrl = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
-  while (!(await answersOk(`${gatewayUrl}/readyz`))) {
-    if (!running || Date.now() > deadline) {
-      const log = readFileSync(logFile, 'utf8').trimEnd().split('\n').slice(-30).join('\n');
-      await teardown();
-      throw new Error(`the gateway (${entryPoint('gateway')}) did not get ready at ${gatewayUrl}/readyz; build it first (npx turbo run build). Log:\n${log}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
   project.provide('gatewayUrl', gatewayUrl);
   project.provide('databaseUrl', database.url);
   return teardown;

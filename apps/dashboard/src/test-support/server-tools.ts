@@ -46,6 +46,20 @@ interface Testing {
   createQueuePrefix(): string;
   deletePrefixKeys(redis: RedisConnection, prefix: string): Promise<number>;
   freePort(): Promise<number>;
+  startAppProcess(options: {
+    app: string;
+    entry: string;
+    cwd: string;
+    label: string;
+    env: Record<string, string>;
+    port: number;
+    readyPath: string;
+    logDir: string;
+  }): Promise<AppProcess>;
+}
+/** `@hashwatch/testing`'s handle on a started app, as far as these tests use it. */
+export interface AppProcess {
+  stop(graceMs?: number): Promise<unknown>;
 }
 /** `@hashwatch/feed`'s NewFeedItem, as far as these tests set it. */
 export interface NewFeedItem {
