@@ -1,49 +1,37 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import path from 'node:path';
-import { waitFor } from '@hashwatch/testing';
+import { useMainProcesses, waitFor, type MainProcess } from '@hashwatch/testing';
 import { APP_TOKEN, USER_TOKEN } from '@hashwatch/x-simulator/testing';
 import { handles, usePollerFixture } from './test-support/poller-fixture';
-
-const APP_DIR = path.resolve(__dirname, '..');
-
-/** The real worker (src/main.ts through tsx, one node process), on this file's database, Redis prefix and simulator. */
-function startWorker(f: ReturnType<typeof usePollerFixture>): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: APP_DIR,
-    env: {
-      ...process.env,
-      TSX_TSCONFIG_PATH: 'tsconfig.json',
-      DATABASE_URL: f.env.database.url,
-      REDIS_URL: f.env.redisUrl,
-      QUEUE_PREFIX: f.env.queuePrefix,
-      X_API_BASE_URL: f.simUrl,
-      X_BEARER_TOKEN: APP_TOKEN,
-      X_USER_TOKEN: USER_TOKEN,
-      HEALTH_PORT: '0',
-      LOG_LEVEL: 'error',
-    },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  child.stderr?.on('data', (chunk: Buffer) => process.stderr.write(`[poller ${child.pid}] ${chunk.toString()}`));
-  return child;
-}
 
 // Each test starts real worker processes (tsx compiles src/main.ts at start-up, slowly on a cold cache and a
 // loaded 2-core machine): far more than jest's default 30 s may pass before a failure is real.
 const PROCESS_TEST_TIMEOUT_MS = 180_000;
 
-async function kill(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = once(child, 'exit');
-  child.kill(signal);
-  await exited;
+/** Sends `signal` to the worker's process group and waits for it to be gone (at once when it already is). */
+async function stop(worker: MainProcess, signal: NodeJS.Signals): Promise<void> {
+  worker.signal(signal);
+  await worker.exit;
 }
 
 describe('a poller process killed with SIGKILL in the middle of a cycle', () => {
   const f = usePollerFixture({ rateLimitWindowSeconds: 60 });
   const pool = () => f.env.database.db.pool;
-  const children: ChildProcess[] = [];
+  // The real worker (src/main.ts through tsx, one node process in its own group), killed after the file if a test
+  // leaves it running.
+  const processes = useMainProcesses(path.join(__dirname, 'main.ts'));
+  const startWorker = (): MainProcess =>
+    processes.start({
+      env: {
+        DATABASE_URL: f.env.database.url,
+        REDIS_URL: f.env.redisUrl,
+        QUEUE_PREFIX: f.env.queuePrefix,
+        X_API_BASE_URL: f.simUrl,
+        X_BEARER_TOKEN: APP_TOKEN,
+        X_USER_TOKEN: USER_TOKEN,
+        HEALTH_PORT: '0',
+        LOG_LEVEL: 'error',
+      },
+    });
   // The kill is sent as soon as the held request reaches the simulator (within ~100 ms); holding the answer
   // far longer than that keeps the kill inside the cycle even on a loaded machine, and the test checks that
   // it did (nothing of the held sample committed). afterAll waits for the simulator's timer to end.
@@ -51,7 +39,6 @@ describe('a poller process killed with SIGKILL in the middle of a cycle', () => 
   let heldUntil = 0;
 
   afterAll(async () => {
-    for (const child of children) await kill(child, 'SIGKILL');
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, heldUntil - Date.now())));
   }, PROCESS_TEST_TIMEOUT_MS);
 
@@ -69,11 +56,10 @@ describe('a poller process killed with SIGKILL in the middle of a cycle', () => 
     // their outbox rows) and has not relayed them yet; the retweet sample's transaction is open.
     f.sim.state.injectFault({ endpoint: 'retweeted_by', kind: 'slow', count: 1, delay_ms: HOLD_MS });
 
-    const first = startWorker(f);
-    children.push(first);
+    const first = startWorker();
     await waitFor(() => f.sim.state.faults.pending().length === 0, 60_000, 'the held retweeted_by request');
     heldUntil = Date.now() + HOLD_MS + 200;
-    await kill(first, 'SIGKILL');
+    await stop(first, 'SIGKILL');
     // Killed between two samples of one cycle: the like sample's items and outbox rows committed, the retweet
     // sample's transaction rolled back, nothing relayed yet.
     const likesBeforeKill = await f.engagementItems(user, itemId);
@@ -84,13 +70,12 @@ describe('a poller process killed with SIGKILL in the middle of a cycle', () => 
     f.sim.state.addLikes(post.id, { usernames: ['k0006'] });
     f.sim.state.addRetweets(post.id, { usernames: ['t0004'] });
 
-    const second = startWorker(f);
-    children.push(second);
+    const second = startWorker();
     await waitFor(async () => (await f.engagementItems(user, itemId)).length >= 10 && (await outboxRows()).length === 0, 60_000, 'every engager stored and relayed');
     // Three more cycles (each looks the post up: its cadence is 1 s): nothing may be added twice.
     const lookups = f.requests('posts_lookup');
     await waitFor(() => f.requests('posts_lookup') >= lookups + 3, 60_000, 'three more cycles');
-    await kill(second, 'SIGTERM');
+    await stop(second, 'SIGTERM');
 
     const items = await f.engagementItems(user, itemId);
     expect(items.map((e) => `${e.kind} ${e.author}`).sort()).toEqual([
@@ -101,7 +86,7 @@ describe('a poller process killed with SIGKILL in the middle of a cycle', () => 
     const alerted = (await f.alertedItemIds()).filter((id) => items.some((item) => item.id === id));
     expect(alerted).toEqual(items.map((item) => item.id).sort());
     expect(await f.item(itemId)).toMatchObject({ like_count: 6, retweet_count: 4 });
-    expect(second.exitCode).toBe(0);
+    expect(await second.exit).toBe(0);
   }, PROCESS_TEST_TIMEOUT_MS);
 
   it('refreshes the counts a killed lookup left behind', async () => {
@@ -111,16 +96,14 @@ describe('a poller process killed with SIGKILL in the middle of a cycle', () => 
     f.sim.state.addLikes(post.id, { anonymous: 9 });
     f.sim.state.injectFault({ endpoint: 'posts_lookup', kind: 'slow', count: 1, delay_ms: HOLD_MS });
 
-    const first = startWorker(f);
-    children.push(first);
+    const first = startWorker();
     await waitFor(() => f.sim.state.faults.pending().length === 0, 60_000, 'the held posts lookup');
     heldUntil = Date.now() + HOLD_MS + 200;
-    await kill(first, 'SIGKILL');
+    await stop(first, 'SIGKILL');
     expect((await f.item(itemId)).like_count).toBe(0);
 
-    const second = startWorker(f);
-    children.push(second);
+    const second = startWorker();
     await waitFor(async () => (await f.item(itemId)).like_count === 9, 60_000, 'the counts');
-    await kill(second, 'SIGTERM');
+    await stop(second, 'SIGTERM');
   }, PROCESS_TEST_TIMEOUT_MS);
 });

@@ -1,29 +1,17 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import path from 'node:path';
-import { waitFor } from '@hashwatch/testing';
+import { useMainProcesses, waitFor, type MainProcess } from '@hashwatch/testing';
 import { APP_TOKEN } from '@hashwatch/x-simulator/testing';
 import { useScannerFixture } from './test-support/scanner-fixture';
 
-const APP_DIR = path.resolve(__dirname, '..');
-
 describe('a scanner process killed mid-cycle', () => {
   const fx = useScannerFixture();
-  const children: ChildProcess[] = [];
+  // The real app from source (tsx as a loader), each in its own process group: a SIGKILL reaches the app itself.
+  const processes = useMainProcesses(path.join(__dirname, 'main.ts'));
 
-  afterAll(() => {
-    for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
-  });
-
-  /**
-   * The real app from source, against this file's database, prefix and simulator. One node process (tsx as
-   * a loader, not the tsx CLI, whose wrapper would survive a SIGKILL sent to it and leave the app running).
-   */
-  function startScanner(): ChildProcess & { healthPort: Promise<number> } {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-      cwd: APP_DIR,
+  /** The scanner against this file's database, prefix and simulator. */
+  function startScanner(): MainProcess {
+    return processes.start({
       env: {
-        ...process.env,
         DATABASE_URL: fx.env.database.url,
         REDIS_URL: fx.env.redisUrl,
         QUEUE_PREFIX: fx.env.queuePrefix,
@@ -32,30 +20,12 @@ describe('a scanner process killed mid-cycle', () => {
         HEALTH_PORT: '0',
         LOG_LEVEL: 'info',
       },
-      stdio: ['ignore', 'pipe', 'pipe'],
     });
-    // JSON log lines: the start-up line carries the health port it listens on.
-    const healthPort = new Promise<number>((resolve) => {
-      let buffered = '';
-      child.stdout?.on('data', (chunk: Buffer) => {
-        buffered += chunk.toString();
-        const lines = buffered.split('\n');
-        buffered = lines.pop() ?? '';
-        for (const line of lines) {
-          if (!line.includes('"scanner started"')) continue;
-          resolve((JSON.parse(line) as { healthPort: number }).healthPort);
-        }
-      });
-    });
-    let stderr = '';
-    child.stderr?.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.on('exit', (code, signal) => {
-      if (code !== 0 && signal !== 'SIGKILL' && signal !== 'SIGTERM') process.stderr.write(`scanner exited ${code} ${signal}: ${stderr}\n`);
-    });
-    children.push(child);
-    return Object.assign(child, { healthPort });
+  }
+
+  /** The health port its start-up line names. */
+  async function healthPort(scanner: MainProcess): Promise<number> {
+    return (JSON.parse(await scanner.line('"scanner started"')) as { healthPort: number }).healthPort;
   }
 
   it('loses no post and stores, counts and alerts each exactly once after a SIGKILL and a restart', async () => {
@@ -67,8 +37,8 @@ describe('a scanner process killed mid-cycle', () => {
 
     const first = startScanner();
     await waitFor(() => fx.sim.state.faults.pending().length === 0, 30_000, 'the first search to reach X');
-    first.kill('SIGKILL');
-    await once(first, 'exit');
+    first.signal('SIGKILL');
+    await first.exit;
     expect(await fx.items(user)).toHaveLength(0);
 
     const second = startScanner();
@@ -80,15 +50,14 @@ describe('a scanner process killed mid-cycle', () => {
     expect(await fx.alertedItemIds()).toEqual(items.map((item) => item.id).sort());
 
     // The restarted process is ready (PostgreSQL and Redis answer) and counts what it stored.
-    const port = await second.healthPort;
+    const port = await healthPort(second);
     const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
     expect(ready.status).toBe(200);
     expect(await ready.json()).toMatchObject({ status: 'ready', checks: { postgres: { status: 'ok' }, redis: { status: 'ok' } } });
     expect(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()).toMatch(/^hashwatch_feed_items_stored_total\{[^}]*type="hashtag"[^}]*\} 150$/m);
 
-    second.kill('SIGTERM');
-    const [code] = (await once(second, 'exit')) as [number | null];
-    expect(code).toBe(0);
+    second.signal('SIGTERM');
+    expect(await second.exit).toBe(0);
   }, 90_000);
 
   it('keeps the pages committed before a SIGKILL between two pages, and stores the rest once after a restart', async () => {
@@ -105,8 +74,8 @@ describe('a scanner process killed mid-cycle', () => {
 
     const first = startScanner();
     await waitFor(async () => fx.sim.state.faults.pending().length === 0 && (await fx.items(user)).length >= 100, 30_000, 'page 1 stored, page 2 held');
-    first.kill('SIGKILL');
-    await once(first, 'exit');
+    first.signal('SIGKILL');
+    await first.exit;
     expect(await fx.items(user)).toHaveLength(100);
     const { rows } = await fx.pool().query(`SELECT since_id FROM source_cursors WHERE source_key = 'tag:midway'`);
     expect(rows[0]?.since_id).toBeNull();
@@ -129,7 +98,7 @@ describe('a scanner process killed mid-cycle', () => {
     // Each item carried by exactly one job.
     expect((await fx.alertJobs()).filter((job) => job.userId === user).map((job) => job.feedItemId).sort()).toEqual(expectedItems);
 
-    second.kill('SIGTERM');
-    await once(second, 'exit');
+    second.signal('SIGTERM');
+    await second.exit;
   }, 90_000);
 });

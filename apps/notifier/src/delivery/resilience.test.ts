@@ -1,7 +1,6 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { createQueues, createRedisConnection } from '@hashwatch/queues';
-import { type PrivateRedis, type Received, type Receiver, startPrivateRedis, useTestEnvironment, waitFor } from '@hashwatch/testing';
+import { type MainProcess, type PrivateRedis, type Received, type Receiver, startPrivateRedis, useMainProcesses, useTestEnvironment, waitFor } from '@hashwatch/testing';
 import {
   addWebhook,
   deliveriesOf,
@@ -15,9 +14,6 @@ import {
 } from '../test-support/notifier-fixture';
 import { startJsonReceiver } from '../test-support/receiver';
 
-// tsx reads this workspace's tsconfig paths, so @hashwatch/* resolve to sources and no build is needed.
-const WORKSPACE = path.resolve(__dirname, '../..');
-
 /** The post a json message carries: always exactly one, never a digest (json channels get one message per item). */
 function postId(request: Received): string {
   const body = request.json as { type: string; post: { id: string } };
@@ -27,10 +23,11 @@ function postId(request: Received): string {
 
 describe('resilience', () => {
   const receivers: Receiver[] = [];
-  const processes = new Set<ChildProcess>();
+  // The real notifier from source (tsx reads the workspace's tsconfig paths: no build needed), each in its own
+  // process group, killed after the file if a test leaves it running.
+  const processes = useMainProcesses(path.join(__dirname, '../main.ts'));
   let redis: PrivateRedis | undefined;
   afterAll(async () => {
-    for (const child of processes) child.kill('SIGKILL');
     await Promise.all(receivers.map((receiver) => receiver.close()));
     await redis?.remove();
   });
@@ -38,11 +35,9 @@ describe('resilience', () => {
   const pool = () => env.database.db.pool;
 
   /** The real notifier (src/main.ts) in a child process, configured only through its environment. */
-  function spawnNotifier(): ChildProcess {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, '../main.ts')], {
-      cwd: WORKSPACE,
+  function spawnNotifier(): MainProcess {
+    return processes.start({
       env: {
-        ...process.env,
         DATABASE_URL: env.database.url,
         ...env.redisEnv,
         QUEUE_PREFIX: env.queuePrefix,
@@ -52,11 +47,7 @@ describe('resilience', () => {
         NOTIFIER_SEND_TIMEOUT_MS: '2000',
         LOG_LEVEL: 'error',
       },
-      stdio: ['ignore', 'ignore', 'inherit'],
     });
-    processes.add(child);
-    child.once('exit', () => processes.delete(child));
-    return child;
   }
 
   it('loses nothing when a notifier is killed with SIGKILL mid-delivery, and the repeat carries the same webhook-id', async () => {
@@ -67,9 +58,8 @@ describe('resilience', () => {
     const first = spawnNotifier();
     await storeFeedItems(pool(), [post(user)]);
     await receiver.waitForReceived(1, 30_000);
-    const killed = new Promise((resolve) => first.once('exit', resolve));
-    first.kill('SIGKILL');
-    await killed;
+    first.signal('SIGKILL');
+    await first.exit;
 
     const second = spawnNotifier();
     await receiver.waitForAccepted(1, 30_000);
@@ -80,9 +70,8 @@ describe('resilience', () => {
     expect(receiver.received.map((request) => request.headers['webhook-id'])).toEqual([delivery!.message_id, delivery!.message_id]);
     expect(delivery).toMatchObject({ status: 'delivered', attempts: 2 });
 
-    const stopped = new Promise<number | null>((resolve) => second.once('exit', (code) => resolve(code)));
-    second.kill('SIGTERM');
-    expect(await stopped).toBe(0);
+    second.signal('SIGTERM');
+    expect(await second.exit).toBe(0);
   }, 90_000);
 
   it('loses nothing when Redis restarts in the middle of a run', async () => {
