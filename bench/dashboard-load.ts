@@ -9,14 +9,13 @@
 // Goals: first load (cold cache) ≤ 200 KB of compressed JavaScript and interactive in under 1 s; the feed page
 // renders 100 items in under 100 ms of scripting. Each figure beside a baseline of the same run: the gateway's
 // /docs page for the first load, a navigation to the API key page (no list) for the feed.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
+import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { createAccount } from '@hashwatch/accounts';
 import type { Database } from '@hashwatch/db';
 import { generateSecretsKey, hashPassword } from '@hashwatch/secrets';
-import { baseDatabaseUrl } from '@hashwatch/testing';
+import { baseDatabaseUrl, freePort, startAppProcess, type AppProcess } from '@hashwatch/testing';
 import { openScratch, type Scratch } from './bench-scratch';
 import { machineDescription, percentile } from './bench-support';
 import { coldLoad, spaNavigation, type ColdLoad, type Navigation } from './dashboard-measure';
@@ -52,20 +51,19 @@ async function seedAccount(db: Database): Promise<void> {
   );
 }
 
-/** `node apps/gateway/dist/main.js` on a free port, ready when /readyz answers 200. */
-async function startGateway(env: Record<string, string>): Promise<{ child: ChildProcess; origin: string }> {
-  const port = 20_000 + Math.floor(Math.random() * 20_000);
-  const entry = path.join(__dirname, '../apps/gateway/dist/main.js');
-  const child = spawn(process.execPath, [entry], { env: { ...process.env, ...env, PORT: String(port), LOG_LEVEL: 'warn' }, stdio: ['ignore', 'ignore', 'inherit'] });
-  const origin = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`the gateway exited with ${child.exitCode}`);
-    const ready = await fetch(`${origin}/readyz`).then((response) => response.ok, () => false);
-    if (ready) return { child, origin };
-    if (Date.now() > deadline) throw new Error('the gateway was not ready in 30 s');
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+/** `node apps/gateway/dist/main.js` on a free port, ready when /readyz answers 200; its log in the temp folder. */
+async function startGateway(env: Record<string, string>): Promise<AppProcess> {
+  const port = await freePort();
+  return startAppProcess({
+    app: 'gateway',
+    entry: path.join(__dirname, '../apps/gateway/dist/main.js'),
+    cwd: path.join(__dirname, '..'),
+    label: `bench-dashboard-gateway-${port}`,
+    env: { ...env, PORT: String(port), LOG_LEVEL: 'warn' },
+    port,
+    readyPath: '/readyz',
+    logDir: os.tmpdir(),
+  });
 }
 
 /** A context signed in as the bench account: the session cookie a sign-in over HTTP answers. */
@@ -152,25 +150,20 @@ async function measure(browser: Browser, origin: string): Promise<void> {
 
 async function main(): Promise<void> {
   let scratch: Scratch | undefined;
-  let gateway: ChildProcess | undefined;
+  let gateway: AppProcess | undefined;
   let browser: Browser | undefined;
   try {
     scratch = await openScratch('dashboard');
     await seedAccount(scratch.db);
-    const started = await startGateway({ DATABASE_URL: scratch.databaseUrl, REDIS_URL: scratch.redisUrl, QUEUE_PREFIX: scratch.prefix, SECRETS_KEY: generateSecretsKey() });
-    gateway = started.child;
+    gateway = await startGateway({ DATABASE_URL: scratch.databaseUrl, REDIS_URL: scratch.redisUrl, QUEUE_PREFIX: scratch.prefix, SECRETS_KEY: generateSecretsKey() });
     browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
     log('## Dashboard load');
     log(`machine: ${machineDescription()}; Chromium ${browser.version()}`);
     log(`database: ${new URL(baseDatabaseUrl()).host}`);
-    await measure(browser, started.origin);
+    await measure(browser, `http://127.0.0.1:${gateway.port}`);
   } finally {
     await browser?.close();
-    if (gateway && gateway.exitCode === null) {
-      const exited = once(gateway, 'exit');
-      gateway.kill('SIGTERM');
-      await exited;
-    }
+    await gateway?.stop();
     await scratch?.dispose();
   }
 }
