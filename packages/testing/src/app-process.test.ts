@@ -41,9 +41,10 @@ describe('startAppProcess', () => {
 
   it('rejects, and stops it, when it is not ready in time', async () => {
     const port = await freePort();
-    await expect(startAppProcess({ app: 'stand-in', label: 'stand-in-3', entry, cwd: dir, port, readyPath: '/readyz', logDir: dir, readyTimeoutMs: 500, env: { PORT: String(port), READY_AFTER_MS: '60000' } }))
+    // Long enough for node to start and log on a loaded machine (half a second was not, now and then).
+    await expect(startAppProcess({ app: 'stand-in', label: 'stand-in-3', entry, cwd: dir, port, readyPath: '/readyz', logDir: dir, readyTimeoutMs: 5_000, env: { PORT: String(port), READY_AFTER_MS: '60000' } }))
       .rejects.toThrow(/stand-in-3 was not ready at http:\/\/127\.0\.0\.1:\d+\/readyz in time; log:\nlistening/);
-  });
+  }, 15_000);
 
   it('names the missing build', async () => {
     const missing = path.join(dir, 'dist', 'main.js');
