@@ -24,16 +24,33 @@ const ANSI_COLOURS = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g');
 // Failed tests named under a row, at most this many (the rest counted), so a red run says what to look at.
 const MAX_NAMED_FAILURES = 10;
 
+// Lines of a failed test's first error shown under its name: the matcher's message and where in the test file.
+const MAX_DETAIL_LINES = 4;
+
+/**
+ * The first lines of a failed test's first error (before its stack) and the stack's first frame in the test file
+ * itself, ANSI colours removed: what a CI log must show when only the summary survives.
+ */
+function failureDetail(result, testFile) {
+  const lines = String(result.failureMessages?.[0] ?? '').replace(ANSI_COLOURS, '').split('\n').map((line) => line.trim());
+  const stackStart = lines.findIndex((line) => line.startsWith('at '));
+  const message = (stackStart === -1 ? lines : lines.slice(0, stackStart)).filter((line) => line.length > 0).slice(0, MAX_DETAIL_LINES);
+  const inTest = lines.find((line) => line.startsWith('at ') && line.includes(testFile));
+  return [...message.map((line) => line.slice(0, 200)), ...(inTest ? [inTest] : [])];
+}
+
 /**
  * The failures of a report, each `file › test name` (or `file: first line of its error` for a file that failed to
- * run), with paths relative to the workspace.
+ * run), with paths relative to the workspace; a failed test's entry goes on, a line each, with failureDetail.
  */
 export function failureNames(ws, report) {
   const names = [];
   for (const file of report.testResults ?? []) {
     const where = path.relative(ws.dir, file.name ?? '') || String(file.name);
     const failedAssertions = (file.assertionResults ?? []).filter((result) => result.status === 'failed');
-    for (const result of failedAssertions) names.push(`${where} › ${result.fullName ?? result.title}`);
+    for (const result of failedAssertions) {
+      names.push([`${where} › ${result.fullName ?? result.title}`, ...failureDetail(result, file.name ?? where)].join('\n'));
+    }
     if (failedAssertions.length === 0 && file.status === 'failed') {
       const firstLine = String(file.message ?? '').split('\n').map((line) => line.trim()).find((line) => line.length > 0) ?? 'failed to run';
       names.push(`${where}: ${firstLine.replace(ANSI_COLOURS, '').slice(0, 200)}`);

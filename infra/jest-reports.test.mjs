@@ -18,6 +18,17 @@ describe('failureNames', () => {
     assert.deepEqual(failureNames(ws, report), ['src/a.test.ts › a › recovers in time', 'src/b.test.ts: Cannot find module x']);
   });
 
+  it('follows a failed test’s name with its error’s first lines and the line of the test file it failed at', () => {
+    const failureMessages = [
+      '\u001b[2mexpect(\u001b[22mreceived\u001b[2m).toBeLessThan(\u001b[22mexpected\u001b[2m)\u001b[22m\n\nExpected: < 90\nReceived:   143\n'
+        + '    at Object.<anonymous> (/repo/e2e/node_modules/x.js:1:1)\n    at Object.<anonymous> (/repo/e2e/src/a.test.ts:213:31)\n    at run (/repo/x.js:2:2)',
+    ];
+    const report = { testResults: [{ name: '/repo/e2e/src/a.test.ts', status: 'failed', assertionResults: [{ status: 'failed', fullName: 'a is quick', failureMessages }] }] };
+    assert.deepEqual(failureNames(ws, report), [
+      'src/a.test.ts › a is quick\nexpect(received).toBeLessThan(expected)\nExpected: < 90\nReceived:   143\nat Object.<anonymous> (/repo/e2e/src/a.test.ts:213:31)',
+    ]);
+  });
+
   it('names ten failures and counts the rest', () => {
     const assertionResults = Array.from({ length: 13 }, (_, i) => ({ status: 'failed', fullName: `t${i}` }));
     const names = failureNames(ws, { testResults: [{ name: '/repo/e2e/src/many.test.ts', status: 'failed', assertionResults }] });

@@ -5,7 +5,9 @@
 // package.json names (e2e included), one per cluster run, one for infra/, the slowest test files, and
 // `tests: N passed, M failed`. A workspace with sources but no `test` script counts as a failure. Exits 1 when anything
 // failed. `npm test -- gateway infra` runs only the named workspaces (and infra/'s tests), with the same services.
+import { scryptSync } from 'node:crypto';
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { ensureChromium } from './chromium.mjs';
 import { DevError } from './errors.mjs';
@@ -139,7 +141,11 @@ function printRows(rows) {
   const width = Math.max(...rows.map((row) => row.ws.name.length));
   for (const row of rows) {
     process.stdout.write(`${row.ok ? paint('32', '  ok  ') : paint('31', '  FAIL')} ${row.ws.name.padEnd(width)}  ${row.text}\n`);
-    for (const failure of row.failures ?? []) process.stdout.write(`         ✕ ${failure}\n`);
+    for (const failure of row.failures ?? []) {
+      const [name, ...detail] = failure.split('\n');
+      process.stdout.write(`         ✕ ${name}\n`);
+      for (const line of detail) process.stdout.write(`             ${line}\n`);
+    }
   }
 }
 
@@ -153,6 +159,23 @@ function printSlowest(entries) {
   for (const { file, label, ms } of slowest) {
     process.stdout.write(`  ${`${(ms / 1000).toFixed(1)} s`.padStart(8)}  ${file}${label ? ` ${label}` : ''}\n`);
   }
+}
+
+/**
+ * The machine's speed at the end of the run, so run times from different machines can be compared: the median of 5
+ * scrypt hashes at the gateway's cost (N = 2^15, r = 8; docs/BENCHMARKS.md records 116 ms where the goals were set),
+ * and the load average. Costs about a second.
+ */
+function machineSpeed() {
+  const times = [];
+  for (let i = 0; i < 5; i += 1) {
+    const start = process.hrtime.bigint();
+    scryptSync('hashwatch', 'machine-speed', 32, { N: 2 ** 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 });
+    times.push(Number(process.hrtime.bigint() - start) / 1e6);
+  }
+  times.sort((a, b) => a - b);
+  const load = os.loadavg().map((value) => value.toFixed(1)).join(' ');
+  return `machine: ${os.cpus().length} CPUs, scrypt ${times[2].toFixed(0)} ms (116 ms where the goals were set), load average ${load}`;
 }
 
 /**
@@ -275,6 +298,7 @@ export async function testCommand(supervisor, names = []) {
   await supervisor.runCleanups();
   const seconds = Math.round((Date.now() - startedAt) / 1000);
   say(`npm test took ${Math.floor(seconds / 60)} min ${seconds % 60} s`);
+  say(machineSpeed());
   process.stdout.write(`tests: ${passed} passed, ${failed} failed\n`);
   return failed > 0 || code !== 0 ? 1 : 0;
 }
