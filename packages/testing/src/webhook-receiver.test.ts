@@ -31,6 +31,26 @@ describe('startReceiver', () => {
     }
   });
 
+  it('answers after a reply’s delay, and notes how many requests it held at each arrival and when each was answered', async () => {
+    const receiver = await startReceiver((request) => ({ status: 204, delayMs: request.path === '/slow' ? 300 : 0 }));
+    try {
+      const started = Date.now();
+      const slow = fetch(`${receiver.origin}/slow`, { method: 'POST', body: '{}' });
+      await receiver.waitForReceived(1);
+      const quick = await fetch(`${receiver.origin}/quick`, { method: 'POST', body: '{}' });
+      expect(quick.status).toBe(204);
+      expect((await slow).status).toBe(204);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(300);
+      // The quick one arrived while the slow one was held: two in flight; answered first.
+      expect(receiver.received.map((request) => [request.path, request.inFlight])).toEqual([['/slow', 1], ['/quick', 2]]);
+      const [slowRequest, quickRequest] = receiver.received;
+      expect(slowRequest!.answeredAt - slowRequest!.at).toBeGreaterThanOrEqual(299);
+      expect(quickRequest!.answeredAt).toBeLessThan(slowRequest!.answeredAt);
+    } finally {
+      await receiver.close();
+    }
+  });
+
   it('holds a request open until it is closed', async () => {
     const receiver = await startReceiver(() => 'hold');
     const pending = fetch(receiver.origin, { method: 'POST', body: '{}' }).then(

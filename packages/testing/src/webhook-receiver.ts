@@ -14,6 +14,10 @@ export interface Received {
   status: number;
   /** The `webhook-id` header (Standard Webhooks), or null. */
   webhookId: string | null;
+  /** Requests the receiver held unanswered when this one arrived, itself included: the sender's concurrency. */
+  inFlight: number;
+  /** When it was answered (0 while it is held). */
+  answeredAt: number;
   /** `post.id` of a json alert payload; null when the body is not one. */
   itemId: string | null;
 }
@@ -22,6 +26,8 @@ export interface Reply {
   status: number;
   headers?: Record<string, string>;
   body?: string;
+  /** Answer this long after the request arrived (a receiver that takes its time). */
+  delayMs?: number;
 }
 
 /** What the receiver does with one request: answer, or hold it open until the test lets go (or closes). */
@@ -96,13 +102,18 @@ export async function startReceiver(respond: (request: Received) => Action): Pro
   const waiters = new Set<() => void>();
   const notify = () => waiters.forEach((waiter) => waiter());
 
+  let unanswered = 0;
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
       const json = parseJson(body);
-      const request: Received = { path: req.url ?? '', headers: req.headers, body, json, at: Date.now(), status: 0, webhookId: headerOf(req.headers, 'webhook-id'), itemId: itemIdOf(json) };
+      unanswered += 1;
+      const request: Received = {
+        path: req.url ?? '', headers: req.headers, body, json, at: Date.now(), status: 0, webhookId: headerOf(req.headers, 'webhook-id'),
+        itemId: itemIdOf(json), inFlight: unanswered, answeredAt: 0,
+      };
       received.push(request);
       const action = script.shift() ?? respond(request);
       if (action === 'hold') {
@@ -110,11 +121,22 @@ export async function startReceiver(respond: (request: Received) => Action): Pro
         notify();
         return;
       }
-      request.status = action.status;
-      if (action.status >= 200 && action.status < 300) accepted.push(request);
-      notify();
-      res.writeHead(action.status, action.headers);
-      res.end(action.body ?? '');
+      const answer = () => {
+        unanswered -= 1;
+        request.status = action.status;
+        request.answeredAt = Date.now();
+        if (action.status >= 200 && action.status < 300) accepted.push(request);
+        notify();
+        res.writeHead(action.status, action.headers);
+        res.end(action.body ?? '');
+      };
+      if (action.delayMs) {
+        // Received now, answered later: a wait for received requests sees it at once.
+        notify();
+        setTimeout(answer, action.delayMs);
+      } else {
+        answer();
+      }
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -153,17 +175,21 @@ export async function startReceiver(respond: (request: Received) => Action): Pro
 }
 
 /**
- * A webhook target that answers 204, or 500 while `failUntil` is in the future, at `<origin>/hook`. Counting is by
- * `webhook-id` and by feed item id (`post.id`).
+ * A webhook target that answers 204, or 500 while `failUntil` is in the future, or as `behave` says, at
+ * `<origin>/hook`. Counting is by `webhook-id` and by feed item id (`post.id`).
  */
 export class WebhookReceiver {
   private received: Received[] = [];
   private failUntilMs = 0;
+  private behaviour: ((request: Received, index: number) => Reply) | undefined;
   private receiver: Receiver | undefined;
   url = '';
 
   async start(): Promise<this> {
-    this.receiver = await startReceiver(() => (Date.now() < this.failUntilMs ? { status: 500, body: 'receiver told to fail' } : { status: 204 }));
+    this.receiver = await startReceiver((request) => {
+      if (this.behaviour) return this.behaviour(request, this.received.length - 1);
+      return Date.now() < this.failUntilMs ? { status: 500, body: 'receiver told to fail' } : { status: 204 };
+    });
     this.received = this.receiver.received;
     this.url = `${this.receiver.origin}/hook`;
     return this;
@@ -177,6 +203,11 @@ export class WebhookReceiver {
   /** Answers 500 to every request until `untilMs` (epoch ms). */
   failUntil(untilMs: number): void {
     this.failUntilMs = untilMs;
+  }
+
+  /** Answers each request (the `index`-th received, from 0) as `reply` says, from now on. */
+  behave(reply: (request: Received, index: number) => Reply): void {
+    this.behaviour = reply;
   }
 
   /** Requests answered 2xx: deliveries the target accepted. */
