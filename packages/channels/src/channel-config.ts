@@ -26,6 +26,8 @@ export interface JsonChannelConfig extends ChannelBase {
   url: string;
   /** The channel's `whsec_...` signing secret. */
   signingSecret: string;
+  /** The receiver's own ceiling (CONTRACT 9 `max_per_second`); absent or null: as fast as its answers allow. */
+  maxPerSecond?: number | null;
 }
 
 /** A Telegram chat, written to by the account's own bot (whose name is set in BotFather, not here). */

@@ -44,7 +44,10 @@ describe('unsealChannel', () => {
       url: 'https://example.com/hooks/hashwatch',
       template: '{source}: {url}',
       signingSecret: SIGNING_SECRET,
+      maxPerSecond: null,
     });
+    // A ceiling the receiver set comes with it.
+    expect(unsealChannel({ ...webhook(), max_per_second: 40 }, { cipher })).toMatchObject({ kind: 'json', maxPerSecond: 40 });
   });
 
   it('gives the bot channel its unsealed token, chat id and Bot API address, and no bot name', () => {

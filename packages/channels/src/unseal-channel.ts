@@ -23,12 +23,14 @@ export interface NotificationChannelRow {
   bot_token_enc: string | null;
   chat_id: string | null;
   disabled_reason: string | null;
+  /** A json webhook's own ceiling (CONTRACT 9); null or absent: none. */
+  max_per_second?: number | null;
 }
 
 /** The columns {@link unsealChannel} reads. */
 export type SealedChannel = Pick<
   NotificationChannelRow,
-  'kind' | 'url' | 'format' | 'bot_name' | 'template' | 'signing_secret_enc' | 'bot_token_enc' | 'chat_id'
+  'kind' | 'url' | 'format' | 'bot_name' | 'template' | 'signing_secret_enc' | 'bot_token_enc' | 'chat_id' | 'max_per_second'
 >;
 
 /** A secret a channel's kind needs: json channels sign every request, a Telegram channel sends with its bot's token. */
@@ -101,6 +103,8 @@ export function unsealChannel(row: SealedChannel, options: UnsealOptions): Chann
   }
   const url = row.url ?? '';
   const kind = resolveFormat(row.format, url);
-  if (kind === 'json') return { kind, url, template: row.template, signingSecret: open(cipher, row.signing_secret_enc, 'signing secret') };
+  if (kind === 'json') {
+    return { kind, url, template: row.template, signingSecret: open(cipher, row.signing_secret_enc, 'signing secret'), maxPerSecond: row.max_per_second ?? null };
+  }
   return { kind, url, template: row.template, botName: row.bot_name };
 }

@@ -8279,6 +8279,11 @@ export interface components {
             /** @description Whether system notices are sent to this channel: the saved choice, else the platform’s default (on for Discord, Slack and the bot, off for `json`). */
             notices: boolean;
             /**
+             * @description A `json` webhook’s ceiling on messages a second; null: none.
+             * @example null
+             */
+            max_per_second: number | null;
+            /**
              * @description Standard Webhooks secret of the `json` format (`webhook-signature` header); kept for the life of the webhook. Null when this deployment can no longer open the stored secret (it was sealed with a SECRETS_KEY the server no longer has): the webhook is then not delivered to; save it without its `id` to get a new secret.
              * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
              */
@@ -8441,6 +8446,11 @@ export interface components {
             signing_secret?: string | null;
             /** @description Read-only: accepted so that a GET answer can be sent back as is, and ignored. */
             disabled_reason?: string | null;
+            /**
+             * @description A `json` webhook only: the most messages a second its receiver wants, over every notifier replica. Null or omitted: none; alerts go as fast as the receiver answers, as many at once as it takes while it answers 2xx quickly, fewer when it slows down, answers 429 (its `Retry-After` is honoured) or fails. Discord, Slack and the bot keep their platforms’ published limits.
+             * @example null
+             */
+            max_per_second?: number | null;
         };
         NotificationTestResult: {
             /** @enum {boolean} */

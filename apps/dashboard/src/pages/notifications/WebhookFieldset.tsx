@@ -1,3 +1,4 @@
+import { resolveFormat } from '@hashwatch/channels/resolve-format';
 import type { FeedItem } from '../../api/client';
 import { CopyButton } from '../../components/CopyButton';
 import { Field, SelectField } from '../../components/Field';
@@ -14,7 +15,7 @@ const FORMATS = [
 ] as const;
 
 /** The fields that show their own error; any other complaint about the channel is shown for the whole group. */
-const SHOWN_FIELDS = ['url', 'format', 'bot_name', 'template'];
+const SHOWN_FIELDS = ['url', 'format', 'bot_name', 'template', 'max_per_second'];
 
 interface WebhookFieldsetProps {
   index: number;
@@ -44,6 +45,12 @@ export function WebhookFieldset({ index, draft, saved, changed, sources, post, p
           onChange={(event) => set({ format: event.currentTarget.value as WebhookDraft['format'] })} />
         <Field label="Bot name" value={draft.bot_name} error={error('bot_name')} onChange={(event) => set({ bot_name: event.currentTarget.value })} />
       </div>
+      {resolveFormat(draft.format, draft.url) === 'json' ? (
+        <Field label="Most messages per second" type="number" inputMode="numeric" min={1} step={1} placeholder="no limit"
+          value={draft.max_per_second ?? ''} error={error('max_per_second')}
+          hint="Empty: as fast as your receiver answers, fewer at once when it slows down, fails or answers 429 (its Retry-After is kept)."
+          onChange={(event) => set({ max_per_second: event.currentTarget.value === '' ? null : Number(event.currentTarget.value) })} />
+      ) : null}
       {problem && !SHOWN_FIELDS.includes(problem.field ?? '') ? <ErrorNote>{problem.message}</ErrorNote> : null}
       <ChannelOptions values={draft} sources={sources} post={post} templateError={error('template')} noticesUnlessSwitched={noticesUnlessSwitched(draft)} onChange={set} />
       {draft.signing_secret ? (

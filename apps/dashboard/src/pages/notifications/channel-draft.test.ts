@@ -35,7 +35,7 @@ describe('channelProblem', () => {
 const saved = (webhooks: Schemas['NotificationConfig']['webhooks'], bot: Schemas['NotificationConfig']['bot'] = null): Schemas['NotificationConfig'] => ({ webhooks, bot });
 const channel = (id: string, url: string, notices: boolean, format: 'auto' | 'json' | 'discord' | 'slack' = 'auto') => ({
   id, url, format, bot_name: 'Hashwatch', hashtags: ['btc'], accounts: [], source_filter: 'all' as const, engagement_alerts: false,
-  template: '', enabled: true, disabled_reason: null, notices, signing_secret: 'whsec_x',
+  template: '', enabled: true, disabled_reason: null, notices, signing_secret: 'whsec_x', max_per_second: null,
 });
 const savedBot = (notices: boolean) => ({
   token_hint: '...wxyz', chat_id: '-100', hashtags: [], accounts: [], source_filter: 'all' as const, engagement_alerts: false,
@@ -103,6 +103,15 @@ describe('inputOf', () => {
     const body = inputOf({ webhooks: [{ ...newWebhook(), url: 'https://example.com/a' }, { ...newWebhook(), url: 'https://example.com/b', notices: true }], bot: null });
     expect(body.webhooks?.[0]).not.toHaveProperty('notices');
     expect(body.webhooks?.[1]).toMatchObject({ notices: true });
+  });
+
+  it('sends a json webhook’s max_per_second, and null once the webhook resolves to Discord or Slack, whose field is hidden', () => {
+    const drafts = draftsOf(saved([{ ...channel('wh_1', 'https://example.com/hook', false), max_per_second: 25 }]));
+    expect(inputOf(drafts).webhooks?.[0]).toMatchObject({ max_per_second: 25 });
+    const toDiscord = { ...drafts.webhooks[0]!, url: 'https://discord.com/api/webhooks/1/a' };
+    expect(inputOf({ webhooks: [toDiscord], bot: null }).webhooks?.[0]).toMatchObject({ max_per_second: null });
+    expect(inputOf({ webhooks: [{ ...drafts.webhooks[0]!, format: 'slack' }], bot: null }).webhooks?.[0]).toMatchObject({ max_per_second: null });
+    expect(inputOf({ webhooks: [{ ...newWebhook(), url: 'https://example.com/a' }], bot: null }).webhooks?.[0]).toMatchObject({ max_per_second: null });
   });
 
   it('sends the bot token only when one was typed', () => {

@@ -1,4 +1,4 @@
-import { noticesByDefault } from '@hashwatch/channels/resolve-format';
+import { noticesByDefault, resolveFormat } from '@hashwatch/channels/resolve-format';
 import { HashwatchError, type Schemas } from '../../api/client';
 
 /**
@@ -31,7 +31,7 @@ const newKey = () => `draft-${++counter}`;
 export function newWebhook(): WebhookDraft {
   return {
     key: newKey(), url: '', format: 'auto', bot_name: 'Hashwatch', hashtags: [], accounts: [], source_filter: 'all',
-    engagement_alerts: false, template: '', enabled: true,
+    engagement_alerts: false, template: '', enabled: true, max_per_second: null,
   };
 }
 
@@ -81,7 +81,9 @@ function switched(draft: WebhookDraft | BotDraft): { notices?: boolean } {
 export function inputOf(drafts: Drafts): Schemas['NotificationConfigInput'] {
   const webhooks = drafts.webhooks.map((draft) => {
     const { key: _key, signing_secret: _secret, disabled_reason: _reason, saved_notices: _saved, notices: _notices, ...channel } = draft;
-    return { ...channel, ...switched(draft) };
+    // A ceiling is a json receiver's: a webhook now pointed at Discord or Slack drops it, as its field is hidden.
+    const maxPerSecond = resolveFormat(draft.format, draft.url) === 'json' ? (draft.max_per_second ?? null) : null;
+    return { ...channel, max_per_second: maxPerSecond, ...switched(draft) };
   });
   if (!drafts.bot) return { webhooks, bot: null };
   const { token, token_hint: _hint, disabled_reason: _reason, saved_notices: _saved, notices: _notices, ...bot } = drafts.bot;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { resolveFormat } from '@hashwatch/channels';
 import { createAccountTrackSchema } from '../accounts/accounts.schema';
 import { createTrackSchema } from '../tracks/tracks.schema';
 
@@ -11,6 +12,8 @@ export const MAX_SCOPE_ENTRIES = 100;
 /** Bounds the work of one PUT; the plan's `webhooks_limit` is the real cap (403 past it). */
 export const MAX_WEBHOOKS_IN_BODY = 100;
 export const DEFAULT_BOT_NAME = 'Hashwatch';
+/** The highest `max_per_second` a json webhook may set: past it, a ceiling means nothing to the notifier. */
+export const MAX_PER_SECOND_LIMIT = 100_000;
 
 const WEBHOOK_ID = /^wh_[A-Za-z0-9_-]{1,64}$/;
 // BotFather's shape `<bot id>:<secret>`; @hashwatch/channels refuses anything else as a URL path segment.
@@ -124,6 +127,25 @@ export function notificationConfigInputSchema(options: { allowPrivateNetworks: b
         .optional()
         .meta({ description: 'Read-only: may be sent back as GET answered it (null included); any other value answers 400. Hashwatch generates every secret.' }),
       disabled_reason: readOnlyDisabledReason,
+      max_per_second: z
+        .number({ error: `must be a whole number from 1 to ${MAX_PER_SECOND_LIMIT}, or null` })
+        .int(`must be a whole number from 1 to ${MAX_PER_SECOND_LIMIT}, or null`)
+        .min(1, `must be a whole number from 1 to ${MAX_PER_SECOND_LIMIT}, or null`)
+        .max(MAX_PER_SECOND_LIMIT, `must be a whole number from 1 to ${MAX_PER_SECOND_LIMIT}, or null`)
+        .nullable()
+        .optional()
+        .meta({
+          example: null,
+          description:
+            'A `json` webhook only: the most messages a second its receiver wants, over every notifier replica. Null or omitted: none; ' +
+            'alerts go as fast as the receiver answers, as many at once as it takes while it answers 2xx quickly, fewer when it slows down, ' +
+            'answers 429 (its `Retry-After` is honoured) or fails. Discord, Slack and the bot keep their platforms’ published limits.',
+        }),
+    })
+    .superRefine((webhook, ctx) => {
+      if (webhook.max_per_second != null && resolveFormat(webhook.format, webhook.url) !== 'json') {
+        ctx.addIssue({ code: 'custom', path: ['max_per_second'], message: 'applies to json webhooks only: Discord and Slack are sent within their published limits; send null' });
+      }
     })
     .meta({ id: 'WebhookChannelInput' });
 
@@ -186,6 +208,7 @@ export const webhookChannelSchema = z
     format: z.enum(WEBHOOK_FORMATS),
     bot_name: z.string().meta({ example: DEFAULT_BOT_NAME }),
     ...scopeOutputFields,
+    max_per_second: z.number().int().nullable().meta({ example: null, description: 'A `json` webhook’s ceiling on messages a second; null: none.' }),
     signing_secret: z.string().nullable().meta({
       example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
       description:

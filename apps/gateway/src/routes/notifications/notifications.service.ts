@@ -20,7 +20,7 @@ export interface ChannelRow extends NotificationChannelRow {
 }
 
 export const CHANNEL_COLUMNS = `id, kind, url, format, bot_name, hashtags, accounts, source_filter, engagement_alerts, template,
-  enabled, signing_secret_enc, bot_token_enc, token_hint, chat_id, disabled_reason, notices`;
+  enabled, signing_secret_enc, bot_token_enc, token_hint, chat_id, disabled_reason, notices, max_per_second`;
 
 function scopeOf(row: ChannelRow) {
   return {
@@ -57,6 +57,7 @@ function toWebhook(row: ChannelRow, cipher: Cipher): WebhookChannelBody {
     format: row.format,
     bot_name: row.bot_name,
     ...scopeOf(row),
+    max_per_second: row.max_per_second ?? null,
     // The account's own secret, shown so its receiver can verify signatures; sealed at rest.
     signing_secret: openSecret(cipher, row.signing_secret_enc),
   };
@@ -148,19 +149,21 @@ async function saveWebhook(
               engagement_alerts = $10, template = $11, enabled = $12,
               disabled_reason = CASE WHEN $12 THEN NULL ELSE disabled_reason END, updated_at = $13,
               failing_since = CASE WHEN ($12 AND NOT enabled) OR url IS DISTINCT FROM $4 THEN NULL ELSE failing_since END,
-              notices = CASE WHEN $15 THEN notices ELSE $14 END
+              notices = CASE WHEN $15 THEN notices ELSE $14 END, max_per_second = $16
         WHERE id = $1 AND user_id = $2`,
       [webhook.id, userId, position, webhook.url, webhook.format, webhook.bot_name, ...scopeValues(webhook), now,
-        notices === 'keep' ? null : notices, notices === 'keep'],
+        notices === 'keep' ? null : notices, notices === 'keep', webhook.max_per_second ?? null],
     );
     return;
   }
   const id = newId('wh');
   await client.query(
     `INSERT INTO notification_channels (id, user_id, kind, position, url, format, bot_name, hashtags, accounts, source_filter,
-                                        engagement_alerts, template, enabled, signing_secret_enc, created_at, updated_at, notices)
-     VALUES ($1, $2, 'webhook', $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $14, $15)`,
-    [id, userId, position, webhook.url, webhook.format, webhook.bot_name, ...scopeValues(webhook), cipher.encrypt(generateSigningSecret()), now, webhook.notices ?? null],
+                                        engagement_alerts, template, enabled, signing_secret_enc, created_at, updated_at, notices,
+                                        max_per_second)
+     VALUES ($1, $2, 'webhook', $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $14, $15, $16)`,
+    [id, userId, position, webhook.url, webhook.format, webhook.bot_name, ...scopeValues(webhook), cipher.encrypt(generateSigningSecret()), now,
+      webhook.notices ?? null, webhook.max_per_second ?? null],
   );
 }
 

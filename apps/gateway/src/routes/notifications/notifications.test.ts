@@ -49,6 +49,8 @@ describe('GET and PUT /notifications', () => {
           disabled_reason: null,
           // A json receiver (auto, not Discord or Slack) takes no notices unless asked.
           notices: false,
+          // No ceiling: sent as fast as the receiver answers.
+          max_per_second: null,
         },
       ],
       bot: {
