@@ -4,11 +4,30 @@ export interface PaceRule {
   windowMs: number;
 }
 
+/**
+ * The adaptive window of a json receiver: how many sends may be in flight to it at once. It starts at `initial`,
+ * grows while the receiver answers 2xx quickly and shrinks on its signals (destination-pace.ts, SETTLE).
+ */
+export interface WindowRule {
+  initial: number;
+  /** The largest window: sends in flight to one receiver, over every replica. */
+  max: number;
+  /** An answer slower than the receiver's quickest × `slowFactor` + `slowMarginMs` counts as a sign of overload. */
+  slowFactor: number;
+  slowMarginMs: number;
+  /** A receiver unused this long starts over from `initial`. */
+  idleMs: number;
+  /** Its quickest answer counts this long; then the next answer is the new quickest (a receiver slower for good). */
+  baseLifetimeMs: number;
+}
+
 /** Pacing per destination kind. Telegram has separate rules for one chat, a group chat and the whole bot. */
 export interface PaceRules {
   discord: PaceRule[];
   slack: PaceRule[];
+  /** Rate rules every json receiver gets (none by default: its window paces it, and its own `max_per_second`). */
   json: PaceRule[];
+  jsonWindow: WindowRule;
   telegramChat: PaceRule[];
   /** Added to `telegramChat` for groups and supergroups (negative chat ids). */
   telegramGroup: PaceRule[];
@@ -20,8 +39,9 @@ export interface PaceRules {
  * The platforms' published rate guidance. Discord: about 5 per 2 s per webhook (a Discord staff comment; the
  * documented rule is to read the rate-limit headers) and 30 messages a minute per channel. Slack: about 1 per
  * second per webhook URL. Telegram (Bot FAQ): 1 per second per chat, 20 a minute per group, about 30 per second
- * per bot. Generic JSON webhooks have no published limit: 10 per second per URL is gentle on a small receiver
- * and still far above what a person reads.
+ * per bot. Generic JSON webhooks have no published limit: each is served as fast as it answers, through its
+ * adaptive window (2 to start, up to 32 in flight; an answer over twice its quickest plus 50 ms is slow), with the
+ * channel's `max_per_second` as a ceiling when it sets one (docs/decisions/delivery.md).
  */
 export const DEFAULT_PACE: PaceRules = {
   discord: [
@@ -29,7 +49,8 @@ export const DEFAULT_PACE: PaceRules = {
     { limit: 30, windowMs: 60_000 },
   ],
   slack: [{ limit: 1, windowMs: 1_000 }],
-  json: [{ limit: 10, windowMs: 1_000 }],
+  json: [],
+  jsonWindow: { initial: 2, max: 32, slowFactor: 2, slowMarginMs: 50, idleMs: 10 * 60_000, baseLifetimeMs: 5 * 60_000 },
   telegramChat: [{ limit: 1, windowMs: 1_000 }],
   telegramGroup: [{ limit: 20, windowMs: 60_000 }],
   telegramBot: [{ limit: 30, windowMs: 1_000 }],

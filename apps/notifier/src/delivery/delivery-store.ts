@@ -84,7 +84,7 @@ const NOTICE_CLAIM = `notice_claimed AS (
 
 /** The columns of a channel row the drain reads, as the claim statement answers them (JSON). */
 const CHANNEL_COLUMNS = `id, user_id, kind, url, format, bot_name, hashtags, accounts, source_filter, engagement_alerts, template,
-       enabled, signing_secret_enc, bot_token_enc, chat_id, disabled_reason, updated_at, failing_since, failure_noticed`;
+       enabled, signing_secret_enc, bot_token_enc, chat_id, disabled_reason, max_per_second, updated_at, failing_since, failure_noticed`;
 
 /**
  * Claims the next due deliveries of one channel for one attempt, in detection order (then id): up to

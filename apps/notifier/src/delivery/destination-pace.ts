@@ -1,12 +1,24 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { RedisClient } from '@hashwatch/queues';
 import type { ChannelConfig } from '@hashwatch/channels';
-import type { PaceRule, PaceRules } from '../notifier-options';
+import type { PaceRule, PaceRules, WindowRule } from '../notifier-options';
 
 /** One bucket of a destination: a Redis key and the rule it enforces. */
 export interface PaceBucket {
   key: string;
   rule: PaceRule;
+}
+
+/**
+ * The adaptive window of a receiver that sets no limit of its own (json webhooks): how many requests may be in flight
+ * to it at once, across replicas, grown while it answers quickly and cut on its signals (see ADMIT and SETTLE).
+ */
+export interface ReceiverWindow {
+  /** A hash: `limit` (fractional), `ssthresh`, `base` (the receiver's quick answer time, ms), `cut` (ms). */
+  stateKey: string;
+  /** A sorted set of the permits in flight, each scored by when it lapses (a killed replica's permits lapse). */
+  flightKey: string;
+  rule: WindowRule;
 }
 
 /** Where a channel's messages land, as far as the platform's limits are concerned. */
@@ -15,7 +27,10 @@ export interface Destination {
   blockKey: string;
   /** Consecutive time-outs of the destination, for its circuit (same hash tag as the block key). */
   timeoutsKey: string;
+  /** Rate rules: a platform's published limits, or a json webhook's own `max_per_second` ceiling. */
   buckets: PaceBucket[];
+  /** Json webhooks only: sends go out as many at once as the receiver's window allows (admit/settle). */
+  window?: ReceiverWindow;
 }
 
 function hash(text: string): string {
@@ -46,7 +61,17 @@ export function destinationOf(channel: ChannelConfig, rules: PaceRules, prefix: 
     return { blockKey: `${chatKey}:block`, timeoutsKey: `${chatKey}:timeouts`, buckets };
   }
   const destKey = `${base}:${channel.kind}:{${hash(channel.url)}}`;
-  return { blockKey: `${destKey}:block`, timeoutsKey: `${destKey}:timeouts`, buckets: rules[channel.kind].map((rule, i) => ({ key: `${destKey}:${i}`, rule })) };
+  const blockKey = `${destKey}:block`;
+  const timeoutsKey = `${destKey}:timeouts`;
+  if (channel.kind === 'json') {
+    // The receiver's own ceiling, when it set one, on top of the rules every json receiver has (none by default).
+    const ceiling = channel.maxPerSecond ? [{ limit: channel.maxPerSecond, windowMs: 1_000 }] : [];
+    const buckets = [...rules.json, ...ceiling].map((rule, i) => ({ key: `${destKey}:${i}`, rule }));
+    // The ceiling's bucket is named by its value: a changed ceiling starts a fresh count.
+    if (ceiling.length > 0) buckets[buckets.length - 1]!.key = `${destKey}:max${channel.maxPerSecond}`;
+    return { blockKey, timeoutsKey, buckets, window: { stateKey: `${destKey}:window`, flightKey: `${destKey}:flight`, rule: rules.jsonWindow } };
+  }
+  return { blockKey, timeoutsKey, buckets: rules[channel.kind].map((rule, i) => ({ key: `${destKey}:${i}`, rule })) };
 }
 
 // KEYS[1]: block key; KEYS[2..]: one list per rule holding the send times of the last `limit` messages,
@@ -106,6 +131,98 @@ local current = tonumber(redis.call('GET', KEYS[1]) or '0')
 if untilMs > current then redis.call('SET', KEYS[1], untilMs, 'PX', open) end
 return open`;
 
+// KEYS[1]: block key, KEYS[2]: window state, KEYS[3]: permits in flight, KEYS[4..]: rate buckets (as in RESERVE).
+// ARGV: wanted, permit lifetime (ms), initial window, permit name prefix, then limit and window of each bucket.
+// Admits up to `wanted` sends: as many as the block, every rate bucket and the window's free room allow. Answers
+// {admitted, wait, window}: `wait` (ms) when the block or a bucket holds everything back; admitted 0 with no wait
+// when the window is full (sends in flight free it as they settle). Admitted sends are counted in every bucket,
+// and each holds a permit `<prefix>:<i>` in the window until SETTLE or its lifetime ends.
+const ADMIT = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local n = tonumber(ARGV[1])
+local ttl = tonumber(ARGV[2])
+local wait = 0
+local blocked = tonumber(redis.call('GET', KEYS[1]) or '0')
+if blocked > now then wait = blocked - now end
+for i = 4, #KEYS do
+  local limit = tonumber(ARGV[(i - 4) * 2 + 5])
+  local window = tonumber(ARGV[(i - 4) * 2 + 6])
+  local stamps = redis.call('LRANGE', KEYS[i], 0, limit - 1)
+  local used = 0
+  for _, stamp in ipairs(stamps) do
+    if tonumber(stamp) + window > now then used = used + 1 end
+  end
+  if used >= limit then
+    local w = tonumber(stamps[limit]) + window - now
+    if w > wait then wait = w end
+  elseif limit - used < n then
+    n = limit - used
+  end
+end
+if wait > 0 then return {0, wait, 0} end
+redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
+local limit = math.floor(tonumber(redis.call('HGET', KEYS[2], 'limit') or ARGV[3]))
+local free = limit - redis.call('ZCARD', KEYS[3])
+if free < n then n = free end
+if n <= 0 then return {0, 0, limit} end
+for i = 1, n do
+  redis.call('ZADD', KEYS[3], now + ttl, ARGV[4] .. ':' .. i)
+end
+redis.call('PEXPIRE', KEYS[3], ttl)
+for i = 4, #KEYS do
+  local limit = tonumber(ARGV[(i - 4) * 2 + 5])
+  local window = tonumber(ARGV[(i - 4) * 2 + 6])
+  for _ = 1, n do redis.call('LPUSH', KEYS[i], now) end
+  redis.call('LTRIM', KEYS[i], 0, limit - 1)
+  redis.call('PEXPIRE', KEYS[i], window)
+end
+return {n, 0, limit}`;
+
+// KEYS[1]: window state, KEYS[2]: permits in flight. ARGV: the permit, the signal (ok, slow is judged here, or
+// backoff: a 429, a 5xx, a time-out, a refused connection; unused only frees the permit), the send's latency (ms),
+// then the rule: initial window, largest window, slow factor, slow margin (ms), idle lifetime (ms), base lifetime
+// (ms). Frees the permit and adapts the window as TCP adapts its congestion window: +1 per quick answer while below
+// ssthresh (the window doubles each round trip), +1/window above it; halved on backoff, cut by a fifth on a slow
+// answer (latency over base x factor + margin), each at most once per round trip: a send that started before the
+// last cut does not cut again. `base` is the quickest answer of the last base lifetime (then the next answer
+// starts it again), so a receiver that became slower for good is judged by its new speed after a while. State
+// unused for the idle lifetime is forgotten: the receiver starts over. Answers the window, times 1000.
+const SETTLE = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZREM', KEYS[2], ARGV[1])
+if ARGV[2] == 'unused' then return math.floor(tonumber(redis.call('HGET', KEYS[1], 'limit') or ARGV[4]) * 1000) end
+local latency = tonumber(ARGV[3])
+local initial = tonumber(ARGV[4])
+local largest = tonumber(ARGV[5])
+local state = redis.call('HMGET', KEYS[1], 'limit', 'ssthresh', 'base', 'cut', 'baseAt')
+local limit = tonumber(state[1] or initial)
+local ssthresh = tonumber(state[2] or largest)
+local base = tonumber(state[3] or latency)
+local cut = tonumber(state[4] or '0')
+local baseAt = tonumber(state[5] or now)
+local signal = ARGV[2]
+if signal == 'ok' then
+  if latency <= base or now - baseAt > tonumber(ARGV[9]) then
+    base = latency
+    baseAt = now
+  end
+  if latency > base * tonumber(ARGV[6]) + tonumber(ARGV[7]) then signal = 'slow' end
+end
+if signal == 'ok' then
+  if limit < ssthresh then limit = limit + 1 else limit = limit + 1 / limit end
+  if limit > largest then limit = largest end
+elseif now - latency > cut then
+  if signal == 'slow' then limit = limit * 0.8 else limit = limit / 2 end
+  if limit < 1 then limit = 1 end
+  ssthresh = limit
+  cut = now
+end
+redis.call('HSET', KEYS[1], 'limit', tostring(limit), 'ssthresh', tostring(ssthresh), 'base', tostring(base), 'cut', tostring(cut), 'baseAt', tostring(baseAt))
+redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[8]))
+return math.floor(limit * 1000)`;
+
 /** When a destination's circuit opens: after `timeouts` consecutive time-outs, for `openMs` doubling up to `maxOpenMs`. */
 export interface CircuitRule {
   timeouts: number;
@@ -115,6 +232,8 @@ export interface CircuitRule {
 
 interface PaceCommands {
   hwPaceReserve(numKeys: number, ...args: (string | number)[]): Promise<number>;
+  hwPaceAdmit(numKeys: number, ...args: (string | number)[]): Promise<[number, number, number]>;
+  hwPaceSettle(stateKey: string, flightKey: string, ...args: (string | number)[]): Promise<number>;
   hwPaceBlock(key: string, ms: number): Promise<number>;
   hwPaceTrip(blockKey: string, timeoutsKey: string, threshold: number, openMs: number, maxOpenMs: number): Promise<number>;
 }
@@ -133,6 +252,28 @@ export interface DestinationPace {
   timedOut(destination: Destination, rule: CircuitRule): Promise<number>;
   /** The destination answered: its time-outs start again from none. */
   answered(destination: Destination): Promise<void>;
+  /**
+   * A destination with a window: admits up to `wanted` sends at once (see {@link Admission}). Each admitted send
+   * holds its permit until {@link settle}, or `permitMs` when its replica died.
+   */
+  admit(destination: Destination & { window: ReceiverWindow }, wanted: number, permitMs: number): Promise<Admission>;
+  /** Frees an admitted send's permit and adapts the window to how it went; answers the window (fractional). */
+  settle(destination: Destination & { window: ReceiverWindow }, permit: string, signal: WindowSignal, latencyMs: number): Promise<number>;
+}
+
+/**
+ * How a send to a windowed destination went: answered (judged quick or slow by its latency), a sign to back off,
+ * or never sent (the permit is only freed).
+ */
+export type WindowSignal = 'ok' | 'backoff' | 'unused';
+
+export interface Admission {
+  /** The permits of the sends admitted now, one per send (possibly none). */
+  permits: string[];
+  /** When none was admitted: how long the block or a rate bucket holds the destination back; 0 when the window is full. */
+  waitMs: number;
+  /** The window's size when asked (sends allowed in flight at once). */
+  window: number;
 }
 
 export function createDestinationPace(redis: RedisClient): DestinationPace {
@@ -141,6 +282,8 @@ export function createDestinationPace(redis: RedisClient): DestinationPace {
     redis.defineCommand('hwPaceReserve', { lua: RESERVE });
     redis.defineCommand('hwPaceBlock', { numberOfKeys: 1, lua: BLOCK });
     redis.defineCommand('hwPaceTrip', { numberOfKeys: 2, lua: TRIP });
+    redis.defineCommand('hwPaceAdmit', { lua: ADMIT });
+    redis.defineCommand('hwPaceSettle', { numberOfKeys: 2, lua: SETTLE });
   }
   return {
     async reserve(destination) {
@@ -157,6 +300,19 @@ export function createDestinationPace(redis: RedisClient): DestinationPace {
     },
     async answered(destination) {
       await redis.del(destination.timeoutsKey);
+    },
+    async admit(destination, wanted, permitMs) {
+      const { window } = destination;
+      const keys = [destination.blockKey, window.stateKey, window.flightKey, ...destination.buckets.map((bucket) => bucket.key)];
+      const prefix = randomBytes(9).toString('base64url');
+      const args = [wanted, Math.ceil(permitMs), window.rule.initial, prefix, ...destination.buckets.flatMap((bucket) => [bucket.rule.limit, bucket.rule.windowMs])];
+      const [admitted, waitMs, size] = await commands.hwPaceAdmit(keys.length, ...keys, ...args);
+      return { permits: Array.from({ length: Number(admitted) }, (_, i) => `${prefix}:${i + 1}`), waitMs: Number(waitMs), window: Number(size) };
+    },
+    async settle(destination, permit, signal, latencyMs) {
+      const { rule, stateKey, flightKey } = destination.window;
+      const scaled = await commands.hwPaceSettle(stateKey, flightKey, permit, signal, Math.max(0, Math.round(latencyMs)), rule.initial, rule.max, rule.slowFactor, rule.slowMarginMs, rule.idleMs, rule.baseLifetimeMs);
+      return Number(scaled) / 1000;
     },
   };
 }

@@ -32,6 +32,10 @@ describe('drain-channel', () => {
     redis.disconnect();
   });
 
+  // A json receiver's window held at one send in flight: each message of a claim waits for the one before, so a
+  // test can stop a run between two of them.
+  const ONE_AT_A_TIME = resolveNotifierOptions({ ...FAST, pace: { jsonWindow: { initial: 1, max: 1, slowFactor: 2, slowMarginMs: 50, idleMs: 60_000, baseLifetimeMs: 60_000 } } as never });
+
   function drainDeps(pace: DestinationPace, channelId: string): DrainDeps {
     return {
       pool: pool(),
@@ -43,7 +47,7 @@ describe('drain-channel', () => {
       sender,
       telegramBaseUrl: 'http://127.0.0.1:9',
       prefix: env.queuePrefix,
-      options: resolveNotifierOptions(FAST),
+      options: ONE_AT_A_TIME,
       metrics: createNotifierMetrics(),
       // The first claim takes every due delivery, as a run that has seen the channel before does.
       batchHints: new Map([[channelId, 10]]),
@@ -51,28 +55,29 @@ describe('drain-channel', () => {
   }
 
   /**
-   * A pace that stops its run at the `at`-th reservation (0 = the first) until `resume()`, as a run stalls in
-   * a blocked event loop, a long GC pause or a partition to Redis; `reached` resolves when the run gets there.
+   * A pace that stops its run right before the send of message `at` of its claim (0 = the first) until `resume()`,
+   * once the window admitted it, as a run stalls in a blocked event loop, a long GC pause or a partition to Redis;
+   * `reached` resolves when the run gets there.
    */
   function stallingPace(at: number) {
     const pace = createDestinationPace(redis);
-    let reservations = 0;
+    let admitted = 0;
     let resume!: () => void;
     let arrive!: () => void;
     const resumed = new Promise<void>((resolve) => (resume = resolve));
     const reached = new Promise<void>((resolve) => (arrive = resolve));
     const stalling: DestinationPace = {
-      reserve: async (destination) => {
-        reservations += 1;
-        if (reservations === at + 1) {
+      ...pace,
+      admit: async (destination, wanted, permitMs) => {
+        const admission = await pace.admit(destination, wanted, permitMs);
+        const before = admitted;
+        admitted += admission.permits.length;
+        if (before <= at && admitted > at) {
           arrive();
           await resumed;
         }
-        return pace.reserve(destination);
+        return admission;
       },
-      block: (destination, ms) => pace.block(destination, ms),
-      timedOut: (destination, rule) => pace.timedOut(destination, rule),
-      answered: (destination) => pace.answered(destination),
     };
     return { pace: stalling, reached, resume };
   }
@@ -95,7 +100,7 @@ describe('drain-channel', () => {
       const { receiver, user, channelId } = await jsonChannel(env.database, receivers);
       const items = await storeFeedItems(pool(), [post(user), post(user), post(user)]);
       await routeAlerts({ pool: pool(), drains: createDrainScheduler(queues, redis), metrics: createNotifierMetrics(), alertMaxAgeMs: 900_000 }, items.map((item) => ({ payload: { feedItemId: item.id, userId: user }, log })));
-      const options = resolveNotifierOptions(FAST);
+      const options = ONE_AT_A_TIME;
 
       // The first run claims all three and stalls; its lease and the claim's hold run out meanwhile.
       const first = stallingPace(stalledBefore);
@@ -132,18 +137,16 @@ describe('drain-channel', () => {
     const { receiver, user, channelId } = await jsonChannel(env.database, receivers);
     const items = await storeFeedItems(pool(), [post(user), post(user), post(user)]);
     for (const item of items) await routeAlerts({ pool: pool(), drains: createDrainScheduler(queues, redis), metrics: createNotifierMetrics(), alertMaxAgeMs: 900_000 }, [{ payload: { feedItemId: item.id, userId: user }, log }]);
-    // The destination's pace answers the first message, then its Redis goes away.
+    // The destination's window admits the first message, then its Redis goes away.
     const pace = createDestinationPace(redis);
-    let reservations = 0;
+    let admissions = 0;
     const failingPace: DestinationPace = {
-      reserve: async (destination) => {
-        reservations += 1;
-        if (reservations > 1) throw new Error('Connection is closed.');
-        return pace.reserve(destination);
+      ...pace,
+      admit: async (destination, wanted, permitMs) => {
+        admissions += 1;
+        if (admissions > 1) throw new Error('Connection is closed.');
+        return pace.admit(destination, wanted, permitMs);
       },
-      block: (destination, ms) => pace.block(destination, ms),
-      timedOut: (destination, rule) => pace.timedOut(destination, rule),
-      answered: (destination) => pace.answered(destination),
     };
 
     await expect(drainChannel(drainDeps(failingPace, channelId), channelId, log)).rejects.toThrow('Connection is closed.');

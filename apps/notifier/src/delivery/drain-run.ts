@@ -1,10 +1,10 @@
-import { takesDigests, type ChannelConfig, type DeliveryAttempt } from '@hashwatch/channels';
+import { takesDigests } from '@hashwatch/channels';
 import type { Logger } from '@hashwatch/logger';
 import { leaseStallMs } from '../notifier-options';
 import { noticeRefusedSend, recordChannelFailure, recordChannelSuccess, refuseChannel, REFUSED_STATUSES } from '../health/channel-health';
 import { migrateChat, type ChannelRow } from './channel-store';
 import { claimNext, failPending, markDelivered, markFailed, markNoticeDelivered, markRetry, releaseClaim, reviveRetries, type ClaimedDelivery, type ClaimedNotice, type DeliveredMark } from './delivery-store';
-import { destinationOf, type Destination } from './destination-pace';
+import { liveChannelOf, type Attempt, type LiveChannel, type MessageStep, type OutcomeStep, type Sent } from './drain-steps';
 import { alertMessages, noticeMessages, type ClaimedIds, type Outgoing } from './outgoing';
 import type { DrainDeps, RunResult } from './drain-contract';
 import { drainKeys, type DrainLease } from './drain-lease';
@@ -12,40 +12,13 @@ import { skipUnsendable } from './late-alerts';
 import { retryDelayMs } from './retry-delay';
 import { sendAttempt } from './send-attempt';
 import { unsealForRun } from './unseal-for-run';
-
-// Channels whose batch size one replica remembers; past this the memory starts over.
-const MAX_BATCH_HINTS = 10_000;
+import { isWindowed, sendThroughWindow, type WindowRun } from './window-sends';
 
 // The retrying flag outlives the retries it stands for (they end with the retry window).
 const RETRYING_FLAG_MARGIN_MS = 60 * 60_000;
 
 // A backlog that stays after the burst keeps the channel in digest mode for at most this long.
 const DIGEST_MODE_TTL_MS = 60 * 60_000;
-
-/** The channel as the drain uses it: the row, its unsealed config and its destination's buckets. */
-interface LiveChannel {
-  row: ChannelRow;
-  /** The row as read, to notice a change between two claims. */
-  fingerprint: string;
-  config: ChannelConfig;
-  destination: Destination;
-  /** Deliveries claimed at once: no more than the destination may take in one burst, at most `claimBatch`. */
-  batch: number;
-}
-
-/** What became of one message: sent (or failed for good), the claim to be redone, or the run's end (recorded). */
-type MessageStep = { kind: 'next' } | { kind: 'claim-again' } | { kind: 'end'; result: RunResult };
-
-/** One message as sent: what the outcome handlers need of it. */
-interface Sent {
-  out: Outgoing;
-  index: number;
-  ids: string[];
-  status: number | null;
-  /** No answer came within the sender's deadline (first byte or whole answer). */
-  timedOut: boolean;
-  fields: Record<string, unknown>;
-}
 
 /**
  * One drain run: sends what is due for one channel, in detection order, within the destination's pace.
@@ -59,7 +32,7 @@ interface Sent {
  * past its lease stops without sending. Its claims carry the lease's token: what it records or gives back
  * afterwards only touches deliveries no newer run has claimed.
  */
-export class DrainRun {
+export class DrainRun implements WindowRun {
   private readonly claimToken: string;
   // Lease left for a send to start: two thirds of it, which the background heartbeat keeps while the run makes
   // progress, so the check is local. Every check of the lease asks for this much, so a run never goes on to
@@ -86,10 +59,10 @@ export class DrainRun {
   private recovered = false;
 
   constructor(
-    private readonly deps: DrainDeps,
-    private readonly channelId: string,
+    readonly deps: DrainDeps,
+    readonly channelId: string,
     private readonly lease: DrainLease,
-    private readonly log: Logger,
+    readonly log: Logger,
   ) {
     this.claimToken = lease.token;
     this.sendAheadMs = (2 * deps.options.leaseMs) / 3;
@@ -114,12 +87,12 @@ export class DrainRun {
     }
   }
 
-  private outOfTurn(): boolean {
+  outOfTurn(): boolean {
     const { options } = this.deps;
     return this.sends >= options.maxSendsPerRun || Date.now() - this.started >= options.runBudgetMs;
   }
 
-  private async flush(): Promise<void> {
+  async flush(): Promise<void> {
     const marks = this.delivered;
     this.delivered = [];
     await (this.deps.deliveredWriter ? this.deps.deliveredWriter.write(marks) : markDelivered(this.deps.pool, marks));
@@ -178,10 +151,16 @@ export class DrainRun {
     const outgoing = [...noticeMessages(notices), ...(batch.length > 0 ? alertMessages(batch, live.row, this.digestMode && chat) : [])];
     this.claim = outgoing.map((message) => ({ table: message.table, ids: message.deliveries.map((delivery) => delivery.id) }));
     this.revivedDue = false;
-    for (let index = 0; index < outgoing.length; index += 1) {
-      const step = await this.sendMessage(live, outgoing, index);
+    if (isWindowed(live)) {
+      const step = await sendThroughWindow(this, live, outgoing);
       if (step.kind === 'end') return step.result;
       if (step.kind === 'claim-again') return undefined;
+    } else {
+      for (let index = 0; index < outgoing.length; index += 1) {
+        const step = await this.sendMessage(live, outgoing, index);
+        if (step.kind === 'end') return step.result;
+        if (step.kind === 'claim-again') return undefined;
+      }
     }
     // More notices may be due than one claim took; they are rare, so one more claim answers it.
     if (this.revivedDue || backlog > batch.length || notices.length > 0) return undefined;
@@ -231,14 +210,7 @@ export class DrainRun {
       await this.flush();
       return unsealed;
     }
-    const { config } = unsealed;
-    const destination = destinationOf(config, deps.options.pace, deps.prefix);
-    const burst = Math.min(...destination.buckets.map((bucket) => bucket.rule.limit));
-    this.live = { row: channel, fingerprint, config, destination, batch: Math.max(1, Math.min(deps.options.claimBatch, burst)) };
-    if (deps.batchHints && deps.batchHints.get(this.channelId) !== this.live.batch) {
-      if (deps.batchHints.size >= MAX_BATCH_HINTS) deps.batchHints.clear();
-      deps.batchHints.set(this.channelId, this.live.batch);
-    }
+    this.live = liveChannelOf(deps, this.channelId, channel, fingerprint, unsealed.config);
     return this.live;
   }
 
@@ -253,8 +225,7 @@ export class DrainRun {
       if (this.debug) this.log.debug('account at its sends in flight; channel postponed', { channelId, waitMs: deps.options.accountBusyWaitMs });
       return this.endRun(index, { kind: 'paced', waitMs: deps.options.accountBusyWaitMs });
     }
-    let sent: Sent;
-    let outcome: DeliveryAttempt['outcome'];
+    let attempt: Attempt;
     try {
       // Claimed first, paced second: a channel with nothing due never spends a slot of its destination's budget.
       const waitMs = await deps.pace.reserve(live.destination);
@@ -265,34 +236,55 @@ export class DrainRun {
         this.log.warn('drain lease lost; stopped without sending', { channelId, notSent: outgoing.length - index });
         return await this.endRun(index, { kind: 'stopped' });
       }
-      const ids = out.deliveries.map((delivery) => delivery.id);
-      const sentAt = Date.now();
       this.unsent = index + 1;
-      const result = await sendAttempt(out.message, live.config, out.messageId, deps.sender);
-      ({ outcome } = result);
-      const { status } = result;
-      this.sends += 1;
-      deps.metrics.sends.inc(live.config.kind);
-      const fields = { channelId, kind: live.config.kind, deliveries: ids.length, digest: out.digest, status, durationMs: Date.now() - sentAt };
-      sent = { out, index, ids, status, timedOut: result.failure === 'timeout', fields };
+      attempt = await this.send(live, out, index);
     } finally {
       deps.accountSends.release(live.row.user_id);
     }
-    if (outcome.outcome === 'delivered') return out.table === 'notice_deliveries' ? this.onNoticeDelivered(live, sent, outcome.pauseMs) : this.onDelivered(live, sent, outcome.pauseMs);
+    const step = await this.handleOutcome(live, attempt);
+    return step.kind === 'stop' ? this.endRun(index + 1, step.result) : step;
+  }
+
+  /** One HTTP send of the message at `index`, counted and timed. */
+  async send(live: LiveChannel, out: Outgoing, index: number): Promise<Attempt> {
+    const { deps, channelId } = this;
+    const ids = out.deliveries.map((delivery) => delivery.id);
+    const sentAt = Date.now();
+    const result = await sendAttempt(out.message, live.config, out.messageId, deps.sender);
+    const latencyMs = Date.now() - sentAt;
+    const { status } = result;
+    this.sends += 1;
+    deps.metrics.sends.inc(live.config.kind);
+    const fields = { channelId, kind: live.config.kind, deliveries: ids.length, digest: out.digest, status, durationMs: latencyMs };
+    return { sent: { out, index, ids, status, timedOut: result.failure === 'timeout', latencyMs, fields }, outcome: result.outcome };
+  }
+
+  /** Records what came of a send, and says how the run goes on. */
+  async handleOutcome(live: LiveChannel, { sent, outcome }: Attempt): Promise<OutcomeStep> {
+    const { deps, channelId } = this;
+    if (outcome.outcome === 'delivered') return sent.out.table === 'notice_deliveries' ? this.onNoticeDelivered(live, sent, outcome.pauseMs) : this.onDelivered(live, sent, outcome.pauseMs);
     if (outcome.outcome === 'retry') return this.onRetry(live, sent, outcome);
     if (outcome.outcome === 'permanent' && outcome.migrateToChatId && live.row.chat_id && outcome.migrateToChatId !== live.row.chat_id) {
       // Telegram: the group moved to a supergroup (the Bot API's migrate_to_chat_id). Follow it and resend at
       // once; the next claim reads the row with its new chat id.
       await migrateChat(deps.pool, channelId, live.row.chat_id, outcome.migrateToChatId);
-      await this.giveBack(index);
+      await this.giveBack(sent.index);
       this.log.info('telegram chat migrated', { channelId });
       return { kind: 'claim-again' };
     }
     return this.onPermanent(live, sent, outcome.reason, outcome.outcome === 'permanent' && outcome.disableChannel === true);
   }
 
+  keepLease(): Promise<boolean> {
+    return this.lease.keep(this.sendAheadMs);
+  }
+
+  setStarted(count: number): void {
+    this.unsent = count;
+  }
+
   /** Ends the run before the message at `index` is sent: it and the rest of the claim are given back, unsent. */
-  private async endRun(index: number, result: RunResult): Promise<MessageStep> {
+  async endRun(index: number, result: RunResult): Promise<MessageStep> {
     await this.giveBack(index);
     await this.flush();
     return { kind: 'end', result };
@@ -305,8 +297,13 @@ export class DrainRun {
   }
 
   private async onDelivered(live: LiveChannel, sent: Sent, pauseMs: number | undefined): Promise<MessageStep> {
-    for (const id of sent.ids) this.delivered.push({ id, status: sent.status, digestId: sent.out.digest ? sent.out.messageId : null, claimToken: this.claimToken });
+    this.noteDelivered(live, sent);
     return this.afterDelivered(live, sent, pauseMs);
+  }
+
+  /** The message's deliveries are recorded delivered with the next claim, or the run's last flush. */
+  noteDelivered(_live: LiveChannel, sent: Sent): void {
+    for (const id of sent.ids) this.delivered.push({ id, status: sent.status, digestId: sent.out.digest ? sent.out.messageId : null, claimToken: this.claimToken });
   }
 
   private async afterDelivered(live: LiveChannel, sent: Sent, pauseMs: number | undefined): Promise<MessageStep> {
@@ -340,7 +337,7 @@ export class DrainRun {
     return { kind: 'next' };
   }
 
-  private async onRetry(live: LiveChannel, sent: Sent, outcome: { reason: string; afterMs?: number | undefined }): Promise<MessageStep> {
+  private async onRetry(live: LiveChannel, sent: Sent, outcome: { reason: string; afterMs?: number | undefined }): Promise<OutcomeStep> {
     const { deps } = this;
     const { options } = deps;
     const rateLimited = sent.status === 429;
@@ -365,7 +362,7 @@ export class DrainRun {
     const pauseMs = Math.max(openMs, rateLimited ? delayMs : Math.min(delayMs, options.failurePauseMs));
     await deps.pace.block(live.destination, pauseMs);
     this.log.warn(gaveUp > 0 ? 'delivery failed after retries' : 'delivery will retry', { ...sent.fields, reason: outcome.reason, delayMs, gaveUp });
-    return this.endRun(sent.index + 1, { kind: 'paced', waitMs: pauseMs });
+    return { kind: 'stop', result: { kind: 'paced', waitMs: pauseMs } };
   }
 
   /** This message can never be delivered ('retry-plain' was already handled inside deliver()). */
@@ -398,3 +395,4 @@ export class DrainRun {
     await recordChannelFailure(this.deps.pool, this.channelId, { status: sent.status, reason });
   }
 }
+

@@ -12,6 +12,11 @@ export interface Outgoing {
   message: ChannelMessage;
   messageId: string;
   digest: boolean;
+  /**
+   * Messages with the same key are sent one after the other, in claim order, even to a receiver that takes several
+   * at once: an item's alert and the engagement alerts of it (keyed by the post's item) never overtake each other.
+   */
+  orderKey: string;
 }
 
 /** The claimed ids of one message, and the table they are in. */
@@ -28,6 +33,7 @@ export function noticeMessages(notices: ClaimedNotice[]): Outgoing[] {
     message: { type: 'notice', notice: send.notice },
     messageId: send.message_id,
     digest: false,
+    orderKey: send.message_id,
   }));
 }
 
@@ -38,7 +44,15 @@ export function alertMessages(batch: ClaimedDelivery[], channel: ChannelRow, dig
     alertFor(delivery, matchingSource(routing, { ...delivery, kind: delivery.kind }, { trackLikes: true, trackReposts: true, trackComments: true }));
   if (digest && batch.length > 1) {
     const alerts = batch.map(alertOf);
-    return [{ table: 'deliveries', deliveries: batch, message: { type: 'digest', alerts, total: alerts.length }, messageId: digestIdFor(batch.map((d) => d.id)), digest: true }];
+    const messageId = digestIdFor(batch.map((d) => d.id));
+    return [{ table: 'deliveries', deliveries: batch, message: { type: 'digest', alerts, total: alerts.length }, messageId, digest: true, orderKey: messageId }];
   }
-  return batch.map((delivery) => ({ table: 'deliveries', deliveries: [delivery], message: alertOf(delivery), messageId: delivery.message_id, digest: false }));
+  return batch.map((delivery) => ({
+    table: 'deliveries',
+    deliveries: [delivery],
+    message: alertOf(delivery),
+    messageId: delivery.message_id,
+    digest: false,
+    orderKey: delivery.parent_id ?? delivery.feed_item_id,
+  }));
 }

@@ -60,6 +60,8 @@ export interface WebhookChannelInput {
   engagementAlerts?: boolean;
   template?: string;
   enabled?: boolean;
+  /** A json webhook's own ceiling (CONTRACT 9 `max_per_second`). */
+  maxPerSecond?: number;
 }
 
 /** A webhook channel stored the way PUT /notifications stores it (signing secret sealed). */
@@ -67,8 +69,9 @@ export async function addWebhook(pool: pg.Pool, userId: string, input: WebhookCh
   const id = newId('wh');
   const secret = generateSigningSecret();
   await pool.query(
-    `INSERT INTO notification_channels (id, user_id, kind, url, format, hashtags, accounts, source_filter, engagement_alerts, template, enabled, signing_secret_enc)
-     VALUES ($1, $2, 'webhook', $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+    `INSERT INTO notification_channels (id, user_id, kind, url, format, hashtags, accounts, source_filter, engagement_alerts, template, enabled,
+                                        signing_secret_enc, max_per_second)
+     VALUES ($1, $2, 'webhook', $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
     [
       id,
       userId,
@@ -81,6 +84,7 @@ export async function addWebhook(pool: pg.Pool, userId: string, input: WebhookCh
       input.template ?? '',
       input.enabled ?? true,
       cipher.encrypt(secret),
+      input.maxPerSecond ?? null,
     ],
   );
   return { id, secret };
