@@ -75,7 +75,7 @@ describe('a webhook target failing for 20 s', () => {
     expect(after.filter((delivery) => triedIds.has(delivery.id) && delivery.attempts < 2)).toEqual([]);
     expect(recovery_ms).toBeLessThan(RECOVERY_LIMIT_MS);
     // The items tried during the outage, some of them several times (backoffs of 10 s and more), all arrive
-    // right after the target takes its first message again: at the json pace, not at their backoff.
+    // right after the target takes its first message again: as fast as it answers, not at their backoff.
     const arrivals = failing.receiver.firstArrivals();
     const firstTaken = Math.min(...arrivals.values());
     const lastTried = Math.max(...tried.map((delivery) => arrivals.get(delivery.feed_item_id) ?? Number.POSITIVE_INFINITY));

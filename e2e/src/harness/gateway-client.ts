@@ -23,6 +23,8 @@ export interface JsonChannelInput {
   hashtags: string[];
   /** Engagement alerts on (default off). */
   engagementAlerts?: boolean;
+  /** The receiver's own ceiling (`max_per_second`); default none. */
+  maxPerSecond?: number;
 }
 
 /** The gateway's public API (`/v1`) over HTTP with one account's key, as a user calls it. */
@@ -64,6 +66,7 @@ export class GatewayClient {
       hashtags: channel.hashtags,
       accounts: [],
       engagement_alerts: channel.engagementAlerts ?? false,
+      max_per_second: channel.maxPerSecond ?? null,
     }));
     const body = { webhooks, bot: null };
     return notificationsSchema.parse(await this.call('PUT', '/notifications', body)).webhooks;

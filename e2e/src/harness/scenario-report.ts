@@ -12,8 +12,8 @@ export function reportScenario(
 ): { recovery_ms: number; resume_ms: number; late_after_fault: number } {
   const recovery_ms = check.lastFirstArrivalMs > faultEndMs ? check.lastFirstArrivalMs - faultEndMs : 0;
   const late = check.channels.flatMap((channel) => channel.arrivals.filter((at) => at > faultEndMs));
-  // A channel's json pace (10 a second) alone takes a while for a big backlog: `late` and `resume_ms` (the
-  // first arrival after the fault) tell a slow restart from a long queue.
+  // A big backlog takes a while to drain even at the receiver's pace: `late` and `resume_ms` (the first arrival
+  // after the fault) tell a slow restart from a long queue.
   const resume_ms = late.length > 0 ? Math.min(...late) - faultEndMs : 0;
   const line = {
     e2e: scenario,

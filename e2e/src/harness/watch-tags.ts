@@ -7,6 +7,7 @@ export interface ChannelSpec {
   /** Scope, without `#`; empty: every source. */
   hashtags: string[];
   engagementAlerts?: boolean;
+  maxPerSecond?: number;
 }
 
 /**
@@ -18,7 +19,7 @@ export async function watchTags(suite: Suite, tags: string[], specs: ChannelSpec
   const receivers = await Promise.all(specs.map(() => new WebhookReceiver().start()));
   for (const tag of tags) await suite.gateway.createTrack(tag, { trackEngagement: options.engagementTags?.includes(tag) });
   const webhooks = await suite.gateway.putJsonChannels(
-    specs.map((spec, i) => ({ url: receivers[i]!.url, hashtags: spec.hashtags, engagementAlerts: spec.engagementAlerts })),
+    specs.map((spec, i) => ({ url: receivers[i]!.url, hashtags: spec.hashtags, engagementAlerts: spec.engagementAlerts, maxPerSecond: spec.maxPerSecond })),
   );
   const channels = specs.map((spec, i): WatchedChannel => {
     const receiver = receivers[i]!;
