@@ -100,7 +100,8 @@ const CHANNEL_COLUMNS = `id, user_id, kind, url, format, bot_name, hashtags, acc
  *
  * One statement, one round trip: it also marks the previous messages' deliveries delivered, answers the
  * channel row (undefined when the channel is gone; nothing is claimed for a disabled one) and the due backlog
- * it saw (capped at digestThreshold + 1). All times are the database's clock, the one every replica shares.
+ * it saw (capped at one more than the larger of digestThreshold and batch, so a claim of the whole batch still
+ * tells whether more is due). All times are the database's clock, the one every replica shares.
  */
 export async function claimNext(
   db: Queryable,
@@ -130,7 +131,7 @@ export async function claimNext(
        SELECT d.id, f.detected_at FROM deliveries d JOIN feed_items f ON f.id = d.feed_item_id
         WHERE d.channel_id = $1 AND ${DUE} AND d.id <> ALL($6::text[])
           AND EXISTS (SELECT 1 FROM ch WHERE ch.enabled AND ch.disabled_reason IS NULL)
-        ORDER BY f.detected_at, d.id LIMIT $3::int + 1),
+        ORDER BY f.detected_at, d.id LIMIT GREATEST($3::int, $10::int) + 1),
      size AS (SELECT count(*)::int AS n FROM backlog),
      ${NOTICE_CLAIM},
      pick AS (
