@@ -31,8 +31,8 @@ export const notifierConfig = configSchema.extend({
     .int()
     .min(1)
     .max(1_000)
-    .default(10)
-    .describe("Sends one account may have in flight at once in one replica; its further channels wait 1 s and try again, so one account's slow webhooks never hold the replica's other slots."),
+    .default(20)
+    .describe("Sends one account may have in flight at once in one replica (one json receiver takes up to 20 at once); its further channels wait 1 s and try again, so one account's slow webhooks never hold the replica's other slots."),
   // CONTRACT 8: a channel failing with transient errors for 1 h raises channel_failing; a webhook failing for 24 h is
   // switched off with channel_disabled. Shorter spans are for tests and staging.
   NOTIFIER_CHANNEL_FAILING_AFTER_SECONDS: z

@@ -85,7 +85,10 @@ export interface NotifierOptions {
   digestThreshold: number;
   /** Alerts per digest message (the channels package lists at most 10). */
   digestSize: number;
-  /** Deliveries one claim takes when the destination's pace allows a burst of that many (not in digest mode). */
+  /**
+   * Deliveries one claim takes when the destination's pace allows a burst of that many (not in digest mode): what
+   * one run of a json receiver may have in flight at once, and so the claims per alert.
+   */
   claimBatch: number;
   /**
    * Channels one replica drains at once in the background right after routing, without a queue job. A replica
@@ -123,7 +126,7 @@ export interface NotifierOptions {
 export function resolveNotifierOptions(overrides: Partial<NotifierOptions> = {}): NotifierOptions {
   return {
     sendTimeoutMs: 10_000,
-    maxSendsPerAccount: 10,
+    maxSendsPerAccount: 20,
     accountBusyWaitMs: 1_000,
     circuitTimeouts: 3,
     circuitOpenMs: 30_000,
@@ -135,7 +138,7 @@ export function resolveNotifierOptions(overrides: Partial<NotifierOptions> = {})
     failurePauseMs: 2_000,
     digestThreshold: 20,
     digestSize: 10,
-    claimBatch: 10,
+    claimBatch: 20,
     localDrains: 50,
     maxSendsPerRun: 50,
     runBudgetMs: 5_000,
