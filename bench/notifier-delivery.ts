@@ -10,14 +10,14 @@
 // per job) in one transaction, relayed after commit.
 // NOTIFIER_BENCH_SCALE=<0..1> shrinks every phase for a quick run. NOTIFIER_BENCH_PROFILE=<dir> runs the
 // notifier child with --cpu-prof, writing its V8 CPU profile (every phase) into <dir>.
+// NOTIFIER_BENCH_PHASES=<a,b,…> runs only the named phases (throughput, drain, latency, isolation, receivers,
+// burst), e.g. `burst` alone for a CPU profile of it.
 // Goals: >= 50% of the bare sender's alerts/s; p99 stored -> received < 200 ms at 500 alerts/s; with 10,000
-// alerts queued for one paced channel, another account's alert arrives within 1 s.
-import { fork, type ChildProcess } from 'node:child_process';
+// alerts queued for one paced channel, another account's alert arrives within 1 s. At the notifier's defaults (json
+// receivers paced by their own answers): 20 json receivers taking 25 alerts/s each (500/s for 20 s), p99 stored ->
+// received < 1 s; bursts of 2,000 alerts to each of 5 receivers delivered at >= 50% of the bare sender's rate.
 import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
-import { createServer, Agent } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import path from 'node:path';
+import { Agent } from 'node:http';
 import axios from 'axios';
 import { Redis } from 'ioredis';
 import { createAccount } from '@hashwatch/accounts';
@@ -28,53 +28,12 @@ import { createQueues, createRedisConnection, routeAlertsJobs, type Queues } fro
 import { baseDatabaseUrl, databaseUrlFor, deletePrefixKeys } from '@hashwatch/testing';
 import type { NotifierOptions } from '@hashwatch/notifier';
 import { admin, machineDescription, percentile } from './bench-support';
-import { addWebhook, post, SECRETS_KEY } from './notifier-support';
+import { loadNotifier, startSink, untilArrived, type NotifierChild, type Sink } from './notifier-child';
+import { addWebhook, post } from './notifier-support';
 
 const SCALE = Number(process.env.NOTIFIER_BENCH_SCALE ?? 1);
 const log = (line: string) => process.stdout.write(`${line}\n`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-interface Sink {
-  url: string;
-  count: number;
-  /** post id -> arrival time (ms) */
-  arrivals: Map<string, number>;
-  onArrival?: (postId: string, at: number) => void;
-  close(): Promise<void>;
-}
-
-/** A receiver answering 204 to everything; it notes when each post id arrived. */
-async function startSink(): Promise<Sink> {
-  const sink: Sink = { url: '', count: 0, arrivals: new Map(), close: async () => undefined };
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const at = Date.now();
-      sink.count += 1;
-      try {
-        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { type: string; post?: { id: string }; posts?: { id: string }[] };
-        const ids = body.type === 'digest' ? (body.posts ?? []).map((p) => p.id) : body.post ? [body.post.id] : [];
-        for (const id of ids) {
-          if (!sink.arrivals.has(id)) sink.arrivals.set(id, at);
-          sink.onArrival?.(id, at);
-        }
-      } catch {
-        // not an alert
-      }
-      res.writeHead(204);
-      res.end();
-    });
-  });
-  server.keepAliveTimeout = 65_000;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  sink.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  sink.close = () => new Promise<void>((resolve) => {
-    server.closeAllConnections();
-    server.close(() => resolve());
-  });
-  return sink;
-}
 
 /** Stores items and the route-alerts jobs carrying them (one outbox row per job, as the engagement poller writes them) in one transaction, then relays at once. */
 async function store(db: Database, queues: Queues, items: NewFeedItem[]): Promise<{ id: string; detectedAt: Date }[]> {
@@ -85,64 +44,6 @@ async function store(db: Database, queues: Queues, items: NewFeedItem[]): Promis
   });
   await relayOutbox(db.pool, queues);
   return inserted.map((item) => ({ id: item.id, detectedAt: item.detectedAt }));
-}
-
-/** The notifier child process: loaded once, its notifier started and stopped per phase. */
-interface NotifierChild {
-  process: ChildProcess;
-  /** Starts a notifier with these options; resolves once it runs (connections open, workers started). */
-  start(options: Partial<NotifierOptions>): Promise<void>;
-  /** Stops the running notifier, if any (running sends finish); the process stays. */
-  stop(): Promise<void>;
-  /** Stops the notifier and waits for the process to exit (a CPU profile is written then). */
-  exit(): Promise<void>;
-}
-
-async function message(child: ChildProcess, key: string): Promise<void> {
-  for (;;) {
-    const [received] = (await Promise.race([once(child, 'message'), once(child, 'exit').then(() => { throw new Error(`notifier child exited before ${key}`); })])) as [Record<string, unknown>];
-    if (received[key]) return;
-  }
-}
-
-/** Forks bench/notifier-process.ts and waits until it has loaded (tsx compiles the workspace before the clock starts). */
-async function loadNotifier(env: { databaseUrl: string; redisUrl: string; prefix: string }): Promise<NotifierChild> {
-  const profileDir = process.env.NOTIFIER_BENCH_PROFILE;
-  const child = fork(path.join(__dirname, 'notifier-process.ts'), [], {
-    execArgv: ['--import', 'tsx', ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])],
-    env: { ...process.env, DATABASE_URL: env.databaseUrl, REDIS_URL: env.redisUrl, QUEUE_PREFIX: env.prefix, SECRETS_KEY, TSX_TSCONFIG_PATH: path.join(__dirname, 'tsconfig.json') },
-  });
-  await message(child, 'loaded');
-  let running = false;
-  return {
-    process: child,
-    async start(options) {
-      child.send({ start: options });
-      await message(child, 'started');
-      running = true;
-    },
-    async stop() {
-      if (!running || child.exitCode !== null) return;
-      child.send({ stop: true });
-      await message(child, 'stopped');
-      running = false;
-    },
-    async exit() {
-      if (child.exitCode !== null) return;
-      const exited = once(child, 'exit');
-      child.send({ exit: true });
-      await exited;
-    },
-  };
-}
-
-async function untilArrived(sink: Sink, ids: string[], timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (ids.every((id) => sink.arrivals.has(id))) return true;
-    await sleep(20);
-  }
-  return false;
 }
 
 /** What every phase works with: the database, the queues, the sink and the notifier child, and how to remove them. */
@@ -156,8 +57,15 @@ interface Bench {
 
 type Account = { userId: string };
 
-/** One message per alert (no digests) and a json pace high enough not to be what is measured. */
-const ONE_MESSAGE_PER_ALERT: Partial<NotifierOptions> = { digestThreshold: 1_000_000, pace: { json: [{ limit: 1_000, windowMs: 1_000 }] } as never };
+/** One message per alert (no digests on the chat channel of the isolation phase); json receivers as by default. */
+const ONE_MESSAGE_PER_ALERT: Partial<NotifierOptions> = { digestThreshold: 1_000_000 };
+
+/** The notifier before json receivers had a window: one send at a time, at most 10 a second per receiver. */
+const FIXED_JSON_PACE: Partial<NotifierOptions> = {
+  pace: { json: [{ limit: 10, windowMs: 1_000 }], jsonWindow: { initial: 1, max: 1, slowFactor: 2, slowMarginMs: 50, idleMs: 600_000, baseLifetimeMs: 300_000 } } as never,
+};
+
+const PHASES = new Set((process.env.NOTIFIER_BENCH_PHASES ?? 'throughput,drain,latency,isolation,receivers,burst').split(','));
 
 /** The notifier's options in every phase, with the phase's own on top. */
 function notifierOptions(options: Partial<NotifierOptions>): Partial<NotifierOptions> {
@@ -282,7 +190,7 @@ async function measureDrain(bench: Bench, accounts: Account[], n: number, bareRa
 
 type StoredItem = { id: string; detectedAt: Date };
 
-/** Stores 50 items every 100 ms over the 100 accounts (500 alerts/s): `warmupTicks` ticks of warm-up, then `seconds` measured. */
+/** Stores 50 items every 100 ms round-robin over `accounts` (500 alerts/s): `warmupTicks` ticks of warm-up, then `seconds` measured. */
 async function generateAt500PerSecond(bench: Bench, accounts: Account[], warmupTicks: number, seconds: number) {
   const warmupItems: StoredItem[] = [];
   const latencyItems: StoredItem[] = [];
@@ -290,7 +198,7 @@ async function generateAt500PerSecond(bench: Bench, accounts: Account[], warmupT
   for (let tick = 0; tick < warmupTicks + seconds * 10; tick += 1) {
     const due = tickStart + tick * 100;
     if (Date.now() < due) await sleep(due - Date.now());
-    const items = Array.from({ length: 50 }, (_, i) => post(accounts[(tick * 50 + i) % 100]!.userId));
+    const items = Array.from({ length: 50 }, (_, i) => post(accounts[(tick * 50 + i) % accounts.length]!.userId));
     (tick < warmupTicks ? warmupItems : latencyItems).push(...(await store(bench.db, bench.queues, items)));
   }
   const measuredStart = tickStart + warmupTicks * 100;
@@ -355,6 +263,40 @@ async function measureIsolation(bench: Bench, accounts: Account[]): Promise<void
   log(`isolation: ${pending} alerts pending for one paced channel; another account's alert stored -> received: p50 ${percentile(isolation, 50)} ms, max ${isolation.at(-1)} ms over ${isolation.length} alerts (goal < 1000 ms)`);
 }
 
+/**
+ * json receivers at machine speed: 20 accounts, one json receiver each on the sink, 500 alerts/s for 20 s (25 a
+ * second per receiver), stored -> received; with the notifier's defaults and with the fixed pace it replaced.
+ */
+async function measureReceivers(bench: Bench, accounts: Account[], label: string, options: Partial<NotifierOptions>): Promise<void> {
+  await restartNotifier(bench.notifier, options);
+  const receivers = accounts.slice(0, 20);
+  const seconds = Math.max(2, Math.round(20 * SCALE));
+  const { warmupItems, latencyItems, generated } = await generateAt500PerSecond(bench, receivers, 0, seconds);
+  const all = [...warmupItems, ...latencyItems];
+  const arrived = await untilArrived(bench.sink, all.map((item) => item.id), 180_000);
+  const latencies = all.map((item) => (bench.sink.arrivals.get(item.id) ?? Infinity) - item.detectedAt.getTime()).sort((a, b) => a - b);
+  const lastArrival = Math.max(...all.map((item) => bench.sink.arrivals.get(item.id) ?? Date.now()));
+  const lastStored = Math.max(...all.map((item) => item.detectedAt.getTime()));
+  log(`receivers (${label}): ${all.length} alerts to 20 json receivers at ${generated.toFixed(0)} alerts/s (${(generated / 20).toFixed(0)}/s each) for ${seconds} s, stored -> received: p50 ${percentile(latencies, 50)} ms, p99 ${percentile(latencies, 99)} ms, max ${latencies.at(-1)} ms; last alert ${((lastArrival - lastStored) / 1000).toFixed(1)} s after the last stored${arrived ? '' : ' (NOT ALL ARRIVED)'} (goal p99 < 1 s)`);
+}
+
+/** Bursts: 2,000 alerts for each of 5 accounts with one json receiver each, stored as fast as the generator goes, end to end. */
+async function measureBurst(bench: Bench, accounts: Account[], bareRate: number): Promise<void> {
+  await restartNotifier(bench.notifier, {});
+  const receivers = accounts.slice(20, 25);
+  const perReceiver = Math.round(2_000 * SCALE);
+  const started = Date.now();
+  const stored: string[] = [];
+  for (let batch = 0; batch < perReceiver / 100; batch += 1) {
+    const items = receivers.flatMap(({ userId }) => Array.from({ length: 100 }, () => post(userId)));
+    stored.push(...(await store(bench.db, bench.queues, items)).map((item) => item.id));
+  }
+  const storedAt = Date.now();
+  const ok = await untilArrived(bench.sink, stored, 180_000);
+  const rate = stored.length / secondsToLastArrival(bench.sink, stored, started);
+  log(`burst: ${stored.length} alerts, ${perReceiver} to each of 5 json receivers, stored in ${((storedAt - started) / 1000).toFixed(1)} s: ${rate.toFixed(0)} alerts/s end to end${ok ? '' : ' (NOT ALL ARRIVED)'}, ratio ${(rate / bareRate).toFixed(2)} of the bare sender (goal >= 0.5)`);
+}
+
 async function main(): Promise<void> {
   const dbName = `hw_bench_notifier_${randomBytes(4).toString('hex')}`;
   const prefix = `hwb${randomBytes(4).toString('hex')}`;
@@ -366,10 +308,16 @@ async function main(): Promise<void> {
     const accounts = await seedAccounts(bench);
     const n = Math.round(5_000 * SCALE);
     const bareRate = await measureBareSender(bench.sink, n);
-    await measureThroughput(bench, accounts, n, bareRate);
-    await measureDrain(bench, accounts, n, bareRate);
-    await measureLatency(bench, accounts);
-    await measureIsolation(bench, accounts);
+    if (PHASES.has('throughput')) await measureThroughput(bench, accounts, n, bareRate);
+    if (PHASES.has('drain')) await measureDrain(bench, accounts, n, bareRate);
+    if (PHASES.has('latency')) await measureLatency(bench, accounts);
+    if (PHASES.has('receivers')) {
+      await measureReceivers(bench, accounts, 'fixed pace of 10/s, one at a time, as before', FIXED_JSON_PACE);
+      await measureReceivers(bench, accounts, 'adaptive window, the default', {});
+    }
+    if (PHASES.has('burst')) await measureBurst(bench, accounts, bareRate);
+    // Last: it leaves 10,000 alerts queued for a Slack-paced channel.
+    if (PHASES.has('isolation')) await measureIsolation(bench, accounts);
   } finally {
     await bench.close();
   }
