@@ -68,6 +68,17 @@ describe('delivery store', () => {
     expect(statuses).toEqual([['delivered', 204], ['delivered', 204], ['delivered', 204], ['pending', null], ['pending', null]]);
   });
 
+  it('answers a backlog larger than its claim when the claim is as large as the digest threshold or larger', async () => {
+    const { channelId } = await channelWithDeliveries(8);
+    // A json run claims its batch, digests never: a backlog counted only up to the threshold would end the run
+    // idle with 3 deliveries due (and leave them to the sweeper).
+    const first = await claimNext(pool(), channelId, { ...claimInput, digestThreshold: 3, digestSize: 5, batch: 5 });
+    expect(first.claimed).toHaveLength(5);
+    expect(first.backlog).toBeGreaterThan(first.claimed.length);
+    const second = await claimNext(pool(), channelId, { ...claimInput, digestThreshold: 3, digestSize: 5, batch: 5, claimToken: 'run-2' });
+    expect([second.claimed.length, second.backlog]).toEqual([3, 3]);
+  });
+
   it('records outcomes and gives back only for the run whose claim the deliveries still carry', async () => {
     const { channelId } = await channelWithDeliveries(4);
     // The first run's hold lapses (its lease was lost) and a newer run claims the same deliveries.
