@@ -99,8 +99,13 @@ async function configureWebhook(page: Page, world: JourneyWorld): Promise<void> 
   const group = page.getByRole('group', { name: 'Webhook 1', exact: true });
   await field(group, 'Webhook URL').fill(world.receiver.url);
   await select(group, 'Format').selectOption('json');
+  // A json receiver's own ceiling (shown for json receivers only), saved with the channel.
+  await group.getByRole('spinbutton', { name: 'Most messages per second', exact: true }).fill('50');
   await button(page, 'Save').click();
   await page.getByText('Saved', { exact: true }).waitFor();
+  const { rows } = await world.pool.query<{ max_per_second: number | null }>(
+    `SELECT max_per_second FROM notification_channels WHERE url = $1`, [world.receiver.url]);
+  expect(rows.map((row) => row.max_per_second)).toEqual([50]);
   const before = testsReceived(world.receiver);
   await button(group, 'Send test').click();
   await group.getByText(/Delivered \(HTTP 2\d\d\)/).waitFor();
