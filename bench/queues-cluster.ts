@@ -7,9 +7,10 @@
 // added in bulk to three catalog queues (alert-deliveries, outbox-relay, source-scans: on the three masters of the
 // cluster) and run by one worker per queue at CONCURRENCY, timed from the first add to the last completion.
 // Alternates server and cluster ROUNDS times.
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { createQueuePrefix, deletePrefixKeys } from '@hashwatch/testing';
+import { createQueuePrefix, deletePrefixKeys, PrivateRedisCluster } from '@hashwatch/testing';
 import { createLogger } from '@hashwatch/logger';
 import { createQueues, createRedisConnection, defineWorker, enqueueBulk, untilReady, type JobRecord, type RedisTarget } from '@hashwatch/queues';
 import { machineDescription } from './bench-support';
@@ -24,11 +25,18 @@ interface Cluster {
   stop(): Promise<void>;
 }
 
+/** The tests' private three-master cluster (@hashwatch/testing), its files in a temporary directory removed after. */
 async function startCluster(): Promise<Cluster> {
-  const module = (await import(pathToFileURL(path.join(__dirname, '../infra/redis-cluster.mjs')).href)) as {
-    startRedisCluster(options: { redisServer: string }): Promise<Cluster>;
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'hw-queues-cluster-'));
+  const cluster = new PrivateRedisCluster(dir);
+  await cluster.start();
+  return {
+    nodes: cluster.nodes,
+    async stop() {
+      await cluster.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
   };
-  return module.startRedisCluster({ redisServer: 'redis-server' });
 }
 
 function records(): JobRecord[] {
