@@ -98,6 +98,10 @@ describe('destination pace', () => {
       const destination = destinationOf(config, { ...DEFAULT_PACE, jsonWindow: rule }, env.queuePrefix);
       return destination as typeof destination & { window: NonNullable<typeof destination.window> };
     };
+    async function settleAll(pace: ReturnType<typeof createDestinationPace>, destination: ReturnType<typeof receiver>, permits: string[]) {
+      for (const permit of permits) await pace.settle(destination, permit, 'unused', 0);
+    }
+
     /** Admits and settles `rounds` full windows of sends, each answered `signal` in `latencyMs`; answers the window after each round. */
     async function rounds(pace: ReturnType<typeof createDestinationPace>, destination: ReturnType<typeof receiver>, count: number, signal: 'ok' | 'backoff', latencyMs: number) {
       const sizes: number[] = [];
@@ -183,6 +187,18 @@ describe('destination pace', () => {
       await sleep(350);
       const after = await pace.admit(destination, 2, 10_000);
       expect(after.permits).toHaveLength(2);
+      // Permits renewed while their sends are in flight are held past their first lifetime; only those go on.
+      const held = await pace.admit(destination, 1, 300);
+      expect(held.permits).toHaveLength(0);
+      await settleAll(pace, destination, after.permits.slice(1));
+      const renewed = await pace.admit(destination, 1, 600);
+      expect(renewed.permits).toHaveLength(1);
+      await sleep(400);
+      await pace.renew(destination, renewed.permits, 600);
+      await sleep(400);
+      expect((await pace.admit(destination, 2, 600)).permits).toHaveLength(0);
+      await sleep(400);
+      expect((await pace.admit(destination, 2, 600)).permits).toHaveLength(1);
       // A permit given back unused frees its place and changes nothing else.
       expect(await pace.settle(destination, after.permits[0]!, 'unused', 0)).toBe(2);
       await pace.block(destination, 5_000);
@@ -190,6 +206,31 @@ describe('destination pace', () => {
       expect(blocked.permits).toEqual([]);
       expect(blocked.waitMs).toBeGreaterThan(4_000);
     });
+  });
+
+  it('runs every script in one tick on an auto-pipelining connection, destinations and their key counts mixed', async () => {
+    // As the notifier's drains use Redis. On a Redis Cluster (the suite's second pass) a script whose first argument
+    // was its key count was grouped into the wrong slot's pipeline, and the whole pipeline failed.
+    const pipelining = createRedisConnection(env.redisTarget, { role: 'producer', autoPipelining: true });
+    if (pipelining.status !== 'ready') await new Promise<void>((resolve) => pipelining.once('ready', () => resolve()));
+    try {
+      const pace = createDestinationPace(pipelining);
+      const rules = { ...DEFAULT_PACE, jsonWindow: { initial: 2, max: 8, slowFactor: 2, slowMarginMs: 50, idleMs: 60_000, baseLifetimeMs: 60_000 } };
+      const destinations = Array.from({ length: 12 }, (_, i) =>
+        destinationOf({ ...webhook('json', `https://example.com/tick-${i}`), ...(i % 2 ? { maxPerSecond: 5 } : {}) } as ChannelConfig, rules, env.queuePrefix));
+      const chats = Array.from({ length: 6 }, (_, i) => destinationOf(telegram(`${i}:token`, `-100${i}`), DEFAULT_PACE, env.queuePrefix));
+      const admissions = await Promise.all(destinations.map((destination) => pace.admit(destination as never, 2, 10_000)));
+      expect(admissions.every((admission) => admission.permits.length === 2)).toBe(true);
+      expect(await Promise.all(chats.map((destination) => pace.reserve(destination)))).toEqual(chats.map(() => 0));
+      await Promise.all([
+        ...destinations.map((destination, i) => pace.settle(destination as never, admissions[i]!.permits[0]!, 'ok', 10)),
+        ...destinations.map((destination, i) => pace.renew(destination as never, admissions[i]!.permits.slice(1), 10_000)),
+        ...chats.map((destination) => pace.block(destination, 1_000)),
+        ...chats.map((destination) => pace.timedOut(destination, { timeouts: 3, openMs: 1_000, maxOpenMs: 2_000 })),
+      ]);
+    } finally {
+      pipelining.disconnect();
+    }
   });
 
   it('opens the circuit of a destination after consecutive time-outs, longer each time, and an answer starts the count again', async () => {

@@ -136,7 +136,8 @@ return open`;
 // Admits up to `wanted` sends: as many as the block, every rate bucket and the window's free room allow. Answers
 // {admitted, wait, window}: `wait` (ms) when the block or a bucket holds everything back; admitted 0 with no wait
 // when the window is full (sends in flight free it as they settle). Admitted sends are counted in every bucket,
-// and each holds a permit `<prefix>:<i>` in the window until SETTLE or its lifetime ends.
+// and each holds a permit `<prefix>:<i>` in the window until SETTLE or its lifetime ends (the set itself lives as
+// long as its longest permit).
 const ADMIT = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -169,7 +170,8 @@ if n <= 0 then return {0, 0, limit} end
 for i = 1, n do
   redis.call('ZADD', KEYS[3], now + ttl, ARGV[4] .. ':' .. i)
 end
-redis.call('PEXPIRE', KEYS[3], ttl)
+local last = redis.call('ZRANGE', KEYS[3], -1, -1, 'WITHSCORES')
+redis.call('PEXPIREAT', KEYS[3], tonumber(last[2]))
 for i = 4, #KEYS do
   local limit = tonumber(ARGV[(i - 4) * 2 + 5])
   local window = tonumber(ARGV[(i - 4) * 2 + 6])
@@ -223,6 +225,25 @@ redis.call('HSET', KEYS[1], 'limit', tostring(limit), 'ssthresh', tostring(ssthr
 redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[8]))
 return math.floor(limit * 1000)`;
 
+// KEYS[1]: permits in flight. ARGV: permit lifetime (ms), then permits. Extends the permits still held (a permit that
+// lapsed or was settled meanwhile stays gone) to now + lifetime. Answers how many it extended.
+const RENEW = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local ttl = tonumber(ARGV[1])
+local renewed = 0
+for i = 2, #ARGV do
+  if redis.call('ZSCORE', KEYS[1], ARGV[i]) then
+    redis.call('ZADD', KEYS[1], now + ttl, ARGV[i])
+    renewed = renewed + 1
+  end
+end
+if renewed > 0 then
+  local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
+  redis.call('PEXPIREAT', KEYS[1], tonumber(last[2]))
+end
+return renewed`;
+
 /** When a destination's circuit opens: after `timeouts` consecutive time-outs, for `openMs` doubling up to `maxOpenMs`. */
 export interface CircuitRule {
   timeouts: number;
@@ -231,9 +252,8 @@ export interface CircuitRule {
 }
 
 interface PaceCommands {
-  hwPaceReserve(numKeys: number, ...args: (string | number)[]): Promise<number>;
-  hwPaceAdmit(numKeys: number, ...args: (string | number)[]): Promise<[number, number, number]>;
   hwPaceSettle(stateKey: string, flightKey: string, ...args: (string | number)[]): Promise<number>;
+  hwPaceRenew(flightKey: string, ...args: (string | number)[]): Promise<number>;
   hwPaceBlock(key: string, ms: number): Promise<number>;
   hwPaceTrip(blockKey: string, timeoutsKey: string, threshold: number, openMs: number, maxOpenMs: number): Promise<number>;
 }
@@ -259,6 +279,8 @@ export interface DestinationPace {
   admit(destination: Destination & { window: ReceiverWindow }, wanted: number, permitMs: number): Promise<Admission>;
   /** Frees an admitted send's permit and adapts the window to how it went; answers the window (fractional). */
   settle(destination: Destination & { window: ReceiverWindow }, permit: string, signal: WindowSignal, latencyMs: number): Promise<number>;
+  /** Keeps permits of sends still in flight for another `permitMs`, so only a dead sender's permits lapse. */
+  renew(destination: Destination & { window: ReceiverWindow }, permits: string[], permitMs: number): Promise<void>;
 }
 
 /**
@@ -276,20 +298,42 @@ export interface Admission {
   window: number;
 }
 
+type ScriptCall = (...keysThenArgs: (string | number)[]) => Promise<unknown>;
+
+// The most rate buckets one destination has (Telegram: chat, group, bot; json: its rules and its ceiling), with room.
+const MAX_BUCKETS = 6;
+
+/**
+ * The scripts whose key count depends on the destination's buckets are defined once per count, with that count fixed
+ * (`hwPaceReserve3`, …): ioredis's auto-pipelining on a Redis Cluster groups a command by its first argument, which
+ * must then be its first key, not a key count (a pipeline of the wrong slot group fails as a whole). All are defined
+ * up front: an auto-pipeline takes the scripts defined when it was created.
+ */
+function defineByKeyCount(redis: RedisClient, name: string, lua: string, fixedKeys: number): void {
+  for (let buckets = 0; buckets <= MAX_BUCKETS; buckets += 1) redis.defineCommand(`${name}${fixedKeys + buckets}`, { numberOfKeys: fixedKeys + buckets, lua });
+}
+
+function byKeyCount(redis: RedisClient, name: string, keys: number): ScriptCall {
+  const command = (redis as unknown as Record<string, ScriptCall | undefined>)[`${name}${keys}`];
+  if (typeof command !== 'function') throw new Error(`${name}: a destination with ${keys} keys has more than ${MAX_BUCKETS} rate buckets`);
+  return (...keysThenArgs) => command.apply(redis, keysThenArgs);
+}
+
 export function createDestinationPace(redis: RedisClient): DestinationPace {
   const commands = redis as unknown as RedisClient & PaceCommands;
-  if (typeof commands.hwPaceReserve !== 'function') {
-    redis.defineCommand('hwPaceReserve', { lua: RESERVE });
+  if (typeof commands.hwPaceBlock !== 'function') {
+    defineByKeyCount(redis, 'hwPaceReserve', RESERVE, 1);
+    defineByKeyCount(redis, 'hwPaceAdmit', ADMIT, 3);
     redis.defineCommand('hwPaceBlock', { numberOfKeys: 1, lua: BLOCK });
     redis.defineCommand('hwPaceTrip', { numberOfKeys: 2, lua: TRIP });
-    redis.defineCommand('hwPaceAdmit', { lua: ADMIT });
     redis.defineCommand('hwPaceSettle', { numberOfKeys: 2, lua: SETTLE });
+    redis.defineCommand('hwPaceRenew', { numberOfKeys: 1, lua: RENEW });
   }
   return {
     async reserve(destination) {
       const keys = [destination.blockKey, ...destination.buckets.map((bucket) => bucket.key)];
       const args = destination.buckets.flatMap((bucket) => [bucket.rule.limit, bucket.rule.windowMs]);
-      return Number(await commands.hwPaceReserve(keys.length, ...keys, ...args));
+      return Number(await byKeyCount(redis, 'hwPaceReserve', keys.length)(...keys, ...args));
     },
     async block(destination, ms) {
       if (ms <= 0) return;
@@ -306,13 +350,17 @@ export function createDestinationPace(redis: RedisClient): DestinationPace {
       const keys = [destination.blockKey, window.stateKey, window.flightKey, ...destination.buckets.map((bucket) => bucket.key)];
       const prefix = randomBytes(9).toString('base64url');
       const args = [wanted, Math.ceil(permitMs), window.rule.initial, prefix, ...destination.buckets.flatMap((bucket) => [bucket.rule.limit, bucket.rule.windowMs])];
-      const [admitted, waitMs, size] = await commands.hwPaceAdmit(keys.length, ...keys, ...args);
+      const [admitted, waitMs, size] = (await byKeyCount(redis, 'hwPaceAdmit', keys.length)(...keys, ...args)) as [number, number, number];
       return { permits: Array.from({ length: Number(admitted) }, (_, i) => `${prefix}:${i + 1}`), waitMs: Number(waitMs), window: Number(size) };
     },
     async settle(destination, permit, signal, latencyMs) {
       const { rule, stateKey, flightKey } = destination.window;
       const scaled = await commands.hwPaceSettle(stateKey, flightKey, permit, signal, Math.max(0, Math.round(latencyMs)), rule.initial, rule.max, rule.slowFactor, rule.slowMarginMs, rule.idleMs, rule.baseLifetimeMs);
       return Number(scaled) / 1000;
+    },
+    async renew(destination, permits, permitMs) {
+      if (permits.length === 0) return;
+      await commands.hwPaceRenew(destination.window.flightKey, Math.ceil(permitMs), ...permits);
     },
   };
 }
