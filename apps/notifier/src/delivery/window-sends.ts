@@ -1,6 +1,5 @@
 import type { DeliveryAttempt } from '@hashwatch/channels';
 import type { Logger } from '@hashwatch/logger';
-import { leaseStallMs } from '../notifier-options';
 import type { Destination, ReceiverWindow, WindowSignal } from './destination-pace';
 import type { DrainDeps, RunResult } from './drain-contract';
 import type { Attempt, LiveChannel, MessageStep, OutcomeStep, Sent } from './drain-steps';
@@ -82,8 +81,11 @@ export async function sendThroughWindow(run: WindowRun, live: WindowedChannel, o
 
 class WindowSends {
   private readonly flying = new Map<number, Promise<Landed>>();
+  // The permit of each send in flight, renewed while it is.
+  private readonly permits = new Map<number, string>();
   private readonly keysInFlight = new Set<string>();
-  // Sent before the run's lease could run out: a killed replica's permits lapse after as long as its claim holds.
+  // A permit lives as long as a drain's lease and is renewed every third of it while its send is in flight: a killed
+  // replica's permits lapse within one lease, as its channels do, and hold its receivers' windows no longer.
   private readonly permitMs: number;
   private readonly userId: string;
   private next = 0;
@@ -96,11 +98,29 @@ class WindowSends {
     private readonly live: WindowedChannel,
     private readonly outgoing: Outgoing[],
   ) {
-    this.permitMs = leaseStallMs(run.deps.options);
+    this.permitMs = run.deps.options.leaseMs;
     this.userId = live.row.user_id;
   }
 
   async sendAll(): Promise<WindowEnd> {
+    const renewal = setInterval(() => void this.renewPermits(), Math.max(1, Math.floor(this.permitMs / 3)));
+    try {
+      return await this.sendEach();
+    } finally {
+      clearInterval(renewal);
+    }
+  }
+
+  /** Best effort: a permit that lapses while its send is in flight only lets the window take one more for a while. */
+  private async renewPermits(): Promise<void> {
+    try {
+      await this.run.deps.pace.renew(this.live.destination, [...this.permits.values()], this.permitMs);
+    } catch (error) {
+      this.run.log.debug('window permits not renewed', { channelId: this.run.channelId, error });
+    }
+  }
+
+  private async sendEach(): Promise<WindowEnd> {
     const { deps } = this.run;
     while (this.next < this.outgoing.length || this.flying.size > 0) {
       if (this.stop === undefined && this.failure === undefined && this.next < this.outgoing.length) {
@@ -113,6 +133,7 @@ class WindowSends {
       if (this.flying.size === 0) break;
       const landed = await Promise.race(this.flying.values());
       this.flying.delete(landed.index);
+      this.permits.delete(landed.index);
       this.keysInFlight.delete((this.outgoing[landed.index] as Outgoing).orderKey);
       deps.accountSends.release(this.userId);
       try {
@@ -124,15 +145,18 @@ class WindowSends {
     return { started: this.next, refused: this.refused, ...(this.stop ? { stop: this.stop } : {}), ...(this.failure ? { failure: this.failure } : {}) };
   }
 
-  /** Frees the send's permit with what it tells the window, and records it as the run records any send. */
+  /**
+   * Frees the send's permit with what it tells the window, and records the send as the run records any. The window
+   * is advice: a settle that fails (Redis away) leaves the permit to lapse and never keeps a send from being recorded.
+   */
   private async record(landed: Landed): Promise<void> {
-    const { deps } = this.run;
-    if ('error' in landed) {
-      await deps.pace.settle(this.live.destination, landed.permit, 'backoff', 0);
-      throw landed.error;
-    }
+    const signal = 'error' in landed ? 'backoff' : windowSignal(landed.attempt.outcome);
+    const latencyMs = 'error' in landed ? 0 : landed.attempt.sent.latencyMs;
+    await this.run.deps.pace.settle(this.live.destination, landed.permit, signal, latencyMs).catch((error: unknown) => {
+      this.run.log.debug('window permit not settled', { channelId: this.run.channelId, error });
+    });
+    if ('error' in landed) throw landed.error;
     const { sent, outcome } = landed.attempt;
-    await deps.pace.settle(this.live.destination, landed.permit, windowSignal(outcome), sent.latencyMs);
     if (this.failure !== undefined) {
       // The run is failing (Redis or the database): what was delivered is recorded with the flush that follows.
       if (outcome.outcome === 'delivered' && sent.out.table === 'deliveries') this.run.noteDelivered(this.live, sent);
@@ -204,6 +228,7 @@ class WindowSends {
       this.next += 1;
       const out = outgoing[index] as Outgoing;
       this.keysInFlight.add(out.orderKey);
+      this.permits.set(index, permit);
       flying.set(index, run.send(live, out, index).then(
         (attempt): Landed => ({ index, permit, attempt }),
         (error: unknown): Landed => ({ index, permit, error }),
