@@ -103,6 +103,8 @@ describe('the suite through PgBouncer (transaction mode), restarted mid-burst', 
       const { rows } = await running.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM engagement_states WHERE counts_updated_at > $1', [new Date(faultEnd)]);
       return (rows[0]?.n ?? 0) > 0;
     }, 30_000, 'engagement counts refreshed after the restart');
+    // The probe covers the outage and goes on for at least 100 answers, however fast the burst was delivered.
+    await waitFor(() => probe.answers.length > 100, 30_000, '100 answers to the gateway probe');
     await probe.stop();
     reportScenario('pgbouncer-restarted-mid-burst', check, faultEnd, { down_ms: DOWN_MS, delivered_before_outage: deliveredBefore });
 

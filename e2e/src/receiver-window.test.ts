@@ -82,10 +82,12 @@ describe('json receivers paced by their own answers', () => {
     const during = throttled.receiver.requests.filter((request) => request.at > refused.answeredAt + 300 && request.at < refused.answeredAt + RETRY_AFTER_S * 1_000 - 50);
     expect(during).toEqual([]);
 
-    // Slow answers shrink the window: many in flight while it was quick, few at the end.
+    // Slow answers shrink the window: many in flight while it was quick, at most half as many at the end (one a round
+    // trip of 400 ms on a quiet machine, a few more where a loaded one makes its quick answers slower too).
     const slowRequests = slowing.receiver.requests.slice(QUICK_REQUESTS);
-    expect(peakInFlight(slowRequests.slice(0, 10))).toBeGreaterThanOrEqual(4);
-    expect(peakInFlight(slowing.receiver.requests.slice(-8))).toBeLessThanOrEqual(2);
+    const earlyPeak = peakInFlight(slowRequests.slice(0, 10));
+    expect(earlyPeak).toBeGreaterThanOrEqual(4);
+    expect(peakInFlight(slowing.receiver.requests.slice(-8))).toBeLessThanOrEqual(Math.max(2, Math.floor(earlyPeak / 2)));
 
     // A failing receiver is rested and backed off, not sent the whole burst, and takes everything once it is back.
     const fails = failing.receiver.requests.filter((request) => request.status === 500).length;
