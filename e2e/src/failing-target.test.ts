@@ -69,7 +69,12 @@ describe('a webhook target failing for 20 s', () => {
 
     // Each item the outage failed was sent again; every one of them reached the target soon after it was back,
     // not at its backoff.
-    const after = await running.gateway.deliveries(failing.webhook.id);
+    // A receiver has a message before its delivery is recorded (with the run's next claim, or as it ends).
+    let after = await running.gateway.deliveries(failing.webhook.id);
+    await waitFor(async () => {
+      after = await running.gateway.deliveries(failing.webhook.id);
+      return after.every((delivery) => delivery.status === 'delivered');
+    }, 10_000, 'every delivery recorded delivered');
     expect(after.filter((delivery) => delivery.status !== 'delivered')).toEqual([]);
     const triedIds = new Set(tried.map((delivery) => delivery.id));
     expect(after.filter((delivery) => triedIds.has(delivery.id) && delivery.attempts < 2)).toEqual([]);
