@@ -297,12 +297,12 @@ export class DrainRun implements WindowRun {
   }
 
   private async onDelivered(live: LiveChannel, sent: Sent, pauseMs: number | undefined): Promise<MessageStep> {
-    this.noteDelivered(live, sent);
+    this.noteDelivered(sent);
     return this.afterDelivered(live, sent, pauseMs);
   }
 
   /** The message's deliveries are recorded delivered with the next claim, or the run's last flush. */
-  noteDelivered(_live: LiveChannel, sent: Sent): void {
+  noteDelivered(sent: Sent): void {
     for (const id of sent.ids) this.delivered.push({ id, status: sent.status, digestId: sent.out.digest ? sent.out.messageId : null, claimToken: this.claimToken });
   }
 

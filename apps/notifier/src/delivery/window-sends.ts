@@ -24,7 +24,7 @@ export interface WindowRun {
   send(live: LiveChannel, out: Outgoing, index: number): Promise<Attempt>;
   handleOutcome(live: LiveChannel, attempt: Attempt): Promise<OutcomeStep>;
   /** Notes a delivered message for the run's next flush (while the run is failing). */
-  noteDelivered(live: LiveChannel, sent: Sent): void;
+  noteDelivered(sent: Sent): void;
   /** Messages of the claim started so far: the run's error handler gives back only those after them. */
   setStarted(count: number): void;
   /** Records what was delivered. */
@@ -159,7 +159,7 @@ class WindowSends {
     const { sent, outcome } = landed.attempt;
     if (this.failure !== undefined) {
       // The run is failing (Redis or the database): what was delivered is recorded with the flush that follows.
-      if (outcome.outcome === 'delivered' && sent.out.table === 'deliveries') this.run.noteDelivered(this.live, sent);
+      if (outcome.outcome === 'delivered' && sent.out.table === 'deliveries') this.run.noteDelivered(sent);
       return;
     }
     const step = await this.run.handleOutcome(this.live, landed.attempt);
