@@ -55,6 +55,15 @@ function roleOptions(role: RedisRole): RedisOptions {
 }
 
 /**
+ * How often a cluster client reloads its slot map. ioredis follows a MOVED answer and corrects its map, except in a
+ * pipeline that also holds a write that succeeded (auto-pipelining mixes a node's commands of many slots): there
+ * the MOVED reaches the caller and the map stays as it was. After a master's restart such a stale entry failed
+ * every later command for that slot, until the process restarted: a notifier's drains and sweeps stopped for good.
+ * Reloading the map (one CLUSTER SLOTS) this often ends any stale entry within this long, whatever made it.
+ */
+export const SLOTS_REFRESH_INTERVAL_MS = 2_000;
+
+/**
  * A cluster client with the role's options. A Cluster keeps its own offline queue (the producer's fails fast)
  * and passes `redisOptions` to each node's connection, which is where BullMQ looks for `maxRetriesPerRequest`.
  * While a master restarts its slots answer CLUSTERDOWN or refuse connections: the client retries those every
@@ -76,6 +85,7 @@ function createCluster(target: ClusterTarget, connection: RedisConnectionOptions
     retryDelayOnFailover: 300,
     retryDelayOnTryAgain: 300,
     slotsRefreshTimeout: 2_000,
+    slotsRefreshInterval: SLOTS_REFRESH_INTERVAL_MS,
     enableAutoPipelining: connection.autoPipelining ?? false,
     ...(enableOfflineQueue === undefined ? {} : { enableOfflineQueue }),
   };

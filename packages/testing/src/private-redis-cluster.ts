@@ -86,6 +86,21 @@ export class PrivateRedisCluster {
     throw new Error(`no master holds the slot of ${key}`);
   }
 
+  /**
+   * Hands the slot of `key` to the master at `toPort`, as an operator's reshard does: a client that knew the old
+   * owner is answered MOVED. The slot must hold no keys (nothing is migrated).
+   */
+  moveEmptySlot(key: string, toPort: number): void {
+    const slot = Number(cli(toPort, this.password, 'CLUSTER', 'KEYSLOT', key));
+    if (Number(cli(this.masterOf(key), this.password, 'CLUSTER', 'COUNTKEYSINSLOT', String(slot))) !== 0) throw new Error(`the slot of ${key} holds keys`);
+    const id = cli(toPort, this.password, 'CLUSTER', 'MYID');
+    // The new owner first: the others then agree with it at once, without waiting for its gossip.
+    for (const port of [toPort, ...this.ports.filter((other) => other !== toPort)]) {
+      const answer = cli(port, this.password, 'CLUSTER', 'SETSLOT', String(slot), 'NODE', id);
+      if (answer !== 'OK') throw new Error(`CLUSTER SETSLOT on ${port}: ${answer}`);
+    }
+  }
+
   /** Every master's port, the one holding the most keys first (`DBSIZE`). */
   mastersByKeys(): number[] {
     const keys = new Map(this.ports.map((port) => [port, Number(cli(port, this.password, 'DBSIZE')) || 0]));

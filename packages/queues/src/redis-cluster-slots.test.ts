@@ -1,0 +1,63 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Cluster } from 'ioredis';
+import { PrivateRedisCluster } from '@hashwatch/testing';
+import { createRedisConnection, SLOTS_REFRESH_INTERVAL_MS, untilReady } from './redis-connection';
+
+/** A key of the form `hw-slots-<n>` whose master is (or is not) `port`. */
+function keyOn(cluster: PrivateRedisCluster, port: number, { on }: { on: boolean }, skip = ''): string {
+  for (let n = 0; n < 1_000; n += 1) {
+    const key = `hw-slots-${n}`;
+    if (key !== skip && (cluster.masterOf(key) === port) === on) return key;
+  }
+  throw new Error('no such key');
+}
+
+/**
+ * A slot that changes owner under a client that auto-pipelines (the notifier's drains, the gateway): ioredis hands
+ * the MOVED of a pipeline that also holds a write that succeeded back to the caller and keeps its slot map, so
+ * without a periodic reload every command for that slot would fail for as long as the process lives.
+ */
+describe('a cluster client after a slot changed owner', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'hw-slots-'));
+  const cluster = new PrivateRedisCluster(dir);
+
+  beforeAll(() => cluster.start(), 90_000);
+  afterAll(async () => {
+    await cluster.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('is answered MOVED at most until its next slot-map reload, then reaches the new owner', async () => {
+    const [first = 0, second = 0] = cluster.nodes.split(',').map((node) => Number(node.split(':')[1]));
+    const redis = createRedisConnection({ clusterNodes: [{ host: '127.0.0.1', port: first }] }, { role: 'producer', autoPipelining: true }) as Cluster;
+    try {
+      await untilReady(redis);
+      // Two keys of different slots on one master: auto-pipelining sends their commands together.
+      const moving = keyOn(cluster, first, { on: true });
+      const staying = keyOn(cluster, first, { on: true }, moving);
+      await redis.set(staying, 'before');
+      cluster.moveEmptySlot(moving, second);
+
+      const started = Date.now();
+      const errors: string[] = [];
+      for (;;) {
+        const [stay, move] = await Promise.allSettled([redis.set(staying, 'x'), redis.set(moving, 'y')]);
+        expect(stay.status).toBe('fulfilled');
+        if (move.status === 'fulfilled') break;
+        errors.push(String(move.reason));
+        if (Date.now() - started > SLOTS_REFRESH_INTERVAL_MS + 3_000) break;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      const healedMs = Date.now() - started;
+      // The trap is real (the first attempt is refused), and it ends within one reload.
+      expect(errors[0]).toMatch(/MOVED/);
+      expect(healedMs).toBeLessThanOrEqual(SLOTS_REFRESH_INTERVAL_MS + 1_000);
+      expect(await redis.get(moving)).toBe('y');
+      expect(cluster.masterOf(moving)).toBe(second);
+    } finally {
+      redis.disconnect();
+    }
+  });
+});
