@@ -68,6 +68,36 @@ describe('insertFeedItems', () => {
     expect(rows.map((row) => row.text)).toEqual(['post 10 about #btc', 'post 11 about #btc']);
   });
 
+  it("stores each item with its own post's content when many accounts share posts and a post's content differs", async () => {
+    const accounts = [userId];
+    for (const email of ['share1@example.com', 'share2@example.com', 'share3@example.com']) {
+      accounts.push((await createAccount(env.database.db.prisma, { email, planId: 'starter' })).accountId);
+    }
+    const link = [{ url: 'https://t.co/a', expanded_url: 'https://example.com/a?x=1&y=2', display_url: 'example.com/a' }];
+    // Post 60 for every account, post 61 for every account with a link; post 62 twice with different content (an
+    // edit seen by two accounts at once, and an author id missing for one): each item keeps what it was given.
+    const items = [
+      ...accounts.map((account) => hashtagPost(account, 60)),
+      ...accounts.map((account) => hashtagPost(account, 61, { urls: link, lang: 'en' })),
+      hashtagPost(accounts[0] as string, 62, { text: 'first version', authorId: null }),
+      hashtagPost(accounts[1] as string, 62, { text: 'second version', edited: true, authorId: '' }),
+    ];
+    const { inserted } = await transaction(pool(), (client) => insertFeedItems(client, items));
+    expect(inserted).toHaveLength(10);
+    const { rows } = await pool().query(
+      `SELECT user_id, x_post_id, text, author, author_id, url, lang, urls, edited_at IS NOT NULL AS edited
+         FROM feed_items WHERE x_post_id IN ('60', '61', '62')`,
+    );
+    const stored = new Map(rows.map((row) => [`${row.user_id} ${row.x_post_id}`, row]));
+    for (const account of accounts) {
+      expect(stored.get(`${account} 60`)).toEqual({ user_id: account, x_post_id: '60', text: 'post 60 about #btc', author: '@author60', author_id: 'u60', url: 'https://x.com/author60/status/60', lang: null, urls: null, edited: false });
+      expect(stored.get(`${account} 61`)).toMatchObject({ text: 'post 61 about #btc', lang: 'en', urls: link, edited: false });
+    }
+    expect(stored.get(`${accounts[0]} 62`)).toMatchObject({ text: 'first version', author_id: null, edited: false });
+    expect(stored.get(`${accounts[1]} 62`)).toMatchObject({ text: 'second version', author_id: '', edited: true });
+    expect(inserted.map((row) => [row.xPostId, row.text, row.author])).toEqual(items.map((item) => [item.xPostId, item.text, `@${item.author}`]));
+  });
+
   it('stores engagement items with their parent and kind', async () => {
     const { inserted } = await transaction(pool(), async (client) => {
       const parent = await insertFeedItems(client, [hashtagPost(userId, 20, { engagementTracked: true })]);

@@ -75,32 +75,68 @@ export interface FeedItemRow extends Required<NewFeedItem> {
   detectedAt: Date;
 }
 
+// A timestamp as the item JSON shows it (feed_items_write_head): UTC, milliseconds, `Z`.
+const JSON_TIME = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
+
 // One statement for the whole batch: the feed clock is taken in a CTE (so it is the batch's only round trip), and
-// unnest turns the parallel arrays back into rows. `sources` travels as JSON text because unnest flattens an
-// array of arrays instead of yielding one array per row. The answer is one row: the clock's value and the ids
-// stored (a missing clock row makes detected_at null, which the NOT NULL column refuses).
+// unnest turns the parallel arrays back into rows. A post's content (text, author, links…) travels once however
+// many accounts it is an item for: each item names its content row by number (`WITH ORDINALITY`). Fifty accounts
+// sharing tags made each post fifty copies of its text to encode, send and parse; the wire now carries one.
+//
+// The item's JSON (`item_head`, and `item_extra` when a post has links, media, a quote or an edit) is written here
+// rather than by the row trigger (prisma/migrations/20261129130000_feed_insert_head), to the trigger's byte: what a
+// post shows is escaped once per content row (MATERIALIZED, so never once per item) and the batch's detected_at
+// formatted once. `sources` travels as JSON text because unnest flattens an array of arrays instead of yielding one
+// array per row. The answer is one row: the clock's value and the ids stored (a missing clock row makes
+// detected_at null, which the NOT NULL column refuses).
 const INSERT_FEED_ITEMS = `
 WITH clock AS (${TAKE_FEED_CLOCK}
+), at AS (
+  SELECT last, to_char(last AT TIME ZONE 'UTC', ${JSON_TIME}) AS shown FROM clock
+), content AS MATERIALIZED (
+  SELECT c.*,
+         ',"author":' || to_json(c.author)::text || ',"author_name":' || to_json(c.author_name)::text
+           || ',"text":' || to_json(c.text)::text || ',"url":' || to_json(c.url)::text
+           || ',"lang":' || COALESCE(to_json(c.lang)::text, 'null')
+           || ',"posted_at":' || COALESCE('"' || to_char(c.posted_at AT TIME ZONE 'UTC', ${JSON_TIME}) || '"', 'null')
+           || ',"detected_at":"' || (SELECT shown FROM at) || '"' AS head,
+         CASE WHEN c.urls IS NULL AND c.media IS NULL AND c.quoted IS NULL AND NOT c.edited THEN NULL
+           ELSE ',"urls":' || COALESCE(c.urls, '[]') || ',"media":' || COALESCE(c.media, '[]')
+             || ',"quoted":' || COALESCE(c.quoted, 'null')
+             || ',"edited_at":' || CASE WHEN c.edited THEN '"' || (SELECT shown FROM at) || '"' ELSE 'null' END
+             || ',"deleted":false'
+         END AS extra
+    FROM unnest($15::text[], $16::text[], $17::text[], $18::text[], $19::text[], $20::text[], $21::timestamptz[],
+                $22::text[], $23::text[], $24::text[], $25::text[], $26::boolean[])
+      WITH ORDINALITY AS c(x_post_id, author_id, author, author_name, text, url, posted_at, lang, urls, media, quoted, edited, n)
 ), stored AS (
   INSERT INTO feed_items (id, user_id, dedupe_key, type, hashtag, account, sources, x_post_id, author_id, author,
                           author_name, text, url, posted_at, detected_at, parent_id, kind, engagement_tracked,
-                          track_likes, track_reposts, track_comments, lang, urls, media, quoted, edited_at)
-  SELECT r.id, r.user_id, r.dedupe_key, r.type, r.hashtag, r.account,
-         ARRAY(SELECT jsonb_array_elements_text(r.sources::jsonb)), r.x_post_id, r.author_id, r.author,
-         r.author_name, r.text, r.url, r.posted_at, (SELECT last FROM clock), r.parent_id, r.kind, r.engagement_tracked,
-         r.track_likes, r.track_reposts, r.track_comments, r.lang, r.urls::json, r.media::json, r.quoted::json,
-         CASE WHEN r.edited THEN (SELECT last FROM clock) END
+                          track_likes, track_reposts, track_comments, lang, urls, media, quoted, edited_at,
+                          item_head, item_extra)
+  SELECT r.id, r.user_id, r.dedupe_key, r.type, r.hashtag, r.account, s.sources, c.x_post_id, c.author_id, c.author,
+         c.author_name, c.text, c.url, c.posted_at, (SELECT last FROM at), r.parent_id, r.kind, r.engagement_tracked,
+         r.track_likes, r.track_reposts, r.track_comments, c.lang, c.urls::json, c.media::json, c.quoted::json,
+         CASE WHEN c.edited THEN (SELECT last FROM at) END,
+         '{"id":' || to_json(r.id)::text || ',"type":"' || r.type::text
+           || '","hashtag":' || COALESCE(to_json(r.hashtag)::text, 'null')
+           || ',"account":' || COALESCE(to_json(r.account)::text, 'null')
+           || ',"sources":' || COALESCE(array_to_json(s.sources)::text, '[]')
+           || c.head
+           || CASE WHEN r.type = 'engagement'
+                THEN ',"parent_id":' || COALESCE(to_json(r.parent_id)::text, 'null') || ',"kind":' || COALESCE('"' || r.kind::text || '"', 'null')
+                ELSE '' END,
+         c.extra
     FROM unnest($1::text[], $2::text[], $3::text[], $4::feed_item_type[], $5::text[], $6::text[], $7::text[],
-                $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::timestamptz[],
-                $15::text[], $16::engagement_kind[], $17::boolean[], $18::boolean[], $19::boolean[], $20::boolean[],
-                $21::text[], $22::text[], $23::text[], $24::text[], $25::boolean[])
-      AS r(id, user_id, dedupe_key, type, hashtag, account, sources, x_post_id, author_id, author, author_name,
-           text, url, posted_at, parent_id, kind, engagement_tracked, track_likes, track_reposts, track_comments,
-           lang, urls, media, quoted, edited)
+                $8::text[], $9::engagement_kind[], $10::boolean[], $11::boolean[], $12::boolean[], $13::boolean[], $14::int[])
+      AS r(id, user_id, dedupe_key, type, hashtag, account, sources, parent_id, kind, engagement_tracked, track_likes,
+           track_reposts, track_comments, content)
+    CROSS JOIN LATERAL (SELECT ARRAY(SELECT jsonb_array_elements_text(r.sources::jsonb)) AS sources) s
+    JOIN content c ON c.n = r.content
   ON CONFLICT (user_id, dedupe_key) DO NOTHING
   RETURNING id
 )
-SELECT (SELECT last FROM clock) AS detected_at, ARRAY(SELECT id FROM stored) AS ids`;
+SELECT (SELECT last FROM at) AS detected_at, ARRAY(SELECT id FROM stored) AS ids`;
 
 function withAt(handle: string): string {
   return handle.startsWith('@') ? handle : `@${handle}`;
@@ -128,12 +164,13 @@ export async function insertFeedItems(client: pg.PoolClient, items: readonly New
   if (kept.length === 0) return { inserted: [] };
 
   const ids = newIds('post', kept.length);
+  const { content } = columns;
   const { rows } = await client.query<{ detected_at: Date; ids: string[] }>(INSERT_FEED_ITEMS, [
     ids, columns.userIds, columns.dedupeKeys, columns.types, columns.hashtags, columns.accounts, columns.sourcesJson,
-    columns.xPostIds, columns.authorIds, columns.authors, columns.authorNames, columns.texts, columns.urls,
-    columns.postedAts, columns.parentIds, columns.kinds, columns.engagementTracked, columns.trackLikes,
-    columns.trackReposts, columns.trackComments, columns.langs, columns.urlsJson, columns.mediaJson, columns.quotedJson,
-    columns.edited,
+    columns.parentIds, columns.kinds, columns.engagementTracked, columns.trackLikes, columns.trackReposts,
+    columns.trackComments, columns.contentOf,
+    content.xPostIds, content.authorIds, content.authors, content.authorNames, content.texts, content.urls,
+    content.postedAts, content.langs, content.urlsJson, content.mediaJson, content.quotedJson, content.edited,
   ]);
   const answer = rows[0];
   if (!answer) throw new Error('the feed insert returned no row');
@@ -147,6 +184,23 @@ export async function insertFeedItems(client: pg.PoolClient, items: readonly New
   return { inserted };
 }
 
+/** The content rows of a batch: what a post shows, once per distinct content however many items carry it. */
+interface ContentColumns {
+  xPostIds: string[];
+  authorIds: (string | null)[];
+  authors: string[];
+  authorNames: string[];
+  texts: string[];
+  urls: string[];
+  postedAts: (string | null)[];
+  langs: (string | null)[];
+  /** JSON text, null when the list is empty (stored as null, shown as []). */
+  urlsJson: (string | null)[];
+  mediaJson: (string | null)[];
+  quotedJson: (string | null)[];
+  edited: boolean[];
+}
+
 /** The insert's parameter arrays, and the items they hold (the batch less repeats), in input order. */
 interface FeedColumns {
   kept: NewFeedItem[];
@@ -157,29 +211,58 @@ interface FeedColumns {
   accounts: (string | null)[];
   sources: string[][];
   sourcesJson: string[];
-  xPostIds: string[];
-  authorIds: (string | null)[];
-  authors: string[];
-  authorNames: string[];
-  texts: string[];
-  urls: string[];
-  postedAts: (string | null)[];
   parentIds: (string | null)[];
   kinds: (string | null)[];
   engagementTracked: boolean[];
   trackLikes: boolean[];
   trackReposts: boolean[];
   trackComments: boolean[];
-  langs: (string | null)[];
-  /** JSON text, null when the list is empty (stored as null, shown as []). */
-  urlsJson: (string | null)[];
-  mediaJson: (string | null)[];
-  quotedJson: (string | null)[];
-  edited: boolean[];
+  /** Per kept item, its content row's number (from 1, as WITH ORDINALITY counts). */
+  contentOf: number[];
+  /** Per kept item, its author with `@`. */
+  itemAuthors: string[];
+  content: ContentColumns;
 }
 
 function jsonList(list: readonly unknown[] | undefined): string | null {
   return list === undefined || list.length === 0 ? null : JSON.stringify(list);
+}
+
+/** A content field in a content row's key: null and every string kept apart. */
+function keyPart(value: string | null): string {
+  return value === null ? '\u0001' : `\u0002${value}`;
+}
+
+/**
+ * The number of `item`'s content row, added when no earlier item of the batch shows the same: keyed by every
+ * content field, so items of one post share a row, and anything that differs (an edit's text) gets its own.
+ */
+function contentRow(c: ContentColumns, rows: Map<string, number>, item: NewFeedItem, author: string): number {
+  const postedAt = item.postedAt === null ? null : item.postedAt.toISOString();
+  const urlsJson = jsonList(item.urls);
+  const mediaJson = jsonList(item.media);
+  const quotedJson = item.quoted ? JSON.stringify(item.quoted) : null;
+  const lang = item.lang ?? null;
+  const edited = item.edited ?? false;
+  const key = [item.xPostId, item.authorId, author, item.authorName, item.text, item.url, postedAt, lang, urlsJson, mediaJson, quotedJson, edited ? 't' : 'f']
+    .map(keyPart)
+    .join('\u0000');
+  const known = rows.get(key);
+  if (known !== undefined) return known;
+  c.xPostIds.push(item.xPostId);
+  c.authorIds.push(item.authorId);
+  c.authors.push(author);
+  c.authorNames.push(item.authorName);
+  c.texts.push(item.text);
+  c.urls.push(item.url);
+  c.postedAts.push(postedAt);
+  c.langs.push(lang);
+  c.urlsJson.push(urlsJson);
+  c.mediaJson.push(mediaJson);
+  c.quotedJson.push(quotedJson);
+  c.edited.push(edited);
+  rows.set(key, c.xPostIds.length);
+  return c.xPostIds.length;
 }
 
 /**
@@ -188,12 +271,12 @@ function jsonList(list: readonly unknown[] | undefined): string | null {
  */
 function toColumns(items: readonly NewFeedItem[]): FeedColumns {
   const c: FeedColumns = {
-    kept: [], userIds: [], dedupeKeys: [], types: [], hashtags: [], accounts: [], sources: [], sourcesJson: [], xPostIds: [],
-    authorIds: [], authors: [], authorNames: [], texts: [], urls: [], postedAts: [], parentIds: [], kinds: [],
-    engagementTracked: [], trackLikes: [], trackReposts: [], trackComments: [], langs: [], urlsJson: [], mediaJson: [],
-    quotedJson: [], edited: [],
+    kept: [], userIds: [], dedupeKeys: [], types: [], hashtags: [], accounts: [], sources: [], sourcesJson: [], parentIds: [], kinds: [],
+    engagementTracked: [], trackLikes: [], trackReposts: [], trackComments: [], contentOf: [], itemAuthors: [],
+    content: { xPostIds: [], authorIds: [], authors: [], authorNames: [], texts: [], urls: [], postedAts: [], langs: [], urlsJson: [], mediaJson: [], quotedJson: [], edited: [] },
   };
   const seen = new Set<string>();
+  const contentRows = new Map<string, number>();
   for (let i = 0; i < items.length; i += 1) {
     const item = items[i] as NewFeedItem;
     const key = `${item.userId}\u0000${item.dedupeKey}`;
@@ -211,24 +294,15 @@ function toColumns(items: readonly NewFeedItem[]): FeedColumns {
     const lowered = lowerAll(item.sources);
     c.sources.push(lowered);
     c.sourcesJson.push(JSON.stringify(lowered));
-    c.xPostIds.push(item.xPostId);
-    c.authorIds.push(item.authorId);
-    c.authors.push(withAt(item.author));
-    c.authorNames.push(item.authorName);
-    c.texts.push(item.text);
-    c.urls.push(item.url);
-    c.postedAts.push(item.postedAt === null ? null : item.postedAt.toISOString());
     c.parentIds.push(item.parentId ?? null);
     c.kinds.push(item.kind ?? null);
     c.engagementTracked.push(item.engagementTracked ?? false);
     c.trackLikes.push(item.trackLikes ?? true);
     c.trackReposts.push(item.trackReposts ?? true);
     c.trackComments.push(item.trackComments ?? true);
-    c.langs.push(item.lang ?? null);
-    c.urlsJson.push(jsonList(item.urls));
-    c.mediaJson.push(jsonList(item.media));
-    c.quotedJson.push(item.quoted ? JSON.stringify(item.quoted) : null);
-    c.edited.push(item.edited ?? false);
+    const author = withAt(item.author);
+    c.itemAuthors.push(author);
+    c.contentOf.push(contentRow(c.content, contentRows, item, author));
   }
   return c;
 }
@@ -246,7 +320,7 @@ function toRow(c: FeedColumns, i: number, id: string, detectedAt: Date): FeedIte
     sources: c.sources[i] as string[],
     xPostId: item.xPostId,
     authorId: item.authorId,
-    author: c.authors[i] as string,
+    author: c.itemAuthors[i] as string,
     authorName: item.authorName,
     text: item.text,
     url: item.url,
@@ -261,7 +335,7 @@ function toRow(c: FeedColumns, i: number, id: string, detectedAt: Date): FeedIte
     urls: item.urls ?? [],
     media: item.media ?? [],
     quoted: item.quoted ?? null,
-    edited: c.edited[i] as boolean,
+    edited: item.edited ?? false,
     detectedAt,
   };
 }

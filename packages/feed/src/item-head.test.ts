@@ -75,6 +75,44 @@ describe('feed_items.item_head', () => {
     expect(await head(item.id)).toMatchObject({ text: '', author_name: '', urls: [], media: [], quoted: null, deleted: true, edited_at: item.detectedAt.toISOString() });
   });
 
+  it("is the insert trigger's JSON to the byte, for every kind of item the insert writes it for", async () => {
+    const urls = [{ url: 'https://t.co/abc', expanded_url: 'https://example.com/a?b=1&c=<2>', display_url: 'example.com/a?b=1…' }];
+    const media = [{ type: 'photo', url: null, preview_image_url: 'https://pbs.twimg.com/p.jpg', width: null, height: 675, alt_text: 'A "chart" \\ ↗' }];
+    const quoted = { id: '77', author: '@q', author_name: 'Q\n', text: 'Fish & Chips <3 \u2028', url: 'https://x.com/q/status/77' };
+    const { accountId: other } = await createAccount(env.database.db.prisma, { email: 'head-other@example.com', planId: 'starter' });
+    const odd = 'quotes " \\ \n\t\u0001 \u2028 🚀 &amp; <b>';
+    const items = [
+      hashtagPost(userId, 21, { text: odd, authorName: 'Ünïcode "Name"', lang: 'und', sources: ['#BTC', '@Alice', '#btc'], account: 'Alice' }),
+      hashtagPost(other, 21, { text: odd, authorName: 'Ünïcode "Name"', lang: 'und', sources: ['#btc'] }),
+      hashtagPost(userId, 22, { urls, media, quoted, edited: true, authorId: null, postedAt: null }),
+      hashtagPost(other, 22, { urls, edited: false }),
+      hashtagPost(userId, 23, { type: 'engagement', dedupeKey: 'e:23:like:9', parentId: 'post_"parent"', kind: 'like', hashtag: null, sources: [] }),
+      hashtagPost(userId, 24, { type: 'engagement', dedupeKey: 'e:24:reply:9', parentId: 'post_parent', kind: 'reply', media }),
+    ];
+    const { inserted } = await transaction(pool(), (client) => insertFeedItems(client, items));
+    expect(inserted).toHaveLength(items.length);
+    const ids = inserted.map((item) => item.id);
+    const read = async () =>
+      (await pool().query<{ id: string; item_head: string; item_extra: string | null }>('SELECT id, item_head, item_extra FROM feed_items WHERE id = ANY($1) ORDER BY id', [ids])).rows;
+    const written = await read();
+    // Clearing the head makes the update trigger write both again, as the insert trigger does for any other writer.
+    await pool().query('UPDATE feed_items SET item_head = NULL WHERE id = ANY($1)', [ids]);
+    expect(await read()).toEqual(written);
+    expect(written.every((row) => row.item_head.length > 0)).toBe(true);
+    expect(written.filter((row) => row.item_extra !== null)).toHaveLength(3);
+  });
+
+  it('is written by the insert trigger for a row stored without it', async () => {
+    const [stored] = (await transaction(pool(), (client) => insertFeedItems(client, [hashtagPost(userId, 25)]))).inserted;
+    await pool().query(
+      `INSERT INTO feed_items (id, user_id, dedupe_key, type, hashtag, sources, x_post_id, author, author_name, text, url, posted_at, detected_at)
+       SELECT 'post_byhand', user_id, 'x:byhand', type, hashtag, sources, x_post_id, author, author_name, text, url, posted_at, detected_at
+         FROM feed_items WHERE id = $1`,
+      [stored?.id],
+    );
+    expect(await head('post_byhand')).toEqual({ ...(await head(stored?.id as string)), id: 'post_byhand' });
+  });
+
   it('carries parent_id and kind for engagement items, and null for what is missing', async () => {
     const { inserted } = await transaction(pool(), (client) =>
       insertFeedItems(client, [
