@@ -15,9 +15,13 @@ import type { XClient, XPost } from '@hashwatch/x-api';
 import { buildQuery, createScanner, fetchPack, matchPosts, packSinceId, sourceTerms, storePack, syncSources, toFeedItem, type Source, type Subscription } from '@hashwatch/scanner';
 import { benchEnvironment, log, machineLine, seedAccounts, seedTracks, type BenchEnvironment } from './scanner-support';
 
-const ACCOUNTS = 100;
+// SCANNER_BENCH_ACCOUNTS and SCANNER_BENCH_TAGS_PER_ACCOUNT (a divisor of 20) change the workload: 50 and 20 make
+// every post 50 items, 10,000 a round (200 posts/s × 50 accounts sharing 20 tags, a second of a busy minute).
+const ACCOUNTS = Number(process.env.SCANNER_BENCH_ACCOUNTS ?? 100);
 const TAGS = Array.from({ length: 20 }, (_, i) => `ingest${String.fromCharCode(97 + i)}`);
-const TAGS_PER_ACCOUNT = 5;
+const TAGS_PER_ACCOUNT = Number(process.env.SCANNER_BENCH_TAGS_PER_ACCOUNT ?? 5);
+// Account u tracks tags u, u + stride, …: TAGS_PER_ACCOUNT different ones, each tag tracked by as many accounts.
+const TAG_STRIDE = Math.floor(TAGS.length / TAGS_PER_ACCOUNT);
 const ROUNDS = Number(process.env.SCANNER_BENCH_ROUNDS ?? 20);
 const POSTS_PER_ROUND = 200;
 const REPEATS = Number(process.env.SCANNER_BENCH_REPEATS ?? 3);
@@ -90,7 +94,7 @@ function publishRound(env: BenchEnvironment): void {
 /** The accounts and their tracks, and the tag sources they make, all packed in one query. */
 async function seedWorkload(env: BenchEnvironment): Promise<{ sources: Source[]; query: string }> {
   const users = await seedAccounts(env.db, ACCOUNTS, { alertsLimit: 10_000_000, scanIntervalSeconds: 60 });
-  await seedTracks(env.db, users.flatMap((userId, u) => Array.from({ length: TAGS_PER_ACCOUNT }, (_, k) => ({ userId, hashtag: TAGS[(u + k * 4) % TAGS.length] as string }))), 3_600_000);
+  await seedTracks(env.db, users.flatMap((userId, u) => Array.from({ length: TAGS_PER_ACCOUNT }, (_, k) => ({ userId, hashtag: TAGS[(u + k * TAG_STRIDE) % TAGS.length] as string }))), 3_600_000);
   await syncSources(env.db.pool);
   const { rows: sourceRows } = await env.db.pool.query<{ not_before: Date }>('SELECT not_before FROM source_cursors LIMIT 1');
   const notBefore = sourceRows[0]?.not_before ?? new Date(0);

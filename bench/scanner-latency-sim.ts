@@ -2,7 +2,7 @@
 // an event loop with the scanner under test. Talks to its parent over IPC:
 //   -> {url}                      once listening
 //   <- {start: {postsPerSecond, stepMs, tags}}   starts publishing; each post carries one tag
-//   <- {stop: true}  -> {injected}               stops publishing
+//   <- {stop: true}  -> {injected, published}    stops publishing; published: [post id, ms][]
 import { createSimulator, serveSimulator } from '@hashwatch/x-simulator';
 
 interface StartMessage {
@@ -15,6 +15,7 @@ async function main(): Promise<void> {
   const sim = createSimulator({ requestLogSize: 0, rateLimits: { search_recent: unlimited } });
   const running = await serveSimulator(sim);
   let injected = 0;
+  const published: [string, number][] = [];
   let timer: NodeJS.Timeout | undefined;
   process.on('message', (message: StartMessage) => {
     if (message.start) {
@@ -22,13 +23,14 @@ async function main(): Promise<void> {
       timer = setInterval(() => {
         for (let i = 0; i < (postsPerSecond * stepMs) / 1000; i += 1) {
           injected += 1;
-          sim.state.injectPost({ author: `w${injected % 97}`, text: `update ${injected} #${tags[injected % tags.length]}`, lang: 'en' });
+          const post = sim.state.injectPost({ author: `w${injected % 97}`, text: `update ${injected} #${tags[injected % tags.length]}`, lang: 'en' });
+          published.push([post.id, Date.now()]);
         }
       }, stepMs);
     }
     if (message.stop) {
       clearInterval(timer);
-      process.send?.({ injected });
+      process.send?.({ injected, published });
       void running.close().then(() => process.exit(0));
     }
   });

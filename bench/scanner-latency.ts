@@ -13,6 +13,12 @@
 // visible and the job carrying it was added (one machine, one clock). SCANNER_BENCH_SECONDS (default 30) sets the run;
 // SCANNER_BENCH_MAX_PAGES the scanner's maxPagesPerBatch (default: the scanner's, 3).
 // Goal: p99 < 150 ms.
+//
+// SCANNER_BENCH_WORKLOAD=busy offers 10,000 items/s instead: 200 posts/s, 50 accounts each tracking all 20 tags, so
+// every post is 50 feed items. It reports the items stored per second past the warm-up against a raw
+// `INSERT … SELECT FROM unnest` of the same rows into a copy of feed_items, in batches of the scanner's average size,
+// measured after the run (goal: >= 0.6), and detection latency, from a post's publication to its items being
+// visible (goal: p99 < the scan interval + 1 s = 2 s).
 import { fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import path from 'node:path';
@@ -22,13 +28,18 @@ import { createRedisConnection, listSchedulers, removeScheduler, type RedisClien
 import { createXClient } from '@hashwatch/x-api';
 import { DEFAULT_APP_TOKEN } from '@hashwatch/x-simulator';
 import { createScanner, reconcileScanSchedulers, startScannerWorkers, type Scanner } from '@hashwatch/scanner';
-import { benchEnvironment, log, machineLine, percentile, seedAccounts, seedTracks, type BenchEnvironment } from './scanner-support';
+import { benchEnvironment, log, machineLine, percentile, rawInsertIntoCopy, seedAccounts, seedTracks, type BenchEnvironment } from './scanner-support';
 
 const SECONDS = Number(process.env.SCANNER_BENCH_SECONDS ?? 30);
 const WARMUP_SECONDS = 5;
-const POSTS_PER_SECOND = 500;
+const BUSY = process.env.SCANNER_BENCH_WORKLOAD === 'busy';
+const POSTS_PER_SECOND = BUSY ? 200 : 500;
 const STEP_MS = 20;
-const TAGS = Array.from({ length: 10 }, (_, i) => `lat${String.fromCharCode(97 + i)}`);
+const TAGS = Array.from({ length: BUSY ? 20 : 10 }, (_, i) => `lat${String.fromCharCode(97 + i)}`);
+const BUSY_ACCOUNTS = 50;
+// Busy: the observer reads one account's feed (each post is an item of every account), and items stored per second
+// come from the scanner's commits.
+const OBSERVED_USER = BUSY ? 'usr_bench1' : undefined;
 
 function child(script: string, env: Record<string, string> = {}): ChildProcess {
   return fork(path.join(__dirname, script), [], {
@@ -50,18 +61,27 @@ interface Recording {
   /** feed item id -> when X's answer carrying its post was received */
   receivedAt: Map<string, number>;
   phases: { commit: number[]; relay: number[] };
-  batches: { items: number; storeMs: number; relayMs: number }[];
+  batches: { items: number; storeMs: number; relayMs: number; committedAt: number }[];
 }
 
-/** When the observer saw each item: visible to the `since` query, and added to alert-routing in a job. */
+/** When the observer saw each item (and its post): visible to the `since` query, and added to alert-routing in a job. */
 type Observed = {
-  visible: [string, number][];
+  visible: [string, number, string][];
   enqueued: [string, number][];
 };
 
-/** 20 accounts; tag k is tracked by accounts 2k and 2k+1, so every post is two feed items. */
+/**
+ * 20 accounts; tag k is tracked by accounts 2k and 2k+1, so every post is two feed items. Busy: 50 accounts each
+ * tracking every tag, so every post is 50.
+ */
 async function seedWorkload(env: BenchEnvironment): Promise<void> {
-  const users = await seedAccounts(env.db, TAGS.length * 2, { scanIntervalSeconds: 1, alertsLimit: 10_000_000 });
+  const options = { scanIntervalSeconds: 1, alertsLimit: 100_000_000 };
+  if (BUSY) {
+    const users = await seedAccounts(env.db, BUSY_ACCOUNTS, options);
+    await seedTracks(env.db, users.flatMap((userId) => TAGS.map((hashtag) => ({ userId, hashtag }))));
+    return;
+  }
+  const users = await seedAccounts(env.db, TAGS.length * 2, options);
   await seedTracks(env.db, users.map((userId, i) => ({ userId, hashtag: TAGS[Math.floor(i / 2)] as string })));
 }
 
@@ -76,8 +96,9 @@ function recordingScanner(env: BenchEnvironment, simUrl: string, recording: Reco
     maxQueryLength: 512,
     ...(process.env.SCANNER_BENCH_MAX_PAGES ? { maxPagesPerBatch: Number(process.env.SCANNER_BENCH_MAX_PAGES) } : {}),
     onBatchStored: ({ receivedAt: answers, stored, startedAt, committedAt, relayedAt }) => {
-      recording.batches.push({ items: stored.inserted.length, storeMs: committedAt - startedAt, relayMs: relayedAt - committedAt });
+      recording.batches.push({ items: stored.inserted.length, storeMs: committedAt - startedAt, relayMs: relayedAt - committedAt, committedAt });
       for (const item of stored.inserted) {
+        if (OBSERVED_USER !== undefined && item.userId !== OBSERVED_USER) continue;
         const at = answers.get(item.xPostId);
         if (at === undefined) continue;
         recording.receivedAt.set(item.id, at);
@@ -99,13 +120,43 @@ async function runScanner(env: BenchEnvironment, scanner: Scanner, processes: { 
   sim.send({ start: { postsPerSecond: POSTS_PER_SECOND, stepMs: STEP_MS, tags: TAGS } });
   await sleep(SECONDS * 1000);
   sim.send({ stop: true });
-  const injected = await message(sim, (m) => m.injected as number | undefined);
+  const stopped = Date.now();
+  const { injected, published } = await message(sim, (m) => (m.injected === undefined ? undefined : (m as { injected: number; published: [string, number][] })));
   await sleep(3000);
   observer.send({ stop: true });
   const observed = await message(observer, (m) => (m.visible ? (m as Observed) : undefined));
   await Promise.all(workers.map((worker) => worker.close()));
   for (const scheduler of await listSchedulers(env.queues, 'source-scans')) await removeScheduler(env.queues, 'source-scans', scheduler.id);
-  return { started, injected, observed, loopDelay };
+  return { started, stopped, injected, published: new Map(published), observed, loopDelay };
+}
+
+/**
+ * Busy workload: items stored per second between the warm-up and the end of publishing (by when they became
+ * visible), against the raw insert of the same rows; and detection latency, publication to visible.
+ */
+async function reportIngest(env: BenchEnvironment, recording: Recording, run: Awaited<ReturnType<typeof runScanner>>): Promise<void> {
+  const warmupEnd = run.started + WARMUP_SECONDS * 1000;
+  const steady = recording.batches.filter((batch) => batch.committedAt > warmupEnd && batch.committedAt <= run.stopped).reduce((sum, batch) => sum + batch.items, 0);
+  const storedPerSecond = steady / ((run.stopped - warmupEnd) / 1000);
+  const detection: number[] = [];
+  for (const [, at, postId] of run.observed.visible) {
+    const publishedAt = run.published.get(postId);
+    if (publishedAt !== undefined && publishedAt > warmupEnd) detection.push(at - publishedAt);
+  }
+  const batchSize = Math.max(1, Math.round(recording.batches.reduce((sum, b) => sum + b.items, 0) / Math.max(1, recording.batches.length)));
+  const raw = await rawInsertIntoCopy(env.db, batchSize);
+  const rawPerSecond = raw.rows / raw.seconds;
+  log('');
+  log(`offered: ${POSTS_PER_SECOND} posts/s x ${BUSY_ACCOUNTS} accounts = ${POSTS_PER_SECOND * BUSY_ACCOUNTS} items/s`);
+  log(`| measure | value |`);
+  log('|---|---|');
+  log(`| items stored per second, committed ${WARMUP_SECONDS} s to the end of publishing (scanner) | ${storedPerSecond.toFixed(0)} |`);
+  log(`| raw INSERT … SELECT FROM unnest of the same ${raw.rows} rows into a copy of feed_items, ${batchSize} a transaction (baseline) | ${rawPerSecond.toFixed(0)} |`);
+  log(`| scanner / raw (goal >= 0.6) | ${(storedPerSecond / rawPerSecond).toFixed(2)} |`);
+  log('');
+  log('| from publication to ... (ms) | p50 | p95 | p99 | max |');
+  log('|---|---|---|---|---|');
+  log(line(`visible in ${OBSERVED_USER}'s feed to the posts \`since\` query (detection; goal p99 < 2,000)`, detection));
 }
 
 /** Each item's latency past the warm-up, from the answer received to visible, to enqueued, and to both; and how many were not observed. */
@@ -137,7 +188,9 @@ function latencyPerWindow(receivedAt: Map<string, number>, visibleAt: Map<string
     const queued = enqueuedAt.get(id);
     if (seen === undefined || queued === undefined) continue;
     const key = Math.floor((at - started) / 5000);
-    windows.set(key, [...(windows.get(key) ?? []), Math.max(seen, queued) - at]);
+    const values = windows.get(key) ?? [];
+    values.push(Math.max(seen, queued) - at);
+    windows.set(key, values);
   }
   return [...windows].sort((a, b) => a[0] - b[0]).map(([key, values]) => {
     const sorted = values.sort((a, b) => a - b);
@@ -154,7 +207,7 @@ function line(name: string, values: number[]): string {
 /** The drift per window, the scanner's event-loop delay and batches, the run's totals and the latency table. */
 async function report(env: BenchEnvironment, recording: Recording, run: Awaited<ReturnType<typeof runScanner>>): Promise<void> {
   const { batches, phases, receivedAt } = recording;
-  const visibleAt = new Map(run.observed.visible);
+  const visibleAt = new Map(run.observed.visible.map(([id, at]) => [id, at]));
   const enqueuedAt = new Map(run.observed.enqueued);
   const { visible, enqueued, both, missing } = latencies(receivedAt, visibleAt, enqueuedAt, run.started + WARMUP_SECONDS * 1000);
   log(`per window (both): ${latencyPerWindow(receivedAt, visibleAt, enqueuedAt, run.started).join(' | ')}`);
@@ -180,7 +233,12 @@ async function main(): Promise<void> {
   const env = await benchEnvironment('latency');
   const workerConnection = createRedisConnection(env.redisUrl, { role: 'worker' });
   const sim = child('scanner-latency-sim.ts');
-  const observer = child('scanner-latency-observer.ts', { DATABASE_URL: env.databaseUrl, REDIS_URL: env.redisUrl, QUEUE_PREFIX: env.prefix });
+  const observer = child('scanner-latency-observer.ts', {
+    DATABASE_URL: env.databaseUrl,
+    REDIS_URL: env.redisUrl,
+    QUEUE_PREFIX: env.prefix,
+    ...(OBSERVED_USER ? { OBSERVE_USER: OBSERVED_USER } : {}),
+  });
   try {
     const simUrl = await message(sim, (m) => m.url as string | undefined);
     await message(observer, (m) => m.ready as boolean | undefined);
@@ -189,6 +247,7 @@ async function main(): Promise<void> {
     const scanner = recordingScanner(env, simUrl, recording);
     const run = await runScanner(env, scanner, { sim, observer, workerConnection });
     await report(env, recording, run);
+    if (BUSY) await reportIngest(env, recording, run);
   } finally {
     for (const process of [sim, observer]) if (process.exitCode === null) process.kill();
     workerConnection.disconnect();

@@ -1,7 +1,7 @@
 // Shared set-up of the scanner benches (bench/scanner-*.ts): a database and a Redis prefix of their own, an
 // in-process X simulator, seeded accounts and tracks, the machine line. Everything it creates is removed.
 import { randomBytes } from 'node:crypto';
-import { createDatabase, migrate, seedPlans, type Database } from '@hashwatch/db';
+import { createDatabase, migrate, newId, seedPlans, transaction, type Database } from '@hashwatch/db';
 import { createLogger, type Logger } from '@hashwatch/logger';
 import { createQueues, createRedisConnection, type Queues, type RedisClient } from '@hashwatch/queues';
 import { baseDatabaseUrl, databaseUrlFor, deletePrefixKeys } from '@hashwatch/testing';
@@ -126,3 +126,39 @@ export async function seedAccountTracks(db: Database, follows: { userId: string;
   );
 }
 
+
+// The feed item columns a raw insert writes, from rows the scanner stored, with their types: the work any feed
+// writer must do. `item_head` (the item's JSON, written by feed_items' trigger) is copied as it was stored.
+const COPY_COLUMNS: readonly (readonly [string, string])[] = [
+  ['user_id', 'text'], ['dedupe_key', 'text'], ['type', 'feed_item_type'], ['hashtag', 'text'], ['account', 'text'], ['sources', 'text[]'],
+  ['x_post_id', 'text'], ['author_id', 'text'], ['author', 'text'], ['author_name', 'text'], ['text', 'text'], ['url', 'text'],
+  ['posted_at', 'timestamptz'], ['engagement_tracked', 'boolean'], ['track_likes', 'boolean'], ['track_reposts', 'boolean'],
+  ['track_comments', 'boolean'], ['item_head', 'text'],
+];
+
+/**
+ * The baseline of a run: the feed items it stored, inserted again with a raw `INSERT … SELECT FROM unnest(…)` into
+ * a copy of `feed_items` (its columns, defaults and indexes; no triggers), `batchSize` rows per transaction, with new
+ * random ids. Resolves with the rows inserted and the seconds it took.
+ */
+export async function rawInsertIntoCopy(db: Database, batchSize: number): Promise<{ rows: number; seconds: number }> {
+  const names = COPY_COLUMNS.map(([name]) => name);
+  await db.pool.query('CREATE TABLE feed_items_copy (LIKE feed_items INCLUDING DEFAULTS INCLUDING INDEXES INCLUDING CONSTRAINTS)');
+  const { rows } = await db.pool.query<Record<string, unknown>>(`SELECT ${names.join(', ')} FROM feed_items ORDER BY detected_at`);
+  // Arrays of arrays travel as JSON text: unnest would flatten them.
+  const unnested = COPY_COLUMNS.map(([name, type]) => (type === 'text[]' ? `ARRAY(SELECT jsonb_array_elements_text(r.${name}::jsonb))` : `r.${name}::${type}`)).join(', ');
+  const params = COPY_COLUMNS.map(([, type], i) => `$${i + 1}::${type === 'text[]' || type === 'feed_item_type' ? 'text' : type}[]`).join(', ');
+  const sql = `INSERT INTO feed_items_copy (${names.join(', ')}, id, detected_at)
+    SELECT ${unnested}, r.id, now() FROM unnest(${params}, $${names.length + 1}::text[]) AS r(${names.join(', ')}, id)`;
+  try {
+    const started = performance.now();
+    for (let from = 0; from < rows.length; from += batchSize) {
+      const batch = rows.slice(from, from + batchSize);
+      const values = COPY_COLUMNS.map(([name, type]) => batch.map((row) => (type === 'text[]' ? JSON.stringify(row[name]) : row[name])));
+      await transaction(db.pool, (client) => client.query(sql, [...values, batch.map(() => newId('post'))]));
+    }
+    return { rows: rows.length, seconds: (performance.now() - started) / 1000 };
+  } finally {
+    await db.pool.query('DROP TABLE feed_items_copy');
+  }
+}
