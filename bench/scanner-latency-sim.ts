@@ -30,8 +30,8 @@ async function main(): Promise<void> {
     }
     if (message.stop) {
       clearInterval(timer);
-      process.send?.({ injected, published });
-      void running.close().then(() => process.exit(0));
+      // Exits once the answer is written: an exit right after send() could drop it (thousands of entries).
+      process.send?.({ injected, published }, () => void running.close().then(() => process.exit(0)));
     }
   });
   process.send?.({ url: running.url });

@@ -20,7 +20,6 @@
 // measured after the run (goal: >= 0.6), and detection latency, from a post's publication to its items being
 // visible (goal: p99 < the scan interval + 1 s = 2 s).
 import { fork, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -48,12 +47,23 @@ function child(script: string, env: Record<string, string> = {}): ChildProcess {
   });
 }
 
-async function message<T>(process: ChildProcess, pick: (message: Record<string, unknown>) => T | undefined): Promise<T> {
-  for (;;) {
-    const [received] = (await once(process, 'message')) as [Record<string, unknown>];
-    const value = pick(received);
-    if (value !== undefined) return value;
-  }
+/** The first message of `child` that `pick` accepts; rejects if the child exits first (with its exit code or signal). */
+function message<T>(child: ChildProcess, pick: (message: Record<string, unknown>) => T | undefined): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const onMessage = (received: Record<string, unknown>) => {
+      const value = pick(received);
+      if (value === undefined) return;
+      child.off('exit', onExit);
+      child.off('message', onMessage);
+      resolve(value);
+    };
+    const onExit = (code: number | null, signal: string | null) => {
+      child.off('message', onMessage);
+      reject(new Error(`${child.spawnargs.at(-1) ?? 'child'} exited (${signal ?? code}) before answering`));
+    };
+    child.on('message', onMessage);
+    child.once('exit', onExit);
+  });
 }
 
 /** What the scanner recorded of each batch it stored: when the answer carrying each item arrived, and the phases after. */
