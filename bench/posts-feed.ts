@@ -7,6 +7,7 @@
 // POSTS_BENCH_ITEMS=<n> shrinks the data for a quick run (the deep page stays at 90% of it);
 // POSTS_BENCH_PROFILE=<dir> loads only the feed (10 s) and writes a V8 CPU profile of the server process there.
 // POSTS_BENCH_POOL=<n> sets the gateway's PostgreSQL pool (default 10, as apps/gateway/src/main.ts).
+// POSTS_BENCH_LOG_LEVEL=<level> sets the gateway's LOG_LEVEL (default info, as main.ts: a JSON line per request).
 // POSTS_BENCH_QUICK=1 measures only the headline pair (feed and bare, two rounds) and authentication alone.
 // Goals: the feed at >= 35% of the bare handler's req/s with p99 < 30 ms (50 connections), and a page
 // 900,000 items deep at <= 1.3x the first page's p50.
@@ -22,6 +23,7 @@ import { generateSecretsKey } from '@hashwatch/secrets';
 import { baseDatabaseUrl, databaseUrlFor, deletePrefixKeys } from '@hashwatch/testing';
 import { listPosts, postCursor } from '@hashwatch/gateway';
 import { admin, cpuBetween, cpuSecondsWhere, machineDescription } from './bench-support';
+import type { LoopDelay } from './posts-server';
 import { startPostsServer } from './posts-server-process';
 
 const ITEMS = Number(process.env.POSTS_BENCH_ITEMS ?? 1_000_000);
@@ -43,6 +45,25 @@ interface Row {
 }
 
 let serverPid: number | undefined;
+let serverChild: ChildProcess | undefined;
+
+/** The server's event-loop delay during `work`, in ms. */
+async function withLoopDelay<T>(work: () => Promise<T>): Promise<{ result: T; loop: LoopDelay | undefined }> {
+  const child = serverChild;
+  if (!child) return { result: await work(), loop: undefined };
+  child.send({ loop: 'reset' });
+  const result = await work();
+  const answered = new Promise<LoopDelay>((resolve) => {
+    const onMessage = (message: { loop?: LoopDelay }) => {
+      if (!message.loop) return;
+      child.off('message', onMessage);
+      resolve(message.loop);
+    };
+    child.on('message', onMessage);
+  });
+  child.send({ loop: 'read' });
+  return { result, loop: await answered };
+}
 function cpuSnapshot() {
   return {
     server: cpuSecondsWhere((pid) => Number(pid) === serverPid),
@@ -89,7 +110,7 @@ async function fill(db: Database, userId: string, count: number, salt: string): 
 
 async function load(name: string, url: string, headers: Record<string, string>, connections = CONNECTIONS, duration = SECONDS): Promise<Row> {
   const before = cpuSnapshot();
-  const result = await autocannon({ url, connections, duration, headers });
+  const { result, loop } = await withLoopDelay(() => autocannon({ url, connections, duration, headers }));
   const after = cpuSnapshot();
   const loader = process.cpuUsage(before.loader);
   const perRequest = (seconds: number) => (seconds * 1e6) / Math.max(result.requests.total, 1);
@@ -102,7 +123,8 @@ async function load(name: string, url: string, headers: Record<string, string>, 
   const row = { name, reqPerSec: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors + result.timeouts, cpu };
   log(
     `  ${name}: ${row.reqPerSec.toFixed(0)} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, non-2xx ${row.non2xx}, errors ${row.errors}; ` +
-      `CPU µs/request: server ${cpu.server.toFixed(0)}, PostgreSQL ${cpu.postgres.toFixed(0)}, Redis ${cpu.redis.toFixed(0)}, load generator ${cpu.loader.toFixed(0)}`,
+      `CPU µs/request: server ${cpu.server.toFixed(0)}, PostgreSQL ${cpu.postgres.toFixed(0)}, Redis ${cpu.redis.toFixed(0)}, load generator ${cpu.loader.toFixed(0)}` +
+      (loop ? `; server event-loop delay p50 ${loop.p50.toFixed(1)} ms, p99 ${loop.p99.toFixed(1)} ms, max ${loop.max.toFixed(1)} ms` : ''),
   );
   return row;
 }
@@ -297,11 +319,12 @@ async function main(): Promise<void> {
       REDIS_URL: redisUrl,
       SECRETS_KEY: secretsKey,
       QUEUE_PREFIX: prefix,
-      LOG_LEVEL: 'warn',
+      LOG_LEVEL: process.env.POSTS_BENCH_LOG_LEVEL ?? 'info',
       BARE_BODY: pages.bareBody,
     });
     child = servers.child;
     serverPid = child.pid;
+    serverChild = child;
     const targets: Targets = {
       gateway: `http://127.0.0.1:${servers.ready.gatewayPort}`,
       bare: `http://127.0.0.1:${servers.ready.barePort}`,

@@ -9,7 +9,10 @@ export function startPostsServer(env: Record<string, string>, execArgv: string[]
   const child = fork(path.join(__dirname, 'posts-server.ts'), [], {
     execArgv: ['--import', 'tsx', ...execArgv],
     env: { ...process.env, ...env, TSX_TSCONFIG_PATH: path.join(__dirname, 'tsconfig.json') },
+    // Its log lines go to a pipe read as fast as they come, as a container's standard output is read.
+    stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
   });
+  child.stdout?.resume();
   return new Promise((resolve, reject) => {
     child.once('message', (ready) => resolve({ child, ready: ready as ServerReady }));
     child.once('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
