@@ -15,6 +15,7 @@ import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { loadavg } from 'node:os';
+import type pg from 'pg';
 import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
 import { createAccount } from '@hashwatch/accounts';
@@ -78,7 +79,19 @@ const log = (line: string) => process.stdout.write(`${line}\n`);
 
 /** 1M items for one account (and 100k for another) in one set-based INSERT each: 3 items per millisecond, mixed types. */
 async function fill(db: Database, userId: string, count: number, salt: string): Promise<void> {
-  await db.pool.query(
+  // A million rows take longer than the pool's statement timeout on a 2-CPU machine (about 60 s here).
+  const client = await db.pool.connect();
+  try {
+    await client.query('SET statement_timeout = 0');
+    await fillWith(client, userId, count, salt);
+  } finally {
+    await client.query('RESET statement_timeout').catch(() => undefined);
+    client.release();
+  }
+}
+
+async function fillWith(db: pg.PoolClient, userId: string, count: number, salt: string): Promise<void> {
+  await db.query(
     `INSERT INTO feed_items (id, user_id, dedupe_key, type, hashtag, account, sources, x_post_id, author_id, author, author_name,
                              text, url, posted_at, detected_at, parent_id, kind, engagement_tracked, retweet_count, like_count,
                              reply_count, retweeters, likers, repliers, engagement_updated_at)
