@@ -64,6 +64,26 @@ describe('createLogger', () => {
     expect(lines.map((line) => JSON.parse(line).message)).toEqual(['kept', 'kept too']);
   });
 
+  it('finds each credential form alone in a string, and leaves a string with none as it was', () => {
+    const forms: [string, string][] = [
+      ['sent Bearer abc.DEF-1', 'abc.DEF-1'],
+      ['GET /bot123456:AA-bb_cc/getMe', 'AA-bb_cc'],
+      ['key hw_live_k3y and', 'k3y'],
+      ['key hw_test_t3st', 't3st'],
+      ['signing whsec_c2Vj+cmV0=', 'c2Vj+cmV0'],
+      ['session hws_s3ss10n', 's3ss10n'],
+      ['login hwl_l0g1n', 'l0g1n'],
+      ['reset hwr_r3s3t', 'r3s3t'],
+      ['stripe sk_live_51Live', '51Live'],
+      ['stripe rk_test_9Rest', '9Rest'],
+      ['https://discordapp.com/api/v10/webhooks/42/d1sc-0rd_tok', 'd1sc-0rd_tok'],
+      ['https://hooks.slack.com/services/T0/B0/sl4ck', 'sl4ck'],
+    ];
+    for (const [text, secret] of forms) expect(redact(text)).not.toContain(secret);
+    const plain = 'GET /v1/posts 200 in 3.2 ms for usr_abc (hw_ is a prefix, Bearer-less)';
+    expect(redact(plain)).toBe(plain);
+  });
+
   it('keeps booleans such as two_factor_enabled readable', () => {
     expect(redact({ token_present: true, two_factor_enabled: false })).toEqual({ token_present: true, two_factor_enabled: false });
   });
