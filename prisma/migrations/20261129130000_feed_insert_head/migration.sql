@@ -21,7 +21,7 @@ CREATE TRIGGER "feed_items_head"
 
 -- 2. The source rows of an insert. Each stored item is new (a fresh random id), so its rows cannot be there
 --    already; only an item listing one source twice could repeat one, which DISTINCT over that item's own sources
---    drops. ON CONFLICT's speculative insertion cost about a third of the statement at 10,000 items.
+--    drops. With ON CONFLICT (speculative insertion) the source rows of 10,000 items took 350–480 ms, without 290–350 ms.
 CREATE OR REPLACE FUNCTION "feed_items_add_sources"() RETURNS trigger LANGUAGE plpgsql AS $fn$
 BEGIN
   INSERT INTO "feed_item_sources" ("user_id", "source", "detected_at", "item_id", "type")
