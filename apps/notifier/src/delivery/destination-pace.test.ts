@@ -106,9 +106,14 @@ describe('destination pace', () => {
     async function rounds(pace: ReturnType<typeof createDestinationPace>, destination: ReturnType<typeof receiver>, count: number, signal: 'ok' | 'backoff', latencyMs: number) {
       const sizes: number[] = [];
       for (let round = 0; round < count; round += 1) {
+        const sentAt = Date.now();
         const { permits } = await pace.admit(destination, 100, 10_000);
         let size = 0;
-        for (const permit of permits) size = await pace.settle(destination, permit, signal, latencyMs);
+        // A back-off answer is at least as late as the time since its round was sent, however slowly this machine
+        // settles the round: every send of it started before the first answer's cut.
+        for (const permit of permits) {
+          size = await pace.settle(destination, permit, signal, signal === 'backoff' ? Math.max(latencyMs, Date.now() - sentAt + 5) : latencyMs);
+        }
         sizes.push(Math.floor(size));
       }
       return sizes;
