@@ -10,7 +10,7 @@ export type QueryTerm =
   | { type: 'conversation_id'; id: string }
   | { type: 'lang'; lang: string }
   | { type: 'is'; what: 'retweet' | 'reply' | 'quote' | 'verified' }
-  | { type: 'has'; what: 'hashtags' | 'cashtags' | 'mentions' }
+  | { type: 'has'; what: 'hashtags' | 'cashtags' | 'mentions' | 'media' | 'links' }
   | { type: 'min'; metric: 'likes' | 'replies' | 'reposts'; value: number };
 
 export type QueryNode =

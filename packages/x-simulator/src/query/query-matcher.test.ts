@@ -60,6 +60,20 @@ describe('matchesQuery', () => {
     expect(matches('#btc is:verified', root)).toBe(true);
   });
 
+  it('matches has:media on an attached photo and has:links on a link or a photo page', () => {
+    const photo = store.createPost({ authorId: bob.id, text: 'look #btc', media: [{ type: 'photo', url: 'https://pbs.twimg.com/media/a.jpg' }], createdAt: now, visibleAt: now });
+    const linked = store.createPost({ authorId: bob.id, text: 'read #btc', links: ['https://example.com/a'], createdAt: now, visibleAt: now });
+    expect(matches('#btc has:media', photo)).toBe(true);
+    expect(matches('#btc has:media', linked)).toBe(false);
+    expect(matches('#btc has:media', root)).toBe(false);
+    expect(matches('#btc has:links', linked)).toBe(true);
+    expect(matches('#btc has:links', photo)).toBe(true);
+    expect(matches('#btc has:links', root)).toBe(false);
+    expect(matches('#btc -is:quote', root)).toBe(true);
+    expect(matches('(#nope OR (#btc OR $btc) has:media)', photo)).toBe(true);
+    expect(matches('(#nope OR (#btc OR $btc) has:media)', linked)).toBe(false);
+  });
+
   it('applies AND before OR', () => {
     expect(matches('#nope OR #btc lang:es', reply)).toBe(true);
     expect(matches('#nope OR #btc lang:en', reply)).toBe(false);

@@ -39,6 +39,9 @@ function termMatches(term: QueryTerm, post: SimPost, context: MatchContext): boo
       return post.references.some((reference) => reference.type === type);
     }
     case 'has':
+      // X: has:media is a photo, GIF or video attached; has:links any link in the body, a media page's included.
+      if (term.what === 'media') return post.media.length > 0;
+      if (term.what === 'links') return post.entities.urls.length > 0 || post.media.length > 0;
       return post.entities[term.what].length > 0;
     case 'min': {
       const { likes, replies, retweets } = post.metrics;

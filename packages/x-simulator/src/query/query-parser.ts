@@ -62,7 +62,7 @@ function parseOperator(name: string, value: string, at: number): QueryTerm {
     }
     case 'has': {
       const what = value.toLowerCase();
-      if (what !== 'hashtags' && what !== 'cashtags' && what !== 'mentions') fail(`Reference to invalid operator 'has:${value}'`, at);
+      if (what !== 'hashtags' && what !== 'cashtags' && what !== 'mentions' && what !== 'media' && what !== 'links') fail(`Reference to invalid operator 'has:${value}'`, at);
       return { type: 'has', what };
     }
     case 'min_likes':
