@@ -46,6 +46,21 @@ describe('the X client on answers recorded from the live API', () => {
     }
   });
 
+  it('reads the author\'s verification and followers (verified_type business; a recorded unverified author)', () => {
+    const [business] = lookup(recordedBody('twarc__tweets_lookup_verified_type_2023-01-06')).posts as [XPost];
+    expect(business.author).toMatchObject({ username: 'TwitterDev', verified: true, followersCount: 556601 });
+    const [plain] = lookup(recordedBody('twarc__tweets_lookup_cashtags_2023-01-05')).posts as [XPost];
+    expect(plain.author).toMatchObject({ verified: false, followersCount: 809 });
+  });
+
+  it('reads verified_type blue as verified and keeps an author whose metrics do not parse', () => {
+    const body = structuredClone(recordedBody('twarc__tweets_lookup_cashtags_2023-01-05'));
+    const [user] = body.includes.users as Json[];
+    Object.assign(user as Json, { verified: undefined, verified_type: 'blue', public_metrics: { followers_count: 'many' } });
+    const [post] = lookup(body).posts as [XPost];
+    expect(post.author).toMatchObject({ verified: true, followersCount: null });
+  });
+
   it('undoes &amp; once and moves the entities after it (a post with &amp; before its link)', () => {
     const body = recordedBody('twarc__tweets_lookup_geo_2022-03-16_b');
     const wire = (body.data as Json[])[0] as Json;

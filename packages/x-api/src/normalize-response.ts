@@ -32,8 +32,12 @@ import type {
   XUser,
 } from './x-types';
 
+// X's verified_type: `blue` (X Premium), `business`, `government`, or `none`; `verified` alone on older answers.
+const VERIFIED_TYPES = new Set(['blue', 'business', 'government']);
+
 export function normalizeUser(user: WireUser): XUser {
-  return { id: user.id, username: user.username, name: user.name };
+  const verified = user.verified === true || (user.verified_type !== undefined && VERIFIED_TYPES.has(user.verified_type));
+  return { id: user.id, username: user.username, name: user.name, verified, followersCount: user.public_metrics?.followers_count ?? null };
 }
 
 export function normalizeProblem(problem: WireProblem): XProblem {

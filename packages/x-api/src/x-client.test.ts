@@ -25,7 +25,7 @@ describe('createXClient against the simulator (2.166 spellings)', () => {
       max_results: '100',
       'tweet.fields': POST_FIELDS,
       expansions: 'author_id,referenced_tweets.id,referenced_tweets.id.author_id,referenced_tweets.id.attachments.media_keys,attachments.media_keys',
-      'user.fields': 'username,name',
+      'user.fields': 'username,name,verified,verified_type,public_metrics',
       'media.fields': 'type,url,preview_image_url,width,height,alt_text',
     });
     expect(POST_FIELDS).toBe('created_at,lang,public_metrics,referenced_tweets,conversation_id,entities,author_id,in_reply_to_user_id,note_tweet,attachments,edit_history_tweet_ids,withheld');
@@ -40,7 +40,7 @@ describe('createXClient against the simulator (2.166 spellings)', () => {
       rootId,
       text: 'gm #BTC and $TSLA',
       authorId: expect.any(String),
-      author: { id: root.authorId!, username: 'alice', name: 'Alice Liddell' },
+      author: { id: root.authorId!, username: 'alice', name: 'Alice Liddell', verified: false, followersCount: 0 },
       createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.000Z$/),
       lang: 'en',
       conversationId: rootId,
@@ -97,7 +97,7 @@ describe('createXClient against the simulator (2.166 spellings)', () => {
   it('resolves handles, reporting unknown ones in errors and as a null user', async () => {
     const client = x.client();
     const many = await client.usersByUsernames(['ALICE', 'ghost']);
-    expect(many.users).toEqual([{ id: expect.any(String), username: 'alice', name: 'Alice Liddell' }]);
+    expect(many.users).toEqual([{ id: expect.any(String), username: 'alice', name: 'Alice Liddell', verified: false, followersCount: null }]);
     expect(many.errors[0]).toMatchObject({ resourceType: 'user', value: 'ghost' });
     expect(await client.userByUsername('alice')).toEqual({ user: many.users[0], errors: [] });
     const ghost = await client.userByUsername('ghost');

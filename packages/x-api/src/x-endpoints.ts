@@ -28,7 +28,8 @@ export type XEndpointName = (typeof X_ENDPOINT_NAMES)[number];
 // referenced_tweets.id.attachments.media_keys the original's media.
 export const POST_FIELDS = 'created_at,lang,public_metrics,referenced_tweets,conversation_id,entities,author_id,in_reply_to_user_id,note_tweet,attachments,edit_history_tweet_ids,withheld';
 export const POST_EXPANSIONS = 'author_id,referenced_tweets.id,referenced_tweets.id.author_id,referenced_tweets.id.attachments.media_keys,attachments.media_keys';
-export const USER_FIELDS = 'username,name';
+// verified, verified_type and public_metrics (followers) serve a track's verified_only and min_followers filters.
+export const USER_FIELDS = 'username,name,verified,verified_type,public_metrics';
 export const MEDIA_FIELDS = 'type,url,preview_image_url,width,height,alt_text';
 /**
  * The counts-only posts lookup (engagement refreshes): `public_metrics` and no expansions. X still sends its

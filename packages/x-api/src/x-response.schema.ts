@@ -71,7 +71,16 @@ export const wirePostShape = {
 
 export const wirePostSchema = z.object(wirePostShape);
 
-export const wireUserSchema = z.object({ id: z.string().min(1), username: z.string().min(1), name: z.string() });
+// verified and public_metrics only filter posts (a track's verified_only, min_followers): a value that does not parse is
+// read as absent rather than costing the author.
+export const wireUserSchema = z.object({
+  id: z.string().min(1),
+  username: z.string().min(1),
+  name: z.string(),
+  verified: z.boolean().optional().catch(undefined),
+  verified_type: z.string().optional().catch(undefined),
+  public_metrics: z.object({ followers_count: z.number().int().nonnegative().optional().catch(undefined) }).optional().catch(undefined),
+});
 
 export const wireMediaSchema = z.object({
   media_key: z.string().min(1),

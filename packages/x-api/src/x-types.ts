@@ -3,6 +3,10 @@ export interface XUser {
   id: string;
   username: string;
   name: string;
+  /** X's `verified`, or a `verified_type` of blue, business or government; false when X sent neither. */
+  verified: boolean;
+  /** `public_metrics.followers_count` when X sent it. */
+  followersCount: number | null;
 }
 
 /** `retweeted`, `quoted` or `replied_to`; kept open so a new kind from X never makes a post unreadable. */

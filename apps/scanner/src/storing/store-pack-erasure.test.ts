@@ -16,7 +16,7 @@ function postWithTag(tag: string): XPost {
   nextId += 1n;
   const text = `news #${tag}`;
   return {
-    id: String(nextId), rootId: String(nextId), text, authorId: '7', author: { id: '7', username: 'poster', name: 'Poster' }, createdAt: new Date().toISOString(),
+    id: String(nextId), rootId: String(nextId), text, authorId: '7', author: { id: '7', username: 'poster', name: 'Poster', verified: false, followersCount: 10 }, createdAt: new Date().toISOString(),
     lang: 'en', conversationId: String(nextId), inReplyToUserId: null, referencedPosts: [], isRetweet: false, isReply: false, isQuote: false,
     hashtags: [{ start: 5, end: 6 + tag.length, tag }], cashtags: [], mentions: [], urls: [], media: [], quoted: null, metrics: null, editHistoryPostIds: [String(nextId)],
     withheldIn: [],
