@@ -54,7 +54,7 @@ describe('the X client on answers recorded from the live API', () => {
   });
 
   it('reads verified_type blue as verified and keeps an author whose metrics do not parse', () => {
-    const body = structuredClone(recordedBody('twarc__tweets_lookup_cashtags_2023-01-05'));
+    const body = structuredClone(recordedBody('twarc__tweets_lookup_cashtags_2023-01-05')) as Json;
     const [user] = body.includes.users as Json[];
     Object.assign(user as Json, { verified: undefined, verified_type: 'blue', public_metrics: { followers_count: 'many' } });
     const [post] = lookup(body).posts as [XPost];
