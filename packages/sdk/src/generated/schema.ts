@@ -2180,7 +2180,7 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        /** Change the engagement flags of a track; takes effect at the next refresh. */
+        /** Change the engagement flags or the filters of a track: flags take effect at the next refresh, filters at the next scan. */
         patch: {
             parameters: {
                 query?: never;
@@ -2195,7 +2195,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/json": components["schemas"]["EngagementFlagsPatch"];
+                    "application/json": components["schemas"]["SourcePatch"];
                 };
             };
             responses: {
@@ -3198,7 +3198,7 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        /** Change the engagement flags of an account track; takes effect at the next refresh. */
+        /** Change the engagement flags or the filters of an account track: flags take effect at the next refresh, filters at the next scan. */
         patch: {
             parameters: {
                 query?: never;
@@ -3213,7 +3213,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/json": components["schemas"]["EngagementFlagsPatch"];
+                    "application/json": components["schemas"]["SourcePatch"];
                 };
             };
             responses: {
@@ -7798,6 +7798,7 @@ export interface components {
             track_likes: boolean;
             track_reposts: boolean;
             track_comments: boolean;
+            filters: components["schemas"]["Filters"];
             /** @enum {string} */
             status: "active";
             /** @example 2026-11-22T01:24:59.123Z */
@@ -7808,6 +7809,16 @@ export interface components {
             last_post_at: string | null;
             /** @description Null, or a short reason why the last scan of this source failed. */
             scan_error: string | null;
+        };
+        Filters: {
+            keywords_any: string[];
+            keywords_all: string[];
+            keywords_none: string[];
+            has_media: boolean;
+            has_links: boolean;
+            exclude_quotes: boolean;
+            verified_only: boolean;
+            min_followers: number;
         };
         CreateTrack: {
             /**
@@ -7830,13 +7841,51 @@ export interface components {
             track_reposts?: boolean;
             /** @description Default true. */
             track_comments?: boolean;
+            /** @description Which of the source's posts reach this account; left out or null: every post. */
+            filters?: {
+                /** @description A post must contain at least one of these. Up to 20 words or "quoted phrases" of at most 60 characters; case-insensitive, on word boundaries. */
+                keywords_any?: string[];
+                /** @description A post must contain each of these. Up to 20 words or "quoted phrases" of at most 60 characters; case-insensitive, on word boundaries. */
+                keywords_all?: string[];
+                /** @description A post must contain none of these. Up to 20 words or "quoted phrases" of at most 60 characters; case-insensitive, on word boundaries. */
+                keywords_none?: string[];
+                /** @description Only posts with a photo, GIF or video. Default false. */
+                has_media?: boolean;
+                /** @description Only posts with a link (a link to the post's own photo or video does not count). Default false. */
+                has_links?: boolean;
+                /** @description Leave quote posts out. Default false. */
+                exclude_quotes?: boolean;
+                /** @description Only posts whose author X shows as verified. Default false. */
+                verified_only?: boolean;
+                /** @description Only authors with at least this many followers when the post was detected. Default 0. */
+                min_followers?: number;
+            } | null;
         };
-        /** @description Any subset of the four engagement booleans. */
-        EngagementFlagsPatch: {
+        /** @description Any subset of the four engagement booleans, and the filters as a whole. */
+        SourcePatch: {
             track_engagement?: boolean;
             track_likes?: boolean;
             track_reposts?: boolean;
             track_comments?: boolean;
+            /** @description Replaces every filter of the source; null removes them all. */
+            filters?: {
+                /** @description A post must contain at least one of these. Up to 20 words or "quoted phrases" of at most 60 characters; case-insensitive, on word boundaries. */
+                keywords_any?: string[];
+                /** @description A post must contain each of these. Up to 20 words or "quoted phrases" of at most 60 characters; case-insensitive, on word boundaries. */
+                keywords_all?: string[];
+                /** @description A post must contain none of these. Up to 20 words or "quoted phrases" of at most 60 characters; case-insensitive, on word boundaries. */
+                keywords_none?: string[];
+                /** @description Only posts with a photo, GIF or video. Default false. */
+                has_media?: boolean;
+                /** @description Only posts with a link (a link to the post's own photo or video does not count). Default false. */
+                has_links?: boolean;
+                /** @description Leave quote posts out. Default false. */
+                exclude_quotes?: boolean;
+                /** @description Only posts whose author X shows as verified. Default false. */
+                verified_only?: boolean;
+                /** @description Only authors with at least this many followers when the post was detected. Default 0. */
+                min_followers?: number;
+            } | null;
         };
         Deleted: {
             id: string;
@@ -7855,6 +7904,7 @@ export interface components {
             track_likes: boolean;
             track_reposts: boolean;
             track_comments: boolean;
+            filters: components["schemas"]["Filters"];
             /** @enum {string} */
             status: "active";
             /** @example 2026-11-22T01:24:59.123Z */
@@ -7879,6 +7929,25 @@ export interface components {
             track_reposts?: boolean;
             /** @description Default true. */
             track_comments?: boolean;
+            /** @description Which of the source's posts reach this account; left out or null: every post. */
+            filters?: {
+                /** @description A post must contain at least one of these. Up to 20 words or "quoted phrases" of at most 60 characters; case-insensitive, on word boundaries. */
+                keywords_any?: string[];
+                /** @description A post must contain each of these. Up to 20 words or "quoted phrases" of at most 60 characters; case-insensitive, on word boundaries. */
+                keywords_all?: string[];
+                /** @description A post must contain none of these. Up to 20 words or "quoted phrases" of at most 60 characters; case-insensitive, on word boundaries. */
+                keywords_none?: string[];
+                /** @description Only posts with a photo, GIF or video. Default false. */
+                has_media?: boolean;
+                /** @description Only posts with a link (a link to the post's own photo or video does not count). Default false. */
+                has_links?: boolean;
+                /** @description Leave quote posts out. Default false. */
+                exclude_quotes?: boolean;
+                /** @description Only posts whose author X shows as verified. Default false. */
+                verified_only?: boolean;
+                /** @description Only authors with at least this many followers when the post was detected. Default 0. */
+                min_followers?: number;
+            } | null;
         };
         /** @description The account and the limits it lives by: a snapshot of its plan taken at creation, plan change or `POST /me/resync-limits`. */
         Me: {

@@ -2,7 +2,7 @@ import type { ApiBuilder } from '../../http/api-builder';
 import type { GatewayDeps } from '../../deps';
 import { registerSourceRoutes } from '../sources/source-routes';
 import { accountTrackIdParamsSchema, accountTrackListSchema, accountTrackSchema, createAccountTrackSchema } from './accounts.schema';
-import { createAccountTrack, deleteAccountTrack, listAccountTracks, updateAccountTrackFlags } from './accounts.service';
+import { createAccountTrack, deleteAccountTrack, listAccountTracks, updateAccountTrack } from './accounts.service';
 
 export function registerAccountRoutes(api: ApiBuilder, deps: GatewayDeps): void {
   const { pool } = deps.db;
@@ -15,7 +15,7 @@ export function registerAccountRoutes(api: ApiBuilder, deps: GatewayDeps): void 
       create: 'Track an X account by handle.',
       createDescription: 'Only posts published after creation are detected.',
       created: 'The created account track, every field.',
-      patch: 'Change the engagement flags of an account track; takes effect at the next refresh.',
+      patch: 'Change the engagement flags or the filters of an account track: flags take effect at the next refresh, filters at the next scan.',
       patched: 'The whole updated account track.',
       remove: 'Stop tracking an account. Posts already detected stay in the feed.',
       removed: 'The account track is gone.',
@@ -24,7 +24,7 @@ export function registerAccountRoutes(api: ApiBuilder, deps: GatewayDeps): void 
     service: {
       list: async (userId) => ({ data: await listAccountTracks(pool, userId) }),
       create: (userId, input) => createAccountTrack(pool, userId, input, deps.now()),
-      updateFlags: (userId, id, patch) => updateAccountTrackFlags(pool, userId, id, patch),
+      update: (userId, id, patch) => updateAccountTrack(pool, userId, id, patch),
       remove: (userId, id) => deleteAccountTrack(pool, userId, id),
     },
   });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { engagementFlagFields, engagementFlagInputFields, sourceHealthFields } from '../sources/engagement-flags.schema';
+import { engagementFlagFields, engagementFlagInputFields, filterFields, filterInputFields, sourceHealthFields } from '../sources/engagement-flags.schema';
 
 // 1-15 of A-Za-z0-9_, without the leading @ (X's own handle rule).
 const username = z
@@ -12,6 +12,7 @@ export const createAccountTrackSchema = z
     username,
     exclude_replies: z.boolean().optional().meta({ description: 'Default true.' }),
     ...engagementFlagInputFields,
+    ...filterInputFields,
   })
   .meta({ id: 'CreateAccountTrack' });
 
@@ -21,6 +22,7 @@ export const accountTrackSchema = z
     username: z.string(),
     exclude_replies: z.boolean(),
     ...engagementFlagFields,
+    ...filterFields,
     status: z.literal('active'),
     created_at: z.string().meta({ example: '2026-11-22T01:24:59.123Z' }),
     ...sourceHealthFields,

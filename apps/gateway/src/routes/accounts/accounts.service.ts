@@ -1,6 +1,7 @@
 import type pg from 'pg';
-import type { EngagementFlagsPatch } from '../sources/engagement-flags.schema';
-import { createSource, deleteSource, listSources, SHARED_SOURCE_COLUMNS, sourceBody, updateSourceFlags, type CreatableSourceTable, type SourceRow } from '../sources/source-table';
+import { normalizeFilters } from '@hashwatch/post-filters';
+import type { SourcePatch } from '../sources/engagement-flags.schema';
+import { createSource, deleteSource, listSources, SHARED_SOURCE_COLUMNS, sourceBody, updateSource, type CreatableSourceTable, type SourceRow } from '../sources/source-table';
 import type { AccountTrackBody, CreateAccountTrack } from './accounts.schema';
 
 interface AccountTrackRow extends SourceRow {
@@ -27,7 +28,7 @@ export async function listAccountTracks(pool: pg.Pool, userId: string): Promise<
 export async function createAccountTrack(pool: pg.Pool, userId: string, input: CreateAccountTrack, now: Date): Promise<AccountTrackBody> {
   const norm = input.username.toLowerCase();
   const row = await createSource<AccountTrackRow>(pool, SOURCE, userId, {
-    columns: { username: input.username, username_norm: norm, exclude_replies: input.exclude_replies ?? true },
+    columns: { username: input.username, username_norm: norm, exclude_replies: input.exclude_replies ?? true, filters: normalizeFilters(input.filters) },
     duplicateWhere: 'username_norm = $2',
     duplicateValues: [norm],
     label: `@${input.username}`,
@@ -36,8 +37,8 @@ export async function createAccountTrack(pool: pg.Pool, userId: string, input: C
   return toBody(row);
 }
 
-export async function updateAccountTrackFlags(pool: pg.Pool, userId: string, id: string, patch: EngagementFlagsPatch): Promise<AccountTrackBody> {
-  return toBody(await updateSourceFlags<AccountTrackRow>(pool, SOURCE, userId, id, patch));
+export async function updateAccountTrack(pool: pg.Pool, userId: string, id: string, patch: SourcePatch): Promise<AccountTrackBody> {
+  return toBody(await updateSource<AccountTrackRow>(pool, SOURCE, userId, id, patch));
 }
 
 export async function deleteAccountTrack(pool: pg.Pool, userId: string, id: string): Promise<void> {

@@ -1,16 +1,18 @@
+import { filtersInputSchema, filtersSchema, normalizeFilters } from '@hashwatch/post-filters';
 import { z } from 'zod';
 
-/** The four engagement booleans: the only fields a PATCH may hold (any other field is 400). */
-export const engagementFlagsPatchSchema = z
+/** What a PATCH may change: the four engagement booleans and the filters (any other field is 400). */
+export const sourcePatchSchema = z
   .strictObject({
     track_engagement: z.boolean().optional(),
     track_likes: z.boolean().optional(),
     track_reposts: z.boolean().optional(),
     track_comments: z.boolean().optional(),
+    filters: filtersInputSchema.nullable().optional().meta({ description: 'Replaces every filter of the source; null removes them all.' }),
   })
-  .meta({ id: 'EngagementFlagsPatch', description: 'Any subset of the four engagement booleans.' });
+  .meta({ id: 'SourcePatch', description: 'Any subset of the four engagement booleans, and the filters as a whole.' });
 
-export type EngagementFlagsPatch = z.infer<typeof engagementFlagsPatchSchema>;
+export type SourcePatch = z.infer<typeof sourcePatchSchema>;
 
 export const sourceHealthFields = {
   last_scanned_at: z.string().nullable().meta({ description: 'When the source was last scanned upstream; null before the first scan.' }),
@@ -35,11 +37,22 @@ export const engagementFlagInputFields = {
 
 export const deletedSchema = z.object({ id: z.string(), deleted: z.literal(true) }).meta({ id: 'Deleted' });
 
+/** The filters as a create body takes them: optional, none when left out. */
+export const filterInputFields = {
+  filters: filtersInputSchema.nullable().optional().meta({ description: 'Which of the source\'s posts reach this account; left out or null: every post.' }),
+};
+
+/** The filters as answered: every field, lists possibly empty. */
+export const filterFields = { filters: filtersSchema };
+
 /** Columns to SET for a PATCH, in a fixed order, and their values. */
-export function flagAssignments(patch: EngagementFlagsPatch): { sql: string; values: boolean[] } {
-  const columns = (['track_engagement', 'track_likes', 'track_reposts', 'track_comments'] as const).filter((key) => patch[key] !== undefined);
-  return {
-    sql: columns.map((column, index) => `${column} = $${index + 3}`).join(', '),
-    values: columns.map((column) => patch[column] as boolean),
-  };
+export function patchAssignments(patch: SourcePatch): { sql: string; values: unknown[] } {
+  const flags = (['track_engagement', 'track_likes', 'track_reposts', 'track_comments'] as const).filter((key) => patch[key] !== undefined);
+  const sets = flags.map((column, index) => `${column} = $${index + 3}`);
+  const values: unknown[] = flags.map((column) => patch[column] as boolean);
+  if (patch.filters !== undefined) {
+    sets.push(`filters = $${values.length + 3}::jsonb`);
+    values.push(normalizeFilters(patch.filters));
+  }
+  return { sql: sets.join(', '), values };
 }

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { ApiBuilder } from '../../http/api-builder';
-import { deletedSchema, engagementFlagsPatchSchema, type EngagementFlagsPatch } from './engagement-flags.schema';
+import { deletedSchema, sourcePatchSchema, type SourcePatch } from './engagement-flags.schema';
 
 /** One kind of source as the API serves it: its path, documentation, schemas and service. */
 export interface SourceResource<C extends z.ZodType, S extends z.ZodType, L extends z.ZodType, I extends z.ZodType<{ id: string }>> {
@@ -22,12 +22,12 @@ export interface SourceResource<C extends z.ZodType, S extends z.ZodType, L exte
   service: {
     list(userId: string): Promise<z.input<L>>;
     create(userId: string, input: z.output<C>): Promise<z.input<S>>;
-    updateFlags(userId: string, id: string, patch: EngagementFlagsPatch): Promise<z.input<S>>;
+    update(userId: string, id: string, patch: SourcePatch): Promise<z.input<S>>;
     remove(userId: string, id: string): Promise<void>;
   };
 }
 
-/** GET and POST on the collection, PATCH (engagement flags) and DELETE on one source: the same for every kind. */
+/** GET and POST on the collection, PATCH (engagement flags, filters) and DELETE on one source: the same for every kind. */
 export function registerSourceRoutes<C extends z.ZodType, S extends z.ZodType, L extends z.ZodType, I extends z.ZodType<{ id: string }>>(
   api: ApiBuilder,
   resource: SourceResource<C, S, L, I>,
@@ -58,10 +58,10 @@ export function registerSourceRoutes<C extends z.ZodType, S extends z.ZodType, L
     tag,
     summary: docs.patch,
     params: schemas.idParams,
-    body: engagementFlagsPatchSchema,
+    body: sourcePatchSchema,
     success: { status: 200, description: docs.patched, schema: schemas.source },
     errors: ['not_found', 'plan_limit_reached'],
-    handler: ({ auth, params, body }) => service.updateFlags(auth.userId, params.id, body),
+    handler: ({ auth, params, body }) => service.update(auth.userId, params.id, body),
   });
   api.route({
     method: 'delete',

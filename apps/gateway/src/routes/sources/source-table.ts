@@ -5,7 +5,8 @@ import { AppError } from '@hashwatch/errors';
 import { resolveUntrackedSource } from '@hashwatch/notices';
 import { iso } from '../../http/time';
 import { assertEngagementRoom, lockAccountLimits, type SourceLimits } from './source-limits';
-import { flagAssignments, type EngagementFlagsPatch } from './engagement-flags.schema';
+import { NO_FILTERS, readStoredFilters, type SourceFilters } from '@hashwatch/post-filters';
+import { patchAssignments, type SourcePatch } from './engagement-flags.schema';
 
 /** A table of sources (tracks or account tracks): what PATCH and DELETE need to know of it. */
 export interface SourceTable {
@@ -16,12 +17,14 @@ export interface SourceTable {
   noun: string;
 }
 
-/** The columns every source has after its own: engagement flags, status, creation and scan health. */
-export const SHARED_SOURCE_COLUMNS = 'track_engagement, track_likes, track_reposts, track_comments, status, created_at, last_scanned_at, last_post_at, scan_error';
+/** The columns every source has after its own: filters, engagement flags, status, creation and scan health. */
+export const SHARED_SOURCE_COLUMNS = 'filters, track_engagement, track_likes, track_reposts, track_comments, status, created_at, last_scanned_at, last_post_at, scan_error';
 
 /** A source row as read with its SELECT list: its own columns, then the shared ones. */
 export interface SourceRow {
   id: string;
+  /** jsonb as stored: null for none. */
+  filters: unknown;
   track_engagement: boolean;
   track_likes: boolean;
   track_reposts: boolean;
@@ -34,14 +37,15 @@ export interface SourceRow {
 }
 
 /** A source row as the API answers it: times as ISO 8601 strings. */
-export type SourceBody<Row extends SourceRow> = Omit<Row, 'created_at' | 'last_scanned_at' | 'last_post_at'> & {
+export type SourceBody<Row extends SourceRow> = Omit<Row, 'filters' | 'created_at' | 'last_scanned_at' | 'last_post_at'> & {
+  filters: SourceFilters;
   created_at: string;
   last_scanned_at: string | null;
   last_post_at: string | null;
 };
 
 export function sourceBody<Row extends SourceRow>(row: Row): SourceBody<Row> {
-  return { ...row, created_at: iso(row.created_at), last_scanned_at: iso(row.last_scanned_at), last_post_at: iso(row.last_post_at) };
+  return { ...row, filters: readStoredFilters(row.filters) ?? NO_FILTERS, created_at: iso(row.created_at), last_scanned_at: iso(row.last_scanned_at), last_post_at: iso(row.last_post_at) };
 }
 
 /** The account's sources of one table, oldest first. */
@@ -112,16 +116,16 @@ export async function createSource<Row>(pool: pg.Pool, source: CreatableSourceTa
 }
 
 /**
- * Applies a PATCH of the engagement flags to one source of the account, under the account row lock so
- * the engagement limit holds against concurrent toggles (403 plan_limit_reached past it). An empty patch
- * answers the source unchanged.
+ * Applies a PATCH of the engagement flags and filters to one source of the account, under the account row lock
+ * so the engagement limit holds against concurrent toggles (403 plan_limit_reached past it). An empty patch
+ * answers the source unchanged. New filters apply to the posts the next scan stores.
  */
-export async function updateSourceFlags<Row extends { track_engagement: boolean }>(
+export async function updateSource<Row extends { track_engagement: boolean }>(
   pool: pg.Pool,
   source: SourceTable,
   userId: string,
   id: string,
-  patch: EngagementFlagsPatch,
+  patch: SourcePatch,
 ): Promise<Row> {
   return transaction(pool, async (client) => {
     const limits = await lockAccountLimits(client, userId);
@@ -129,7 +133,7 @@ export async function updateSourceFlags<Row extends { track_engagement: boolean 
     const row = current[0];
     if (!row) throw new AppError('not_found', `no ${source.noun} ${id}`);
     if (patch.track_engagement === true && !row.track_engagement) await assertEngagementRoom(client, userId, limits);
-    const set = flagAssignments(patch);
+    const set = patchAssignments(patch);
     if (!set.sql) return row;
     const { rows } = await client.query<Row>(
       `UPDATE ${source.table} SET ${set.sql} WHERE id = $1 AND user_id = $2 RETURNING ${source.columns}`,

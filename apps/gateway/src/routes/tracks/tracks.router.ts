@@ -2,7 +2,7 @@ import type { ApiBuilder } from '../../http/api-builder';
 import type { GatewayDeps } from '../../deps';
 import { registerSourceRoutes } from '../sources/source-routes';
 import { createTrackSchema, trackIdParamsSchema, trackListSchema, trackSchema } from './tracks.schema';
-import { createTrack, deleteTrack, listTracks, updateTrackFlags } from './tracks.service';
+import { createTrack, deleteTrack, listTracks, updateTrack } from './tracks.service';
 
 export function registerTrackRoutes(api: ApiBuilder, deps: GatewayDeps): void {
   const { pool } = deps.db;
@@ -15,7 +15,7 @@ export function registerTrackRoutes(api: ApiBuilder, deps: GatewayDeps): void {
       create: 'Track a hashtag (matches #tag and $tag).',
       createDescription: 'Only posts published after creation are detected.',
       created: 'The created track, every field.',
-      patch: 'Change the engagement flags of a track; takes effect at the next refresh.',
+      patch: 'Change the engagement flags or the filters of a track: flags take effect at the next refresh, filters at the next scan.',
       patched: 'The whole updated track.',
       remove: 'Stop tracking a hashtag. Posts already detected stay in the feed.',
       removed: 'The track is gone.',
@@ -24,7 +24,7 @@ export function registerTrackRoutes(api: ApiBuilder, deps: GatewayDeps): void {
     service: {
       list: async (userId) => ({ data: await listTracks(pool, userId) }),
       create: (userId, input) => createTrack(pool, userId, input, deps.now()),
-      updateFlags: (userId, id, patch) => updateTrackFlags(pool, userId, id, patch),
+      update: (userId, id, patch) => updateTrack(pool, userId, id, patch),
       remove: (userId, id) => deleteTrack(pool, userId, id),
     },
   });

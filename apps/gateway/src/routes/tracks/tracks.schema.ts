@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { engagementFlagFields, engagementFlagInputFields, sourceHealthFields } from '../sources/engagement-flags.schema';
+import { engagementFlagFields, engagementFlagInputFields, filterFields, filterInputFields, sourceHealthFields } from '../sources/engagement-flags.schema';
 
 // 1-100 letters (any script), digits or _, without the leading #.
 const hashtag = z
@@ -18,6 +18,7 @@ export const createTrackSchema = z
     lang: lang.optional(),
     exclude_retweets: z.boolean().optional().meta({ description: 'Default true.' }),
     ...engagementFlagInputFields,
+    ...filterInputFields,
   })
   .meta({ id: 'CreateTrack' });
 
@@ -28,6 +29,7 @@ export const trackSchema = z
     lang: z.string().nullable(),
     exclude_retweets: z.boolean(),
     ...engagementFlagFields,
+    ...filterFields,
     status: z.literal('active'),
     created_at: z.string().meta({ example: '2026-11-22T01:24:59.123Z' }),
     ...sourceHealthFields,

@@ -1,6 +1,7 @@
 import type pg from 'pg';
-import type { EngagementFlagsPatch } from '../sources/engagement-flags.schema';
-import { createSource, deleteSource, listSources, SHARED_SOURCE_COLUMNS, sourceBody, updateSourceFlags, type CreatableSourceTable, type SourceRow } from '../sources/source-table';
+import { normalizeFilters } from '@hashwatch/post-filters';
+import type { SourcePatch } from '../sources/engagement-flags.schema';
+import { createSource, deleteSource, listSources, SHARED_SOURCE_COLUMNS, sourceBody, updateSource, type CreatableSourceTable, type SourceRow } from '../sources/source-table';
 import type { CreateTrack, TrackBody } from './tracks.schema';
 
 interface TrackRow extends SourceRow {
@@ -33,7 +34,7 @@ export async function createTrack(pool: pg.Pool, userId: string, input: CreateTr
   const norm = input.hashtag.toLowerCase();
   const lang = input.lang ?? null;
   const row = await createSource<TrackRow>(pool, SOURCE, userId, {
-    columns: { hashtag: input.hashtag, hashtag_norm: norm, lang, exclude_retweets: input.exclude_retweets ?? true },
+    columns: { hashtag: input.hashtag, hashtag_norm: norm, lang, exclude_retweets: input.exclude_retweets ?? true, filters: normalizeFilters(input.filters) },
     duplicateWhere: "hashtag_norm = $2 AND COALESCE(lang, '') = COALESCE($3, '')",
     duplicateValues: [norm, lang],
     label: describe(input.hashtag, lang),
@@ -42,8 +43,8 @@ export async function createTrack(pool: pg.Pool, userId: string, input: CreateTr
   return toBody(row);
 }
 
-export async function updateTrackFlags(pool: pg.Pool, userId: string, id: string, patch: EngagementFlagsPatch): Promise<TrackBody> {
-  return toBody(await updateSourceFlags<TrackRow>(pool, SOURCE, userId, id, patch));
+export async function updateTrack(pool: pg.Pool, userId: string, id: string, patch: SourcePatch): Promise<TrackBody> {
+  return toBody(await updateSource<TrackRow>(pool, SOURCE, userId, id, patch));
 }
 
 export async function deleteTrack(pool: pg.Pool, userId: string, id: string): Promise<void> {

@@ -13,6 +13,7 @@ describe('tracks', () => {
       hashtag: 'BTC',
       lang: null,
       exclude_retweets: true,
+      filters: { keywords_any: [], keywords_all: [], keywords_none: [], has_media: false, has_links: false, exclude_quotes: false, verified_only: false, min_followers: 0 },
       track_engagement: false,
       track_likes: true,
       track_reposts: true,
