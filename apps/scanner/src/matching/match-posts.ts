@@ -1,4 +1,5 @@
 import type { NewFeedItem } from '@hashwatch/feed';
+import { passesFilters, type PostFacts, type SourceFilters } from '@hashwatch/post-filters';
 import type { XPost } from '@hashwatch/x-api';
 import { snowflakeFloor, snowflakeTime } from '../snowflake';
 import { sourceKey, type Source } from '../sources/source';
@@ -25,6 +26,8 @@ export interface Subscription {
   trackReposts: boolean;
   trackComments: boolean;
   createdAt: Date;
+  /** The track's own filters (@hashwatch/post-filters); null for none. */
+  filters: SourceFilters | null;
 }
 
 /** One post for one account, with every subscription of that account it matched, earliest-created first. */
@@ -82,15 +85,31 @@ export function postedAtOf(post: XPost): Date {
   return new Date(Math.floor(snowflakeTime(post.id) / 1000) * 1000);
 }
 
-function passes(subscription: Subscription, post: XPost, publishedMs: number): boolean {
+/**
+ * What a filter reads of a post, as it was when detected. A link to the post's own photo or video is no link; a
+ * retweet shows its original's media.
+ */
+export function postFacts(post: XPost): PostFacts {
+  return {
+    text: post.text,
+    hasMedia: post.media.length > 0,
+    hasLinks: post.urls.some((url) => url.mediaKey === null),
+    isQuote: post.isQuote,
+    authorVerified: post.author?.verified ?? false,
+    authorFollowers: post.author?.followersCount ?? null,
+  };
+}
+
+function passes(subscription: Subscription, post: XPost, publishedMs: number, facts: () => PostFacts): boolean {
   // A new track or account only detects posts published after it was created.
   if (publishedMs < subscription.createdAt.getTime()) return false;
   if (subscription.kind === 'hashtag') {
     if (subscription.lang !== null && post.lang !== subscription.lang) return false;
     if (subscription.excludeRetweets && post.isRetweet) return false;
-    return true;
+  } else if (subscription.excludeReplies && post.isReply) {
+    return false;
   }
-  return !(subscription.excludeReplies && post.isReply);
+  return subscription.filters === null || passesFilters(subscription.filters, facts());
 }
 
 const byCreation = (a: Subscription, b: Subscription) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
@@ -99,7 +118,7 @@ const byCreation = (a: Subscription, b: Subscription) => a.createdAt.getTime() -
  * Matches the posts one query returned against the subscriptions of the sources it served:
  * a tag source is hit by a post whose hashtag or cashtag entities hold the tag (case-insensitive; a bare word
  * in the text is not an entity), an account source by a post of that author. A post at or below a source's
- * lower bound is old news for that source. Each subscription then applies its own rules. Pure.
+ * lower bound is old news for that source. Each subscription then applies its own rules and filters. Pure.
  */
 export function matchPosts(posts: readonly XPost[], sources: readonly Source[], subscriptions: readonly Subscription[]): MatchResult {
   const bounds = new Map(sources.map((source) => [source.key, sourceLowerBound(source)]));
@@ -133,6 +152,8 @@ export function matchPosts(posts: readonly XPost[], sources: readonly Source[], 
 
     const publishedMs = publishedMsOf(post);
     const postedAt = postedAtOf(post);
+    let facts: PostFacts | undefined;
+    const factsOf = () => (facts ??= postFacts(post));
     const perUser = new Map<string, Subscription[]>();
     for (const key of hitKeys) {
       const bound = bounds.get(key);
@@ -144,7 +165,7 @@ export function matchPosts(posts: readonly XPost[], sources: readonly Source[], 
         else sourcePosts.set(key, [postedAt.getTime()]);
       }
       for (const subscription of bySource.get(key) ?? []) {
-        if (!passes(subscription, post, publishedMs)) continue;
+        if (!passes(subscription, post, publishedMs, factsOf)) continue;
         const list = perUser.get(subscription.userId) ?? [];
         list.push(subscription);
         perUser.set(subscription.userId, list);

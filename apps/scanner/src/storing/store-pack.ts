@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { insertFeedItems, lockAlertQuota, type AlertQuota, type FeedItemRow, type NewFeedItem } from '@hashwatch/feed';
+import { readStoredFilters } from '@hashwatch/post-filters';
 import { writeOutboxBatch, type OutboxEntry, type WrittenOutbox } from '@hashwatch/outbox';
 import { routeAlertsJobs } from '@hashwatch/queues';
 import type { XPost } from '@hashwatch/x-api';
@@ -76,13 +77,13 @@ export interface StorePackResult {
 const LOAD_SUBSCRIPTIONS = `
 SELECT 'tag:' || t.hashtag_norm AS source_key, t.id, 'hashtag' AS kind, t.user_id, t.hashtag AS label, t.hashtag_norm AS norm,
        t.lang, t.exclude_retweets, false AS exclude_replies, NULL::text AS x_user_id, t.track_engagement, t.track_likes,
-       t.track_reposts, t.track_comments, t.created_at
+       t.track_reposts, t.track_comments, t.created_at, t.filters
   FROM tracks t JOIN users u ON u.id = t.user_id
  WHERE t.hashtag_norm = ANY($1::text[]) AND t.status = 'active' AND ${SERVED_USER}
 UNION ALL
 SELECT 'user:' || a.username_norm, a.id, 'account', a.user_id, a.username, a.username_norm,
        NULL, false, a.exclude_replies, a.x_user_id, a.track_engagement, a.track_likes,
-       a.track_reposts, a.track_comments, a.created_at
+       a.track_reposts, a.track_comments, a.created_at, a.filters
   FROM account_tracks a JOIN users u ON u.id = a.user_id
  WHERE a.username_norm = ANY($2::text[]) AND a.status = 'active' AND ${SERVED_USER}`;
 
@@ -170,6 +171,7 @@ interface SubscriptionRow {
   track_reposts: boolean;
   track_comments: boolean;
   created_at: Date;
+  filters: unknown;
 }
 
 const toSubscription = (row: SubscriptionRow): Subscription => ({
@@ -188,6 +190,7 @@ const toSubscription = (row: SubscriptionRow): Subscription => ({
   trackReposts: row.track_reposts,
   trackComments: row.track_comments,
   createdAt: row.created_at,
+  filters: readStoredFilters(row.filters),
 });
 
 /** The tracks and account tracks of served accounts that watch these sources. */

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { createAccount } from '@hashwatch/accounts';
 import { createLogger, type Logger } from '@hashwatch/logger';
+import type { SourceFilters } from '@hashwatch/post-filters';
 import type { Cluster, Redis } from 'ioredis';
 import { routeAlertItems, type Queues } from '@hashwatch/queues';
 import { useTestQueues } from '@hashwatch/queues/testing';
@@ -37,12 +38,15 @@ export interface TrackOptions {
   trackLikes?: boolean;
   /** Default: one second ago, so posts injected right after are clearly newer. */
   createdAt?: Date;
+  /** Stored as the gateway stores them (@hashwatch/post-filters normalizeFilters). */
+  filters?: SourceFilters | null;
 }
 
 export interface AccountTrackOptions {
   excludeReplies?: boolean;
   trackEngagement?: boolean;
   createdAt?: Date;
+  filters?: SourceFilters | null;
 }
 
 export interface ScannerFixture {
@@ -97,10 +101,10 @@ async function insertTrack(pool: pg.Pool, userId: string, hashtag: string, optio
   counter += 1;
   const id = `trk_t${counter}${randomBytes(4).toString('hex')}`;
   await pool.query(
-    `INSERT INTO tracks (id, user_id, hashtag, hashtag_norm, lang, exclude_retweets, track_engagement, track_likes, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+    `INSERT INTO tracks (id, user_id, hashtag, hashtag_norm, lang, exclude_retweets, track_engagement, track_likes, created_at, filters)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
     [id, userId, hashtag, hashtag.toLowerCase(), options.lang ?? null, options.excludeRetweets ?? true, options.trackEngagement ?? false,
-      options.trackLikes ?? true, options.createdAt ?? new Date(Date.now() - 1000)],
+      options.trackLikes ?? true, options.createdAt ?? new Date(Date.now() - 1000), options.filters ?? null],
   );
   return id;
 }
@@ -109,10 +113,10 @@ async function insertAccountTrack(pool: pg.Pool, userId: string, username: strin
   counter += 1;
   const id = `acc_a${counter}${randomBytes(4).toString('hex')}`;
   await pool.query(
-    `INSERT INTO account_tracks (id, user_id, username, username_norm, exclude_replies, track_engagement, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+    `INSERT INTO account_tracks (id, user_id, username, username_norm, exclude_replies, track_engagement, created_at, filters)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
     [id, userId, username, username.toLowerCase(), options.excludeReplies ?? true, options.trackEngagement ?? false,
-      options.createdAt ?? new Date(Date.now() - 1000)],
+      options.createdAt ?? new Date(Date.now() - 1000), options.filters ?? null],
   );
   return id;
 }

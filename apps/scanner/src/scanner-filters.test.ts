@@ -1,0 +1,68 @@
+import { NO_FILTERS, type SourceFilters } from '@hashwatch/post-filters';
+import { useScannerFixture } from './test-support/scanner-fixture';
+
+const filters = (changes: Partial<SourceFilters>): SourceFilters => ({ ...NO_FILTERS, ...changes });
+
+// Each test uses its own tags and handles, so sources of earlier tests never interfere.
+describe('per-track filters against the X simulator', () => {
+  const fx = useScannerFixture({ searchIncludesRetweets: true });
+
+  async function tick() {
+    await fx.makeDue();
+    return fx.scanner().runTick();
+  }
+  const postIds = async (userId: string) => (await fx.items(userId)).map((item) => item.x_post_id);
+
+  it('gives each account what its own filters pass from one query for every tracker of the tag', async () => {
+    fx.sim.state.createUser({ username: 'bigdesk', verified: true, followers_count: 50_000 });
+    fx.sim.state.createUser({ username: 'smallfry', followers_count: 12 });
+    const everything = await fx.account();
+    const reach = await fx.account();
+    const words = await fx.account();
+    const visual = await fx.account();
+    await fx.track(everything, 'Yield');
+    await fx.track(reach, 'yield', { filters: filters({ verified_only: true, min_followers: 10_000 }) });
+    await fx.track(words, 'YIELD', { filters: filters({ keywords_any: ['ETF', '"all time high"'], keywords_none: ['giveaway'] }) });
+    await fx.track(visual, 'yield', { filters: filters({ has_media: true, exclude_quotes: true }) });
+    const before = fx.searchRequests();
+
+    const big = fx.sim.state.injectPost({ author: 'bigdesk', text: 'the #yield curve &amp; an ETF' });
+    const small = fx.sim.state.injectPost({ author: 'smallfry', text: '#yield at an All Time  High' });
+    const giveaway = fx.sim.state.injectPost({ author: 'smallfry', text: '#yield ETF GIVEAWAY' });
+    const chart = fx.sim.state.injectPost({ author: 'smallfry', text: '#yield chart', media: [{ type: 'photo', url: 'https://pbs.twimg.com/media/c.jpg', width: 800, height: 600 }] });
+    const quotedChart = fx.sim.state.injectPost({ author: 'smallfry', text: '#yield look', quote_of: chart.id, media: [{ type: 'photo', url: 'https://pbs.twimg.com/media/c.jpg', width: 800, height: 600 }] });
+    const etfish = fx.sim.state.injectPost({ author: 'bigdesk', text: '#yield etfs are not an etf_ word' });
+
+    await tick();
+    expect(fx.searchRequests() - before).toBe(1);
+    expect(await postIds(everything)).toEqual([big.id, small.id, giveaway.id, chart.id, quotedChart.id, etfish.id]);
+    expect(await postIds(reach)).toEqual([big.id, etfish.id]);
+    expect(await postIds(words)).toEqual([big.id, small.id]);
+    expect(await postIds(visual)).toEqual([chart.id]);
+    // Alerts go out for what was stored, and only that is counted.
+    expect((await fx.usage(words))?.alerts_used).toBe(2);
+  });
+
+  it('filters an account track\'s posts too, and reads the whole text of a long post', async () => {
+    const user = await fx.account();
+    await fx.accountTrack(user, 'longform', { filters: filters({ keywords_all: ['conclusion'] }) });
+    const long = fx.sim.state.injectPost({ author: 'longform', text: `${'word '.repeat(70)}and in conclusion` });
+    fx.sim.state.injectPost({ author: 'longform', text: 'no verdict here' });
+    await tick();
+    expect(await postIds(user)).toEqual([long.id]);
+  });
+
+  it('applies a PATCHed filter from the next scan on', async () => {
+    const user = await fx.account();
+    const track = await fx.track(user, 'tundra', { filters: filters({ has_links: true }) });
+    fx.sim.state.injectPost({ author: 'ivo', text: 'plain #tundra' });
+    const linked = fx.sim.state.injectPost({ author: 'ivo', text: '#tundra read', links: ['https://example.com/t'] });
+    await tick();
+    expect(await postIds(user)).toEqual([linked.id]);
+
+    await fx.pool().query('UPDATE tracks SET filters = NULL WHERE id = $1', [track]);
+    const plain = fx.sim.state.injectPost({ author: 'ivo', text: 'plain #tundra again' });
+    await tick();
+    expect(await postIds(user)).toEqual([linked.id, plain.id]);
+  });
+});
