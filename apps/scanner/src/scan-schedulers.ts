@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { reconcileCadenceSchedulers, type Queues, type SchedulerChanges } from '@hashwatch/queues';
-import { SERVED_USER } from './sources/sync-sources';
+import { SERVED_USER } from './sources/served-user';
 
 // Every cadence a source needs, plus the fastest of the plans and of the served accounts: that one always
 // ticks, so a new track is synced (and its cadence's scheduler created) within one such interval, even when

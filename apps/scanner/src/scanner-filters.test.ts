@@ -12,6 +12,12 @@ describe('per-track filters against the X simulator', () => {
     return fx.scanner().runTick();
   }
   const postIds = async (userId: string) => (await fx.items(userId)).map((item) => item.x_post_id);
+  const queries = () => fx.sim.state.requestLog.entries({ endpoint: 'search_recent' }).map((entry) => String(entry.query.query));
+  /** The clause of the newest query that served the tag (earlier tests' sources share packs with it). */
+  const clauseOf = (tag: string) => {
+    const query = queries().filter((text) => text.includes(`#${tag}`)).at(-1) ?? '';
+    return query.slice(1, -1).split(' OR ').find((clause) => clause.startsWith(`#${tag}`));
+  };
 
   it('gives each account what its own filters pass from one query for every tracker of the tag', async () => {
     fx.sim.state.createUser({ username: 'bigdesk', verified: true, followers_count: 50_000 });
@@ -50,6 +56,55 @@ describe('per-track filters against the X simulator', () => {
     fx.sim.state.injectPost({ author: 'longform', text: 'no verdict here' });
     await tick();
     expect(await postIds(user)).toEqual([long.id]);
+  });
+
+  it('narrows the query with the operators every tracker of the source asks for, and only those', async () => {
+    const [first, second, third] = [await fx.account(), await fx.account(), await fx.account()];
+    await fx.track(first, 'chalk2', { filters: filters({ has_media: true, exclude_quotes: true, keywords_any: ['art'] }) });
+    await fx.track(second, 'Chalk2', { filters: filters({ has_media: true, exclude_quotes: true, has_links: true }) });
+    fx.sim.state.injectPost({ author: 'ivo', text: '#chalk2 art, no picture' });
+    const art = fx.sim.state.injectPost({ author: 'ivo', text: '#chalk2 art', media: [{ type: 'photo', url: 'https://pbs.twimg.com/media/e.jpg', width: 8, height: 6 }] });
+    await tick();
+    expect(clauseOf('chalk2')).toBe('#chalk2 has:media -is:quote');
+    expect(await postIds(first)).toEqual([art.id]);
+    expect(await postIds(second)).toEqual([]);
+
+    await fx.track(third, 'chalk2', { filters: filters({ has_media: true, verified_only: true }) });
+    const plain = fx.sim.state.injectPost({ author: 'ivo', text: '#chalk2 art again' });
+    await tick();
+    expect(clauseOf('chalk2')).toBe('#chalk2 has:media');
+    await fx.pool().query('UPDATE tracks SET filters = NULL WHERE user_id = $1', [third]);
+    await tick();
+    expect(clauseOf('chalk2')).toBe('#chalk2');
+    expect(await postIds(third)).toEqual([plain.id]);
+  });
+
+  it('reads a span again without its operators when a tracker that does not want them arrives mid-scan', async () => {
+    const early = await fx.account();
+    await fx.track(early, 'marl2', { filters: filters({ has_media: true }) });
+    await tick();
+    const cursor = async () => (await fx.pool().query<{ since_id: string | null; query_operators: string[] }>("SELECT since_id, query_operators FROM source_cursors WHERE source_key = 'tag:marl2'")).rows[0];
+    const narrowed = await cursor();
+    expect(narrowed?.query_operators).toEqual(['has:media']);
+
+    // The answer is held while a tracker without filters arrives and two posts are published, the plain one first.
+    fx.sim.state.injectFault({ endpoint: 'search_recent', kind: 'slow', count: 1, delay_ms: 1500 });
+    const scan = tick();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const late = await fx.account();
+    await fx.track(late, 'marl2', { createdAt: new Date() });
+    const plain = fx.sim.state.injectPost({ author: 'ivo', text: '#marl2 plain' });
+    const photo = fx.sim.state.injectPost({ author: 'ivo', text: '#marl2 photo', media: [{ type: 'photo', url: 'https://pbs.twimg.com/media/f.jpg', width: 8, height: 6 }] });
+    await scan;
+    expect(await postIds(early)).toEqual([photo.id]);
+    // The query was narrowed for trackers the late one is not among: the cursor stays where it was.
+    expect((await cursor())?.since_id).toBe(narrowed?.since_id);
+
+    await tick();
+    expect(clauseOf('marl2')).toBe('#marl2');
+    expect(await postIds(late)).toEqual([plain.id, photo.id]);
+    expect(await postIds(early)).toEqual([photo.id]);
+    expect(BigInt((await cursor())?.since_id ?? 0)).toBeGreaterThanOrEqual(BigInt(photo.id));
   });
 
   it('applies a PATCHed filter from the next scan on', async () => {

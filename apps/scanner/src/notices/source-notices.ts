@@ -3,7 +3,7 @@ import { DEFAULT_NOTICE_COOLDOWN_SECONDS, deliverNoticeEntries, noticeSql } from
 import { writeOutbox } from '@hashwatch/outbox';
 import { DEFAULT_SILENCE_PARAMS, emptySilenceState, observePosts, silenceVerdict, SILENCE_BUCKETS, type SilenceParams, type SilenceState } from '../silence/silence-detector';
 import { parseSourceKey, type Source } from '../sources/source';
-import { SERVED_USER } from '../sources/sync-sources';
+import { SERVED_USER } from '../sources/served-user';
 
 /** The two notices about a source (CONTRACT 8). */
 export type SourceNoticeKind = 'source_failing' | 'source_silent';

@@ -1,7 +1,7 @@
 // The simulator's query parser stands in for X's: the packed queries must be accepted as they are.
 import { parseQuery } from '@hashwatch/x-simulator';
 import type { Source } from '../sources/source';
-import { buildQuery, packSources, queryLength, sourceTerms, sourceWeight } from './pack-sources';
+import { buildQuery, packSources, queryLength, sourceClause, sourceTerms, sourceWeight } from './pack-sources';
 
 function source(kind: Source['kind'], name: string, intervalSeconds = 10): Source {
   return { key: `${kind}:${name}`, kind, name, sinceId: null, notBefore: new Date(0), intervalSeconds, failures: 0 };
@@ -22,6 +22,21 @@ describe('packSources', () => {
     const query = buildQuery(sources.flatMap(sourceTerms));
     expect(query).toBe('(#btc OR $btc OR #ethereum OR from:alice OR #日本)');
     expect(queryLength(query)).toBe(sources.reduce((sum, s) => sum + sourceWeight(s), 0) - 2);
+  });
+
+  it('binds a source\'s operators to its own terms, and predicts the length with them', () => {
+    const narrowed = (name: string, kind: Source['kind'], operators: string[]) => ({ ...source(kind, name), operators });
+    const sources = [narrowed('btc', 'tag', ['has:media', '-is:quote']), narrowed('ethereum', 'tag', ['is:verified']), narrowed('alice', 'user', ['has:links']), source('tag', 'sol')];
+    expect(sources.map(sourceClause)).toEqual(['(#btc OR $btc) has:media -is:quote', '#ethereum is:verified', 'from:alice has:links', '#sol OR $sol']);
+    const query = buildQuery(sources.map(sourceClause));
+    expect(query).toBe('((#btc OR $btc) has:media -is:quote OR #ethereum is:verified OR from:alice has:links OR #sol OR $sol)');
+    expect(queryLength(query)).toBe(sources.reduce((sum, s) => sum + sourceWeight(s), 0) - 2);
+    expect(() => parseQuery(query, 512)).not.toThrow();
+    const packed = packSources(Array.from({ length: 60 }, (_, i) => narrowed(`tag${i}x`, 'tag', ['has:media'])), 512);
+    for (const pack of packed.packs) {
+      expect(queryLength(pack.query)).toBeLessThanOrEqual(512);
+      expect(() => parseQuery(pack.query, 512)).not.toThrow();
+    }
   });
 
   it('fills queries up to exactly the limit and never past it, and X accepts every one', () => {

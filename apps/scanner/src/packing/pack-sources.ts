@@ -3,7 +3,7 @@ import type { Source } from '../sources/source';
 /** One recent-search query serving several sources. */
 export interface Pack<S extends Source = Source> {
   sources: S[];
-  /** `(#a OR $a OR #b OR from:c)`, never longer than the limit it was packed for (in code points). */
+  /** `(#a OR $a OR (#b OR $b) has:media OR from:c)`, never longer than the limit it was packed for (in code points). */
   query: string;
 }
 
@@ -24,6 +24,18 @@ export function sourceTerms(source: Pick<Source, 'kind' | 'name'>): string[] {
   return CASHTAG_SHAPE.test(source.name) ? [`#${source.name}`, `$${source.name}`] : [`#${source.name}`];
 }
 
+/**
+ * What a query holds for one source: its terms, and the operators that narrow it after them, grouped so they bind to
+ * this source alone: `#gold`, `(#gold OR $gold) has:media`, `from:alice -is:quote`.
+ */
+export function sourceClause(source: Pick<Source, 'kind' | 'name' | 'operators'>): string {
+  const terms = sourceTerms(source);
+  const operators = source.operators ?? [];
+  if (operators.length === 0) return terms.join(OR);
+  const subject = terms.length === 1 ? (terms[0] as string) : `(${terms.join(OR)})`;
+  return `${subject} ${operators.join(' ')}`;
+}
+
 /** X counts a query's length in characters (code points), parentheses, spaces and operators included. */
 export function queryLength(query: string): number {
   return [...query].length;
@@ -34,12 +46,12 @@ export function buildQuery(terms: readonly string[]): string {
 }
 
 /**
- * What a source adds to a packed query: its terms plus one ` OR ` each. A query of sources with weights w_i
- * is `(` + terms joined by ` OR ` + `)`, so its length is sum(w_i) - 4 + 2: a pack fits the limit L exactly
- * when sum(w_i) <= L + 2.
+ * What a source adds to a packed query: its clause plus one ` OR `. A query of sources with weights w_i is `(` +
+ * clauses joined by ` OR ` + `)`, so its length is sum(w_i) - 4 + 2: a pack fits the limit L exactly when
+ * sum(w_i) <= L + 2.
  */
-export function sourceWeight(source: Pick<Source, 'kind' | 'name'>): number {
-  return sourceTerms(source).reduce((sum, term) => sum + queryLength(term) + OR.length, 0);
+export function sourceWeight(source: Pick<Source, 'kind' | 'name' | 'operators'>): number {
+  return queryLength(sourceClause(source)) + OR.length;
 }
 
 /**
@@ -76,7 +88,7 @@ export function packSources<S extends Source>(sources: readonly S[], maxLength: 
         bins.push({ sources: [item.source], used: item.weight });
       }
     }
-    for (const bin of bins) packs.push({ sources: bin.sources, query: buildQuery(bin.sources.flatMap(sourceTerms)) });
+    for (const bin of bins) packs.push({ sources: bin.sources, query: buildQuery(bin.sources.map(sourceClause)) });
   }
   return { packs, unpackable };
 }

@@ -27,6 +27,7 @@ interface ClaimRow {
   failures: number;
   last_error: string | null;
   updated_at: Date;
+  query_operators: string[];
 }
 
 // A tick claims as of its slot on its scheduler's grid ($4; a tick run by hand: now()) and pushes each source one
@@ -63,7 +64,7 @@ RETURNING s.source_key,
        CASE WHEN ${STREAM_SERVED('s')} AND (SELECT floor FROM stream) IS NOT NULL
             THEN GREATEST(COALESCE(s.since_id::numeric, 0), ${snowflakeAt('(SELECT floor FROM stream)')})::text
             ELSE s.since_id END AS since_id,
-       s.not_before, s.interval_seconds, s.failures, s.last_error, s.updated_at`;
+       s.not_before, s.interval_seconds, s.failures, s.last_error, s.updated_at, s.query_operators`;
 
 /**
  * Claims up to `limit` sources due at `at` (default: now) for one scan cycle. Rows are picked with FOR UPDATE SKIP LOCKED (replicas
@@ -92,6 +93,7 @@ export async function claimDueSources(pool: pg.Pool, limit: number, at?: Date): 
         notBefore: row.not_before,
         intervalSeconds: row.interval_seconds,
         failures: row.failures,
+        operators: row.query_operators,
         lastError: row.last_error,
         updatedAt: row.updated_at,
       }];

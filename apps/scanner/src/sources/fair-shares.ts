@@ -4,7 +4,7 @@ import type { Logger } from '@hashwatch/logger';
 import { STREAM_LIVE, STREAM_SERVED } from '../stream/coverage';
 import { planFairShares, type ShareAccount } from './fair-share-plan';
 import { SCANNER_LOCK_CLASS } from './lock-keys';
-import { SERVED_USER } from './sync-sources';
+import { SERVED_USER } from './served-user';
 
 /** Recent searches the scans may plan to spend, shared fairly between accounts (SCANNER_SEARCH_BUDGET). */
 export interface SearchBudget {

@@ -4,7 +4,7 @@ import type { XClient } from '@hashwatch/x-api';
 import type { SourceNoticeSettings } from '../notices/source-notices';
 import { recordFailure } from '../storing/record-failure';
 import type { ClaimedSource } from './claim-sources';
-import { SERVED_USER } from './sync-sources';
+import { SERVED_USER } from './served-user';
 
 export const USER_NOT_FOUND = 'user not found';
 // A handle X did not know is looked up again after this long (it may be created or unsuspended).

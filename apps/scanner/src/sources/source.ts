@@ -15,6 +15,11 @@ export interface Source {
   intervalSeconds: number;
   /** Failed scans in a row. */
   failures: number;
+  /**
+   * Search operators that narrow the source's query (`has:media`, `-is:quote`…), the ones every tracker's filters ask
+   * for (query-operators.ts); absent or empty: the source is searched whole.
+   */
+  operators?: readonly string[];
 }
 
 export function sourceKey(kind: SourceKind, name: string): string {

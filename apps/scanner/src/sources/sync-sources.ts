@@ -2,22 +2,23 @@ import type pg from 'pg';
 import { SOURCE_LOCK_CLASS } from '@hashwatch/accounts';
 import { transaction } from '@hashwatch/db';
 import { SCANNER_LOCK_CLASS } from './lock-keys';
+import { commonOperatorsSql } from './query-operators';
+import { SERVED_USER } from './served-user';
 
-// Served = the account's subscription is active and unexpired (the API answers any other account 402, so
-// nothing is watched for it either). Tracks of other accounts do not count for packing or cadence.
-export const SERVED_USER = `u.subscription_status = 'active' AND u.current_period_end > now()`;
 
 // The sources every served account needs: one per hashtag_norm and per username_norm, at the fastest cadence
 // among the accounts tracking it (an account over its share of the search budget at its stretched one:
-// fair-shares.ts), not reporting posts older than its oldest track.
+// fair-shares.ts), not reporting posts older than its oldest track, narrowed by the operators all its trackers'
+// filters ask for (query-operators.ts).
 const WANTED = `
 wanted AS (
-  SELECT 'tag:' || t.hashtag_norm AS source_key, min(u.scan_interval_seconds * COALESCE(sh.stretch, 1)) AS interval_seconds, min(t.created_at) AS not_before
+  SELECT 'tag:' || t.hashtag_norm AS source_key, min(u.scan_interval_seconds * COALESCE(sh.stretch, 1)) AS interval_seconds, min(t.created_at) AS not_before,
+         ${commonOperatorsSql('t.filters')} AS query_operators
     FROM tracks t JOIN users u ON u.id = t.user_id LEFT JOIN scan_shares sh ON sh.user_id = u.id
    WHERE t.status = 'active' AND ${SERVED_USER}
    GROUP BY t.hashtag_norm
   UNION ALL
-  SELECT 'user:' || a.username_norm, min(u.scan_interval_seconds * COALESCE(sh.stretch, 1)), min(a.created_at)
+  SELECT 'user:' || a.username_norm, min(u.scan_interval_seconds * COALESCE(sh.stretch, 1)), min(a.created_at), ${commonOperatorsSql('a.filters')}
     FROM account_tracks a JOIN users u ON u.id = a.user_id LEFT JOIN scan_shares sh ON sh.user_id = u.id
    WHERE a.status = 'active' AND ${SERVED_USER}
    GROUP BY a.username_norm
@@ -32,23 +33,27 @@ WITH ${WANTED}, removed AS (
 )
 SELECT (SELECT count(*) FROM removed)::int AS removed,
        ARRAY(SELECT w.source_key FROM wanted w LEFT JOIN source_cursors c ON c.source_key = w.source_key
-              WHERE c.source_key IS NULL OR c.interval_seconds <> w.interval_seconds ORDER BY 1) AS changed`;
+              WHERE c.source_key IS NULL OR c.interval_seconds <> w.interval_seconds OR c.query_operators <> w.query_operators
+              ORDER BY 1) AS changed`;
 
 // The per-source locks (@hashwatch/accounts SOURCE_LOCK_CLASS) of `$1` that are free, taken until commit; a source an
 // erasure holds is left to the next sync.
 const LOCK_FREE_SOURCES = `SELECT k FROM unnest($1::text[]) AS k WHERE pg_try_advisory_xact_lock(${SOURCE_LOCK_CLASS}, hashtext(k))`;
 
 // Writes the cursors of `$1` (locked above) as the tracks stand now: read again in this statement, after the locks,
-// so a track an erasure deleted before its lock was taken here is seen gone. A faster cadence pulls next_scan_at in.
+// so a track an erasure deleted before its lock was taken here is seen gone. A faster cadence pulls next_scan_at in;
+// new operators apply from the next claim.
 const WRITE_SOURCES = `
 WITH ${WANTED}, upserted AS (
-  INSERT INTO source_cursors AS s (source_key, not_before, interval_seconds, next_scan_at)
-  SELECT w.source_key, w.not_before, w.interval_seconds, now()
+  INSERT INTO source_cursors AS s (source_key, not_before, interval_seconds, next_scan_at, query_operators)
+  SELECT w.source_key, w.not_before, w.interval_seconds, now(), w.query_operators
     FROM wanted w LEFT JOIN source_cursors c ON c.source_key = w.source_key
-   WHERE w.source_key = ANY($1::text[]) AND (c.source_key IS NULL OR c.interval_seconds <> w.interval_seconds)
+   WHERE w.source_key = ANY($1::text[])
+     AND (c.source_key IS NULL OR c.interval_seconds <> w.interval_seconds OR c.query_operators <> w.query_operators)
    ORDER BY w.source_key
   ON CONFLICT (source_key) DO UPDATE
      SET interval_seconds = EXCLUDED.interval_seconds,
+         query_operators = EXCLUDED.query_operators,
          next_scan_at = LEAST(s.next_scan_at, COALESCE(s.last_scan_at, now()) + make_interval(secs => EXCLUDED.interval_seconds)),
          updated_at = now()
   RETURNING 1

@@ -8,7 +8,9 @@ import { candidateSources, matchPosts, postDedupeKey, toFeedItem, type Candidate
 import { recordEdits } from './record-edits';
 import { linkUnstoredPosts } from './link-unstored';
 import { recordScanSuccess, type SourceNoticeSettings } from '../notices/source-notices';
-import { SERVED_USER } from '../sources/sync-sources';
+import { SERVED_USER } from '../sources/served-user';
+import { column } from './columns';
+import { completePack } from './complete-pack';
 import { upstreamShares } from './upstream-shares';
 import type { Source } from '../sources/source';
 
@@ -86,29 +88,6 @@ SELECT 'user:' || a.username_norm, a.id, 'account', a.user_id, a.username, a.use
        a.track_reposts, a.track_comments, a.created_at, a.filters
   FROM account_tracks a JOIN users u ON u.id = a.user_id
  WHERE a.username_norm = ANY($2::text[]) AND a.status = 'active' AND ${SERVED_USER}`;
-
-// The completing batch's bookkeeping in one statement: every source's cursor moves to the first page's
-// newest_id (never backwards) and is released, and the served tracks are marked scanned.
-const COMPLETE_PACK = `
-WITH cursors AS (
-  UPDATE source_cursors s
-     SET since_id = CASE WHEN $2::text IS NOT NULL AND (s.since_id IS NULL OR $2::numeric > s.since_id::numeric) THEN $2::text ELSE s.since_id END,
-         last_scan_at = now(), last_error = NULL, failures = 0, updated_at = now(),
-         claimed_by = CASE WHEN s.claimed_by = $3 THEN NULL ELSE s.claimed_by END
-   WHERE s.source_key = ANY($1::text[])
-  RETURNING 1
-), t AS (
-  UPDATE tracks t SET last_scanned_at = now(), scan_error = NULL, last_post_at = GREATEST(t.last_post_at, v.last_post_at)
-    FROM unnest($4::text[], $5::timestamptz[]) AS v(id, last_post_at)
-   WHERE t.id = v.id
-  RETURNING 1
-), a AS (
-  UPDATE account_tracks a SET last_scanned_at = now(), scan_error = NULL, last_post_at = GREATEST(a.last_post_at, v.last_post_at)
-    FROM unnest($6::text[], $7::timestamptz[]) AS v(id, last_post_at)
-   WHERE a.id = v.id
-  RETURNING 1
-)
-SELECT (SELECT count(*) FROM cursors) AS cursors, (SELECT count(*) FROM t) + (SELECT count(*) FROM a) AS tracks`;
 
 const EXISTING_ITEMS = `
 SELECT f.user_id, f.dedupe_key, f.sources
@@ -252,25 +231,6 @@ async function keepLiveMatches(client: pg.PoolClient, candidates: Candidate[], c
   return kept;
 }
 
-function column<T, V>(rows: readonly T[], pick: (row: T) => V): V[] {
-  return rows.map(pick);
-}
-
-/** Advances the pack's cursors and marks its served tracks and account tracks scanned, in one statement. */
-async function completePack(client: pg.PoolClient, input: StorePackInput, newestId: string | null, subscriptions: readonly Subscription[], lastPostAt: ReadonlyMap<string, Date>): Promise<void> {
-  const keys = input.sources.map((source) => source.key).sort();
-  const trackRows = subscriptions.filter((s) => s.kind === 'hashtag').sort((a, b) => (a.id < b.id ? -1 : 1));
-  const accountRows = subscriptions.filter((s) => s.kind === 'account').sort((a, b) => (a.id < b.id ? -1 : 1));
-  await client.query(COMPLETE_PACK, [
-    keys,
-    newestId,
-    input.claimId,
-    column(trackRows, (s) => s.id),
-    column(trackRows, (s) => lastPostAt.get(s.id)?.toISOString() ?? null),
-    column(accountRows, (s) => s.id),
-    column(accountRows, (s) => lastPostAt.get(s.id)?.toISOString() ?? null),
-  ]);
-}
 
 /** The sources of items already stored for candidates of posts seen before (by account and dedupe key). */
 async function storedSources(client: pg.PoolClient, candidates: readonly Candidate[], created: ReadonlySet<string>): Promise<Map<string, string[]>> {
