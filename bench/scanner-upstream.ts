@@ -3,13 +3,18 @@
 // Also measures how to watch the accounts: packed `from:` queries versus one timeline call per user.
 //
 //   npx tsx --tsconfig bench/tsconfig.json bench/scanner-upstream.ts
+//   SCANNER_BENCH_FILTERS=on npx tsx --tsconfig bench/tsconfig.json bench/scanner-upstream.ts
+//
+// With SCANNER_BENCH_FILTERS=on, tracks carry filters: every tracker of each tenth tag wants media (its source is
+// narrowed by has:media), and a third of the other tracks have keywords and a follower floor (applied by us alone).
+// A tenth of the posts carry a photo. The bound is then the packing bound of the narrowed clauses.
 //
 // Needs PostgreSQL (DATABASE_URL; the role must be able to CREATE DATABASE) and Redis (REDIS_URL). Makes its
 // own database and Redis prefix and removes them. Runs the real scanner against an in-process X simulator
 // (rate limits lifted: this counts calls, it does not wait for windows) and counts what the simulator served.
 import type { XClient } from '@hashwatch/x-api';
 import { seededRandom, ZipfSampler } from '@hashwatch/x-simulator';
-import { buildQuery, createScanner, fetchPack, packSinceId, packSources, queryLength, sourceTerms, type Scanner, type Source } from '@hashwatch/scanner';
+import { buildQuery, createScanner, fetchPack, packSinceId, packSources, queryLength, sourceClause, sourceTerms, type Scanner, type Source } from '@hashwatch/scanner';
 import {
   benchEnvironment,
   log,
@@ -29,6 +34,9 @@ const TRACKED_USERS = 300;
 const MAX_QUERY_LENGTH = 512;
 // Posts published between two cycles: a busy 10 s for these sources.
 const POSTS_PER_CYCLE = Number(process.env.SCANNER_BENCH_POSTS ?? 3000);
+const FILTERS = process.env.SCANNER_BENCH_FILTERS === 'on';
+/** In filters mode, every tracker of each tenth tag (by its rank in the vocabulary) wants media. */
+const MEDIA_TAG_EVERY = 10;
 
 interface Tally {
   requests: number;
@@ -44,12 +52,13 @@ interface Workload {
   userSources: Source[];
   termChars: number;
   termCount: number;
+  clauseChars: number;
   boundTermsOnly: number;
   boundWithSeparators: number;
 }
 
 /** 1,000 accounts with 10 tags each drawn Zipf from the vocabulary, and 300 watched users followed by one or two accounts. */
-async function seedTracking(env: BenchEnvironment, pickTag: () => string) {
+async function seedTracking(env: BenchEnvironment, pickTag: () => string, mediaTags: ReadonlySet<string>) {
   // A small alert quota: this bench counts upstream calls, and storing 700,000 items would only slow it.
   // A 60 s cadence: a cycle here is one pass over every source, whatever the time it takes on this machine.
   const users = await seedAccounts(env.db, ACCOUNTS, { alertsLimit: 20, scanIntervalSeconds: 60 });
@@ -60,6 +69,7 @@ async function seedTracking(env: BenchEnvironment, pickTag: () => string) {
     for (const hashtag of chosen) tracks.push({ userId, hashtag });
   }
   await seedTracks(env.db, tracks);
+  if (FILTERS) await seedFilters(env, mediaTags);
   const handles = Array.from({ length: TRACKED_USERS }, (_, i) => `watched${String(i).padStart(4, '0')}`);
   for (const handle of handles) env.sim.state.createUser({ username: handle });
   // Each handle followed by one account, a third of them by a second one too.
@@ -68,26 +78,39 @@ async function seedTracking(env: BenchEnvironment, pickTag: () => string) {
     ...(i % 3 === 0 ? [{ userId: users[(i * 7 + 500) % ACCOUNTS] as string, username }] : []),
   ]);
   await seedAccountTracks(env.db, follows);
-  return { tracks, handles, follows };
+  return { tracks, handles, follows, mediaTags };
+}
+
+/** Filters mode: media on every track of the media tags; keywords and a follower floor on a third of the others. */
+async function seedFilters(env: BenchEnvironment, mediaTags: ReadonlySet<string>): Promise<void> {
+  const media = { keywords_any: [], keywords_all: [], keywords_none: [], has_media: true, has_links: false, exclude_quotes: false, verified_only: false, min_followers: 0 };
+  const words = { ...media, has_media: false, keywords_any: ['post', '"all time high"'], keywords_none: ['giveaway'], min_followers: 0 };
+  await env.db.pool.query(
+    `UPDATE tracks SET filters = CASE WHEN hashtag_norm = ANY($1::text[]) THEN $2::jsonb WHEN hashtext(id) % 3 = 0 THEN $3::jsonb END`,
+    [[...mediaTags], media, words],
+  );
 }
 
 /** The sources the tracks make and the fewest queries that can hold their terms; logs their counts. */
-function describeWorkload({ tracks, handles, follows }: Awaited<ReturnType<typeof seedTracking>>): Workload {
+function describeWorkload({ tracks, handles, follows, mediaTags }: Awaited<ReturnType<typeof seedTracking>>): Workload {
   const distinctTags = [...new Set(tracks.map((t) => t.hashtag))];
   const sourcesOf = (kind: Source['kind'], names: string[]): Source[] =>
     names.map((name) => ({ key: `${kind}:${name}`, kind, name, sinceId: null, notBefore: new Date(), intervalSeconds: 10, failures: 0 }));
-  const tagSources = sourcesOf('tag', distinctTags);
+  const tagSources = sourcesOf('tag', distinctTags).map((source) => (mediaTags.has(source.name) ? { ...source, operators: ['has:media'] } : source));
   const userSources = sourcesOf('user', handles);
-  const termChars = [...tagSources, ...userSources].flatMap(sourceTerms).reduce((sum, term) => sum + queryLength(term), 0);
-  const termCount = [...tagSources, ...userSources].flatMap(sourceTerms).length;
+  const all = [...tagSources, ...userSources];
+  const termChars = all.flatMap(sourceTerms).reduce((sum, term) => sum + queryLength(term), 0);
+  const termCount = all.flatMap(sourceTerms).length;
   const cashtagForms = tagSources.filter((s) => sourceTerms(s).length === 2).length;
-  // Any valid query is its terms joined by " OR " (4 characters): k terms in q queries need
+  // Any valid query is its sources' clauses joined by " OR " (4 characters), a clause being a source's terms joined
+  // by " OR " and, when narrowed, grouped with its operators after them: k clauses in q queries need
   // sum(len) + 4(k - q) characters, at most 512 per query, so q >= (sum(len) + 4k) / (512 + 4).
+  const clauseChars = all.reduce((sum, source) => sum + queryLength(sourceClause(source)), 0);
   const boundTermsOnly = Math.ceil(termChars / MAX_QUERY_LENGTH);
-  const boundWithSeparators = Math.ceil((termChars + 4 * termCount) / (MAX_QUERY_LENGTH + 4));
-  log(`sources: ${distinctTags.length} distinct tags (${cashtagForms} with a cashtag form) from ${tracks.length} tracks, ${handles.length} users from ${follows.length} account tracks`);
-  log(`needed terms: ${termCount}, ${termChars} characters`);
-  return { tagSources, userSources, termChars, termCount, boundTermsOnly, boundWithSeparators };
+  const boundWithSeparators = Math.ceil((clauseChars + 4 * all.length) / (MAX_QUERY_LENGTH + 4));
+  log(`sources: ${distinctTags.length} distinct tags (${cashtagForms} with a cashtag form, ${tagSources.filter((s) => s.operators).length} narrowed by has:media) from ${tracks.length} tracks, ${handles.length} users from ${follows.length} account tracks`);
+  log(`needed terms: ${termCount}, ${termChars} characters; clauses with their operators and inner separators: ${clauseChars} characters`);
+  return { tagSources, userSources, termChars, termCount, clauseChars, boundTermsOnly, boundWithSeparators };
 }
 
 /** Requests and posts served on `endpoint` since the `before` reading. */
@@ -106,7 +129,8 @@ function publishCycle(env: BenchEnvironment, random: () => number, pickTag: () =
   for (let i = 0; i < POSTS_PER_CYCLE; i += 1) {
     const author = i % 5 === 0 ? (handles[pickAuthor()] as string) : `someone${i % 997}`;
     const tags = [pickTag(), ...(random() < 0.4 ? [pickTag()] : [])];
-    env.sim.state.injectPost({ author, text: `${tags.map((tag) => `#${tag}`).join(' ')} post ${i}` });
+    const media = FILTERS && i % 10 === 0 ? [{ type: 'photo' as const, url: `https://pbs.twimg.com/media/b${i}.jpg`, width: 800, height: 600 }] : undefined;
+    env.sim.state.injectPost({ author, text: `${tags.map((tag) => `#${tag}`).join(' ')} post ${i}`, ...(media ? { media } : {}) });
   }
 }
 
@@ -164,7 +188,7 @@ async function steadyCycle(env: BenchEnvironment, { scanner, packLog }: ReturnTy
 async function measureAlternatives(env: BenchEnvironment, { tagSources, userSources }: Workload, withCursor: (source: Source) => Source) {
   const x = env.xClient();
   // Baseline: one query per source over the same posts.
-  const perSource = await runQueries(x, [...tagSources, ...userSources].map(withCursor).map((source) => ({ query: buildQuery(sourceTerms(source)), sources: [source] })));
+  const perSource = await runQueries(x, [...tagSources, ...userSources].map(withCursor).map((source) => ({ query: buildQuery([sourceClause(source)]), sources: [source] })));
   // Accounts alone, both ways: packed from: queries, and one timeline call (with pages) per user.
   const fromPacks = packSources(userSources.map(withCursor), MAX_QUERY_LENGTH).packs;
   const packedFrom = await runQueries(x, fromPacks.map((pack) => ({ query: pack.query, sources: pack.sources })));
@@ -175,7 +199,7 @@ async function measureAlternatives(env: BenchEnvironment, { tagSources, userSour
 
 /** The scanner's queries against one query per source and the lower bounds; then other query lengths and claims. */
 function reportPacking(workload: Workload, scanner: Awaited<ReturnType<typeof steadyCycle>>, others: Awaited<ReturnType<typeof measureAlternatives>>): void {
-  const { tagSources, userSources, termChars, termCount, boundTermsOnly, boundWithSeparators } = workload;
+  const { tagSources, userSources, termChars, termCount, clauseChars, boundTermsOnly, boundWithSeparators } = workload;
   const { queries: scannerQueries, tally: scannerTally } = scanner;
   const { perSource } = others;
   const ratio = (a: number, b: number) => (a / b).toFixed(2);
@@ -184,11 +208,11 @@ function reportPacking(workload: Workload, scanner: Awaited<ReturnType<typeof st
   log('|---|---|---|---|---|---|');
   log(`| scanner: tags and users packed together (FFD per cadence, per claim of ≤1,000 sources) | ${scannerQueries} | ${ratio(scannerQueries, boundWithSeparators)}× | ${ratio(scannerQueries, boundTermsOnly)}× | ${scannerTally.requests} | ${scannerTally.postsRead} |`);
   log(`| one query per source | ${perSource.queries} | ${ratio(perSource.queries, boundWithSeparators)}× | ${ratio(perSource.queries, boundTermsOnly)}× | ${perSource.requests} | ${perSource.postsRead} |`);
-  log(`| lower bound with " OR " separators: ceil((${termChars} + 4·${termCount}) / 516) | ${boundWithSeparators} | 1.00× | | | |`);
+  log(`| lower bound with " OR " separators: ceil((${clauseChars} + 4·${tagSources.length + userSources.length}) / 516) | ${boundWithSeparators} | 1.00× | | | |`);
   log(`| lower bound, terms only: ceil(${termChars} / 512) | ${boundTermsOnly} | | 1.00× | | |`);
   log('');
   const enterprise = packSources([...tagSources, ...userSources], 4096).packs.length;
-  log(`with X_QUERY_MAX_LENGTH=4096 (Enterprise) the same sources take ${enterprise} queries (bound ${Math.ceil((termChars + 4 * termCount) / (4096 + 4))})`);
+  log(`with X_QUERY_MAX_LENGTH=4096 (Enterprise) the same sources take ${enterprise} queries (bound ${Math.ceil((clauseChars + 4 * (tagSources.length + userSources.length)) / (4096 + 4))}); ${termCount} terms`);
   log(`all sources packed in one claim would take ${packSources([...tagSources, ...userSources], MAX_QUERY_LENGTH).packs.length} queries (tags alone ${others.tagPacks}, users alone ${others.fromPacks})`);
   log(`scanner vs one query per source: ${ratio(perSource.requests, scannerTally.requests)}× fewer requests, ${ratio(perSource.postsRead, scannerTally.postsRead)}× the posts read`);
 }
@@ -204,13 +228,15 @@ function reportWatching({ packedFrom, timelines }: Awaited<ReturnType<typeof mea
 
 async function main(): Promise<void> {
   log(machineLine());
+  log(`filters: ${FILTERS ? 'on' : 'off'}`);
   const env = await benchEnvironment('upstream');
   try {
     const random = seededRandom(42);
     const vocabulary = tagVocabulary(VOCABULARY, random);
     const tagRanks = new ZipfSampler(VOCABULARY, ZIPF_EXPONENT, random);
     const pickTag = () => vocabulary[tagRanks.sample()] as string;
-    const tracking = await seedTracking(env, pickTag);
+    const mediaTags = new Set(FILTERS ? vocabulary.filter((_, rank) => rank % MEDIA_TAG_EVERY === 0) : []);
+    const tracking = await seedTracking(env, pickTag, mediaTags);
     const workload = describeWorkload(tracking);
     const counting = countingScanner(env);
     await coldCycle(env, counting.scanner);

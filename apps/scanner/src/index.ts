@@ -9,7 +9,7 @@ export { reconcileScanSchedulers } from './scan-schedulers';
 // The stages of one scan: sync the sources, pack them into queries, fetch, match, store.
 export { syncSources } from './sources/sync-sources';
 export type { Source } from './sources/source';
-export { buildQuery, packSources, queryLength, sourceTerms } from './packing/pack-sources';
+export { buildQuery, packSources, queryLength, sourceClause, sourceTerms } from './packing/pack-sources';
 export { fetchPack, packSinceId } from './fetching/fetch-pack';
 export { matchPosts, toFeedItem } from './matching/match-posts';
 export type { Subscription } from './matching/match-posts';
