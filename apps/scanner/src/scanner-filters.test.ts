@@ -47,6 +47,12 @@ describe('per-track filters against the X simulator', () => {
     expect(await postIds(visual)).toEqual([chart.id]);
     // Alerts go out for what was stored, and only that is counted.
     expect((await fx.usage(words))?.alerts_used).toBe(2);
+    // What the post and its author showed is kept for the dashboard's preview.
+    const { rows } = await fx.pool().query('SELECT id, author_verified, author_followers, is_quote, has_links FROM x_posts WHERE id = ANY($1) ORDER BY id', [[big.id, quotedChart.id]]);
+    expect(rows).toEqual([
+      { id: big.id, author_verified: true, author_followers: 50_000, is_quote: false, has_links: false },
+      { id: quotedChart.id, author_verified: false, author_followers: 12, is_quote: true, has_links: false },
+    ]);
   });
 
   it('filters an account track\'s posts too, and reads the whole text of a long post', async () => {

@@ -4,7 +4,7 @@ import { readStoredFilters } from '@hashwatch/post-filters';
 import { writeOutboxBatch, type OutboxEntry, type WrittenOutbox } from '@hashwatch/outbox';
 import { routeAlertsJobs } from '@hashwatch/queues';
 import type { XPost } from '@hashwatch/x-api';
-import { candidateSources, matchPosts, postDedupeKey, toFeedItem, type Candidate, type Subscription } from '../matching/match-posts';
+import { candidateSources, matchPosts, postDedupeKey, postFacts, toFeedItem, type Candidate, type Subscription } from '../matching/match-posts';
 import { recordEdits } from './record-edits';
 import { linkUnstoredPosts } from './link-unstored';
 import { recordScanSuccess, type SourceNoticeSettings } from '../notices/source-notices';
@@ -109,13 +109,14 @@ UPDATE feed_items f
 const RECORD_POSTS = {
   ctes: `created AS (
   INSERT INTO x_posts (id, author_id, author_username, author_name, text, lang, conversation_id, is_retweet, is_reply, posted_at,
-                       version_ids, edited_at)
+                       version_ids, edited_at, author_verified, author_followers, is_quote, has_links)
   SELECT r.id, r.author_id, r.author_username, r.author_name, r.text, r.lang, r.conversation_id, r.is_retweet, r.is_reply,
          r.posted_at, CASE WHEN r.versions IS NOT NULL THEN ARRAY(SELECT jsonb_array_elements_text(r.versions::jsonb)) END,
-         CASE WHEN r.versions IS NOT NULL THEN now() END
+         CASE WHEN r.versions IS NOT NULL THEN now() END, r.author_verified, r.author_followers, r.is_quote, r.has_links
     FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::boolean[],
-                $10::boolean[], $11::timestamptz[], $12::text[])
-      AS r(id, author_id, author_username, author_name, text, lang, conversation_id, is_retweet, is_reply, posted_at, versions)
+                $10::boolean[], $11::timestamptz[], $12::text[], $13::boolean[], $14::int[], $15::boolean[], $16::boolean[])
+      AS r(id, author_id, author_username, author_name, text, lang, conversation_id, is_retweet, is_reply, posted_at, versions,
+           author_verified, author_followers, is_quote, has_links)
    ORDER BY 1
   ON CONFLICT (id) DO NOTHING
   RETURNING id
@@ -204,6 +205,10 @@ async function lockUsage(client: pg.PoolClient, userIds: readonly string[], post
             column(posts, (c) => c.post.isReply),
             column(posts, (c) => c.postedAt.toISOString()),
             column(posts, (c) => (c.post.id === c.post.rootId ? null : JSON.stringify(c.post.editHistoryPostIds))),
+            column(posts, (c) => c.post.author?.verified ?? null),
+            column(posts, (c) => (c.post.author?.followersCount == null ? null : Math.min(c.post.author.followersCount, 2_147_483_647))),
+            column(posts, (c) => c.post.isQuote),
+            column(posts, (c) => postFacts(c.post).hasLinks),
           ],
         };
   const { quota, alongside } = await lockAlertQuota<{ created: string[] }>(client, userIds, recordPosts);
