@@ -2445,6 +2445,287 @@ export interface paths {
         };
         trace?: never;
     };
+    "/v1/tracks/{id}/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Try filters on the posts this source already detected for the account, before saving them.
+         * @description Reads the newest 500 posts stored from this source and answers the newest 20 that the given filters would have passed, judged on what each post and its author showed when it was detected. Changes nothing.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Through a dashboard session (the `hw_session` cookie): the `csrf_token` of `GET /v1/session`. Not needed with an API key. */
+                    "X-CSRF-Token"?: string;
+                };
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["FilterPreviewRequest"];
+                };
+            };
+            responses: {
+                /** @description The posts that would have passed. */
+                200: {
+                    headers: {
+                        /** @description Requests allowed in the current window. */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix seconds when the window resets. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["FilterPreview"];
+                    };
+                };
+                /** @description Invalid input, or a body sent to an endpoint that takes none: the message names the field (`invalid_request`). */
+                400: {
+                    headers: {
+                        /** @description Requests allowed in the current window. */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix seconds when the window resets. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @example invalid_request
+                                 * @enum {string}
+                                 */
+                                code: "invalid_request";
+                                /** @description What went wrong, for people; the field is named for invalid input. */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Missing, invalid or revoked API key, or no valid session cookie (`unauthorized`). */
+                401: {
+                    headers: {
+                        /** @description Requests allowed in the current window. */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix seconds when the window resets. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @example unauthorized
+                                 * @enum {string}
+                                 */
+                                code: "unauthorized";
+                                /** @description What went wrong, for people; the field is named for invalid input. */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The subscription is inactive or expired (`subscription_inactive`). */
+                402: {
+                    headers: {
+                        /** @description Requests allowed in the current window. */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix seconds when the window resets. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @example subscription_inactive
+                                 * @enum {string}
+                                 */
+                                code: "subscription_inactive";
+                                /** @description What went wrong, for people; the field is named for invalid input. */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description A session-authenticated unsafe request without the session’s `X-CSRF-Token` (`csrf_failed`). */
+                403: {
+                    headers: {
+                        /** @description Requests allowed in the current window. */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix seconds when the window resets. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @example csrf_failed
+                                 * @enum {string}
+                                 */
+                                code: "csrf_failed";
+                                /** @description What went wrong, for people; the field is named for invalid input. */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description No such resource in this account (`not_found`). */
+                404: {
+                    headers: {
+                        /** @description Requests allowed in the current window. */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix seconds when the window resets. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @example not_found
+                                 * @enum {string}
+                                 */
+                                code: "not_found";
+                                /** @description What went wrong, for people; the field is named for invalid input. */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is over 64 KiB (`payload_too_large`). */
+                413: {
+                    headers: {
+                        /** @description Requests allowed in the current window. */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix seconds when the window resets. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @example payload_too_large
+                                 * @enum {string}
+                                 */
+                                code: "payload_too_large";
+                                /** @description What went wrong, for people; the field is named for invalid input. */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Over the per-minute cap or a tighter endpoint limit (`rate_limited`); see `Retry-After`. */
+                429: {
+                    headers: {
+                        /** @description Requests allowed in the current window. */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix seconds when the window resets. */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @example rate_limited
+                                 * @enum {string}
+                                 */
+                                code: "rate_limited";
+                                /** @description What went wrong, for people; the field is named for invalid input. */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Unexpected failure (`internal_error`); no detail leaves the server. */
+                500: {
+                    headers: {
+                        /** @description Requests allowed in the current window. */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix seconds when the window resets. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @example internal_error
+                                 * @enum {string}
+                                 */
+                                code: "internal_error";
+                                /** @description What went wrong, for people; the field is named for invalid input. */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The database did not answer in time or is restarting (`unavailable`); retry after `Retry-After` (creates answer 409 `already_exists` when the first attempt did land). */
+                503: {
+                    headers: {
+                        /** @description Requests allowed in the current window. */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix seconds when the window resets. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @example unavailable
+                                 * @enum {string}
+                                 */
+                                code: "unavailable";
+                                /** @description What went wrong, for people; the field is named for invalid input. */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/accounts": {
         parameters: {
             query?: never;
@@ -3461,6 +3742,287 @@ export interface paths {
                 };
             };
         };
+        trace?: never;
+    };
+    "/v1/accounts/{id}/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Try filters on the posts this source already detected for the account, before saving them.
+         * @description Reads the newest 500 posts stored from this source and answers the newest 20 that the given filters would have passed, judged on what each post and its author showed when it was detected. Changes nothing.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Through a dashboard session (the `hw_session` cookie): the `csrf_token` of `GET /v1/session`. Not needed with an API key. */
+                    "X-CSRF-Token"?: string;
+                };
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["FilterPreviewRequest"];
+                };
+            };
+            responses: {
+                /** @description The posts that would have passed. */
+                200: {
+                    headers: {
+                        /** @description Requests allowed in the current window. */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix seconds when the window resets. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["FilterPreview"];
+                    };
+                };
+                /** @description Invalid input, or a body sent to an endpoint that takes none: the message names the field (`invalid_request`). */
+                400: {
+                    headers: {
+                        /** @description Requests allowed in the current window. */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix seconds when the window resets. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @example invalid_request
+                                 * @enum {string}
+                                 */
+                                code: "invalid_request";
+                                /** @description What went wrong, for people; the field is named for invalid input. */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Missing, invalid or revoked API key, or no valid session cookie (`unauthorized`). */
+                401: {
+                    headers: {
+                        /** @description Requests allowed in the current window. */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix seconds when the window resets. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @example unauthorized
+                                 * @enum {string}
+                                 */
+                                code: "unauthorized";
+                                /** @description What went wrong, for people; the field is named for invalid input. */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The subscription is inactive or expired (`subscription_inactive`). */
+                402: {
+                    headers: {
+                        /** @description Requests allowed in the current window. */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix seconds when the window resets. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @example subscription_inactive
+                                 * @enum {string}
+                                 */
+                                code: "subscription_inactive";
+                                /** @description What went wrong, for people; the field is named for invalid input. */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description A session-authenticated unsafe request without the session’s `X-CSRF-Token` (`csrf_failed`). */
+                403: {
+                    headers: {
+                        /** @description Requests allowed in the current window. */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix seconds when the window resets. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @example csrf_failed
+                                 * @enum {string}
+                                 */
+                                code: "csrf_failed";
+                                /** @description What went wrong, for people; the field is named for invalid input. */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description No such resource in this account (`not_found`). */
+                404: {
+                    headers: {
+                        /** @description Requests allowed in the current window. */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix seconds when the window resets. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @example not_found
+                                 * @enum {string}
+                                 */
+                                code: "not_found";
+                                /** @description What went wrong, for people; the field is named for invalid input. */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The body is over 64 KiB (`payload_too_large`). */
+                413: {
+                    headers: {
+                        /** @description Requests allowed in the current window. */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix seconds when the window resets. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @example payload_too_large
+                                 * @enum {string}
+                                 */
+                                code: "payload_too_large";
+                                /** @description What went wrong, for people; the field is named for invalid input. */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Over the per-minute cap or a tighter endpoint limit (`rate_limited`); see `Retry-After`. */
+                429: {
+                    headers: {
+                        /** @description Requests allowed in the current window. */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix seconds when the window resets. */
+                        "X-RateLimit-Reset"?: number;
+                        /** @description Seconds to wait. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @example rate_limited
+                                 * @enum {string}
+                                 */
+                                code: "rate_limited";
+                                /** @description What went wrong, for people; the field is named for invalid input. */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Unexpected failure (`internal_error`); no detail leaves the server. */
+                500: {
+                    headers: {
+                        /** @description Requests allowed in the current window. */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix seconds when the window resets. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @example internal_error
+                                 * @enum {string}
+                                 */
+                                code: "internal_error";
+                                /** @description What went wrong, for people; the field is named for invalid input. */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The database did not answer in time or is restarting (`unavailable`); retry after `Retry-After` (creates answer 409 `already_exists` when the first attempt did land). */
+                503: {
+                    headers: {
+                        /** @description Requests allowed in the current window. */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the current window. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix seconds when the window resets. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                /**
+                                 * @example unavailable
+                                 * @enum {string}
+                                 */
+                                code: "unavailable";
+                                /** @description What went wrong, for people; the field is named for invalid input. */
+                                message: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/v1/me": {
@@ -7887,6 +8449,176 @@ export interface components {
                 min_followers?: number;
             } | null;
         };
+        FilterPreview: {
+            /** @description The newest 20 of them that pass, newest first. */
+            data: components["schemas"]["Post"][];
+            /** @description Stored posts of this source read, newest first (at most 500). */
+            examined: number;
+            /** @description How many of those would have passed. */
+            passed: number;
+        };
+        Post: {
+            /** @example post_3q2x9XkQzLpTnW8r */
+            id: string;
+            /**
+             * @description `engagement`: a new retweet, like or reply on an engagement-tracked post.
+             * @enum {string}
+             */
+            type: "hashtag" | "account" | "engagement";
+            /**
+             * @description First hashtag source that matched, without `#`; null for account posts.
+             * @example btc
+             */
+            hashtag: string | null;
+            /**
+             * @description First account source that matched, without `@`; null for hashtag posts.
+             * @example null
+             */
+            account: string | null;
+            /**
+             * @description Every source of this account that matched, prefixed.
+             * @example [
+             *       "#btc",
+             *       "@alice"
+             *     ]
+             */
+            sources: string[];
+            /**
+             * @description Author handle with `@`; for engagement items, the engaging account.
+             * @example @satoshi
+             */
+            author: string;
+            /** @example Satoshi */
+            author_name: string;
+            /** @description The post as its author wrote it: X's HTML escaping (`&amp;`, `&lt;`, `&gt;`) undone once, the whole text of a long post, a retweet as `RT @author: ` and the whole original. t.co links stay as X sent them (see `urls`). A fixed note for retweet and like events; empty once the post is deleted on X. */
+            text: string;
+            /**
+             * @description The newest version of the post.
+             * @example https://x.com/satoshi/status/1861234567890123456
+             */
+            url: string;
+            /** @description The links in `text`, in order; empty when none (and for engagement items). */
+            urls: components["schemas"]["PostUrl"][];
+            /** @description The post's photos, videos and GIFs (a retweet's: the original's); empty when none. */
+            media: components["schemas"]["PostMedia"][];
+            /** @description The post this one quotes, or null. */
+            quoted: {
+                /**
+                 * @description X's id of the quoted post.
+                 * @example 1861234567890123000
+                 */
+                id: string;
+                /** @example @alice */
+                author: string;
+                author_name: string;
+                /** @description The quoted post as its author wrote it. */
+                text: string;
+                url: string;
+            } | null;
+            /**
+             * @description X's language code (`und` when undetermined), or null.
+             * @example en
+             */
+            lang: string | null;
+            /**
+             * @description When the newest version of an edited post was seen (an edit is the same item, updated, with no second alert); null when never edited.
+             * @example 2026-11-22T01:24:59.123Z
+             */
+            edited_at: string | null;
+            /** @description The post was deleted on X: its id and times stay; text, author name, urls, media and quote are removed. */
+            deleted: boolean;
+            /**
+             * @description Publication time; null for retweet and like events.
+             * @example 2026-11-22T01:24:59.123Z
+             */
+            posted_at: string | null;
+            /**
+             * @description When Hashwatch stored the item; the feed order and the `since` key.
+             * @example 2026-11-22T01:24:59.123Z
+             */
+            detected_at: string;
+            /** @description Null unless the source had engagement tracking on; always null for engagement items. */
+            engagement: {
+                /** @description Real total. */
+                retweet_count: number;
+                /** @description Real total. */
+                like_count: number;
+                /** @description Real total. */
+                reply_count: number;
+                /**
+                 * @description Handles with `@`; a sample capped at 100, not exhaustive.
+                 * @example [
+                 *       "@bob"
+                 *     ]
+                 */
+                retweeters: string[];
+                /** @description Handles with `@`; a sample capped at 100, not exhaustive. */
+                likers: string[];
+                /** @description Handles with `@`; a sample capped at 100, not exhaustive. */
+                repliers: string[];
+                /**
+                 * @description When the counts were last refreshed (the detection time until the first refresh).
+                 * @example 2026-11-22T01:24:59.123Z
+                 */
+                updated_at: string;
+            } | null;
+            /** @description Engagement items only: the `post_` id of the engaged item. */
+            parent_id?: string;
+            /**
+             * @description Engagement items only.
+             * @enum {string}
+             */
+            kind?: "retweet" | "like" | "reply";
+        };
+        PostUrl: {
+            /**
+             * @description The t.co link as it stands in `text`.
+             * @example https://t.co/D8LLYXkHSm
+             */
+            url: string;
+            /** @example https://example.com/report */
+            expanded_url: string;
+            /** @example example.com/report */
+            display_url: string;
+        };
+        PostMedia: {
+            /**
+             * @description `photo`, `video` or `animated_gif` (X may add kinds).
+             * @example photo
+             */
+            type: string;
+            /**
+             * @description Photos.
+             * @example https://pbs.twimg.com/media/Fabc.jpg
+             */
+            url: string | null;
+            /** @description Videos and GIFs: a still frame. */
+            preview_image_url: string | null;
+            width: number | null;
+            height: number | null;
+            alt_text: string | null;
+        };
+        FilterPreviewRequest: {
+            /** @description The filters to try; null: none. */
+            filters: {
+                /** @description A post must contain at least one of these. Up to 20 words or "quoted phrases" of at most 60 characters; case-insensitive, on word boundaries. */
+                keywords_any?: string[];
+                /** @description A post must contain each of these. Up to 20 words or "quoted phrases" of at most 60 characters; case-insensitive, on word boundaries. */
+                keywords_all?: string[];
+                /** @description A post must contain none of these. Up to 20 words or "quoted phrases" of at most 60 characters; case-insensitive, on word boundaries. */
+                keywords_none?: string[];
+                /** @description Only posts with a photo, GIF or video. Default false. */
+                has_media?: boolean;
+                /** @description Only posts with a link (a link to the post's own photo or video does not count). Default false. */
+                has_links?: boolean;
+                /** @description Leave quote posts out. Default false. */
+                exclude_quotes?: boolean;
+                /** @description Only posts whose author X shows as verified. Default false. */
+                verified_only?: boolean;
+                /** @description Only authors with at least this many followers when the post was detected. Default 0. */
+                min_followers?: number;
+            } | null;
+        };
         Deleted: {
             id: string;
             /** @enum {boolean} */
@@ -8167,147 +8899,6 @@ export interface components {
             data: components["schemas"]["Post"][];
             /** @description Pass as `cursor` for the next (older) page; null when there is none. */
             next_cursor: string | null;
-        };
-        Post: {
-            /** @example post_3q2x9XkQzLpTnW8r */
-            id: string;
-            /**
-             * @description `engagement`: a new retweet, like or reply on an engagement-tracked post.
-             * @enum {string}
-             */
-            type: "hashtag" | "account" | "engagement";
-            /**
-             * @description First hashtag source that matched, without `#`; null for account posts.
-             * @example btc
-             */
-            hashtag: string | null;
-            /**
-             * @description First account source that matched, without `@`; null for hashtag posts.
-             * @example null
-             */
-            account: string | null;
-            /**
-             * @description Every source of this account that matched, prefixed.
-             * @example [
-             *       "#btc",
-             *       "@alice"
-             *     ]
-             */
-            sources: string[];
-            /**
-             * @description Author handle with `@`; for engagement items, the engaging account.
-             * @example @satoshi
-             */
-            author: string;
-            /** @example Satoshi */
-            author_name: string;
-            /** @description The post as its author wrote it: X's HTML escaping (`&amp;`, `&lt;`, `&gt;`) undone once, the whole text of a long post, a retweet as `RT @author: ` and the whole original. t.co links stay as X sent them (see `urls`). A fixed note for retweet and like events; empty once the post is deleted on X. */
-            text: string;
-            /**
-             * @description The newest version of the post.
-             * @example https://x.com/satoshi/status/1861234567890123456
-             */
-            url: string;
-            /** @description The links in `text`, in order; empty when none (and for engagement items). */
-            urls: components["schemas"]["PostUrl"][];
-            /** @description The post's photos, videos and GIFs (a retweet's: the original's); empty when none. */
-            media: components["schemas"]["PostMedia"][];
-            /** @description The post this one quotes, or null. */
-            quoted: {
-                /**
-                 * @description X's id of the quoted post.
-                 * @example 1861234567890123000
-                 */
-                id: string;
-                /** @example @alice */
-                author: string;
-                author_name: string;
-                /** @description The quoted post as its author wrote it. */
-                text: string;
-                url: string;
-            } | null;
-            /**
-             * @description X's language code (`und` when undetermined), or null.
-             * @example en
-             */
-            lang: string | null;
-            /**
-             * @description When the newest version of an edited post was seen (an edit is the same item, updated, with no second alert); null when never edited.
-             * @example 2026-11-22T01:24:59.123Z
-             */
-            edited_at: string | null;
-            /** @description The post was deleted on X: its id and times stay; text, author name, urls, media and quote are removed. */
-            deleted: boolean;
-            /**
-             * @description Publication time; null for retweet and like events.
-             * @example 2026-11-22T01:24:59.123Z
-             */
-            posted_at: string | null;
-            /**
-             * @description When Hashwatch stored the item; the feed order and the `since` key.
-             * @example 2026-11-22T01:24:59.123Z
-             */
-            detected_at: string;
-            /** @description Null unless the source had engagement tracking on; always null for engagement items. */
-            engagement: {
-                /** @description Real total. */
-                retweet_count: number;
-                /** @description Real total. */
-                like_count: number;
-                /** @description Real total. */
-                reply_count: number;
-                /**
-                 * @description Handles with `@`; a sample capped at 100, not exhaustive.
-                 * @example [
-                 *       "@bob"
-                 *     ]
-                 */
-                retweeters: string[];
-                /** @description Handles with `@`; a sample capped at 100, not exhaustive. */
-                likers: string[];
-                /** @description Handles with `@`; a sample capped at 100, not exhaustive. */
-                repliers: string[];
-                /**
-                 * @description When the counts were last refreshed (the detection time until the first refresh).
-                 * @example 2026-11-22T01:24:59.123Z
-                 */
-                updated_at: string;
-            } | null;
-            /** @description Engagement items only: the `post_` id of the engaged item. */
-            parent_id?: string;
-            /**
-             * @description Engagement items only.
-             * @enum {string}
-             */
-            kind?: "retweet" | "like" | "reply";
-        };
-        PostUrl: {
-            /**
-             * @description The t.co link as it stands in `text`.
-             * @example https://t.co/D8LLYXkHSm
-             */
-            url: string;
-            /** @example https://example.com/report */
-            expanded_url: string;
-            /** @example example.com/report */
-            display_url: string;
-        };
-        PostMedia: {
-            /**
-             * @description `photo`, `video` or `animated_gif` (X may add kinds).
-             * @example photo
-             */
-            type: string;
-            /**
-             * @description Photos.
-             * @example https://pbs.twimg.com/media/Fabc.jpg
-             */
-            url: string | null;
-            /** @description Videos and GIFs: a still frame. */
-            preview_image_url: string | null;
-            width: number | null;
-            height: number | null;
-            alt_text: string | null;
         };
         NotificationConfig: {
             /** @description In the order they were saved. */

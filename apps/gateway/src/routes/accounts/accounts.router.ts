@@ -1,5 +1,6 @@
 import type { ApiBuilder } from '../../http/api-builder';
 import type { GatewayDeps } from '../../deps';
+import { previewFilters } from '../sources/filter-preview';
 import { registerSourceRoutes } from '../sources/source-routes';
 import { accountTrackIdParamsSchema, accountTrackListSchema, accountTrackSchema, createAccountTrackSchema } from './accounts.schema';
 import { createAccountTrack, deleteAccountTrack, listAccountTracks, updateAccountTrack } from './accounts.service';
@@ -25,6 +26,7 @@ export function registerAccountRoutes(api: ApiBuilder, deps: GatewayDeps): void 
       list: async (userId) => ({ data: await listAccountTracks(pool, userId) }),
       create: (userId, input) => createAccountTrack(pool, userId, input, deps.now()),
       update: (userId, id, patch) => updateAccountTrack(pool, userId, id, patch),
+      preview: (userId, id, filters) => previewFilters(pool, { table: 'account_tracks', noun: 'account' }, userId, id, filters),
       remove: (userId, id) => deleteAccountTrack(pool, userId, id),
     },
   });

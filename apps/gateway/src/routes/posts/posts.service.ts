@@ -30,7 +30,7 @@ const ENGAGEMENT = `'{"retweet_count":' || f.retweet_count::text || ',"like_coun
  * changes, is built here, and only for the engagement-tracked items. Engagement items carry parent_id and kind
  * and a null engagement; others have neither field.
  */
-const ITEM = `${itemJsonSql('f')} || CASE WHEN f.engagement_tracked AND f.type <> 'engagement'
+export const ITEM = `${itemJsonSql('f')} || CASE WHEN f.engagement_tracked AND f.type <> 'engagement'
   THEN ',"engagement":' || ${ENGAGEMENT} || '}' ELSE ',"engagement":null}' END`;
 
 // Page sizes prepared per connection: the default, the maximum and the round sizes clients pick.

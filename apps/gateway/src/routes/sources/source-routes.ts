@@ -1,6 +1,9 @@
 import type { z } from 'zod';
 import type { ApiBuilder } from '../../http/api-builder';
+import type { FiltersInput } from '@hashwatch/post-filters';
+import type { JsonText } from '../../http/json-text';
 import { deletedSchema, sourcePatchSchema, type SourcePatch } from './engagement-flags.schema';
+import { filterPreviewBodySchema, filterPreviewSchema, PREVIEW_EXAMINED, PREVIEW_SHOWN } from './filter-preview';
 
 /** One kind of source as the API serves it: its path, documentation, schemas and service. */
 export interface SourceResource<C extends z.ZodType, S extends z.ZodType, L extends z.ZodType, I extends z.ZodType<{ id: string }>> {
@@ -23,6 +26,7 @@ export interface SourceResource<C extends z.ZodType, S extends z.ZodType, L exte
     list(userId: string): Promise<z.input<L>>;
     create(userId: string, input: z.output<C>): Promise<z.input<S>>;
     update(userId: string, id: string, patch: SourcePatch): Promise<z.input<S>>;
+    preview(userId: string, id: string, filters: FiltersInput | null): Promise<JsonText>;
     remove(userId: string, id: string): Promise<void>;
   };
 }
@@ -62,6 +66,20 @@ export function registerSourceRoutes<C extends z.ZodType, S extends z.ZodType, L
     success: { status: 200, description: docs.patched, schema: schemas.source },
     errors: ['not_found', 'plan_limit_reached'],
     handler: ({ auth, params, body }) => service.update(auth.userId, params.id, body),
+  });
+  api.route({
+    method: 'post',
+    path: `${path}/{id}/preview`,
+    tag,
+    summary: 'Try filters on the posts this source already detected for the account, before saving them.',
+    description:
+      `Reads the newest ${PREVIEW_EXAMINED} posts stored from this source and answers the newest ${PREVIEW_SHOWN} that the given ` +
+      'filters would have passed, judged on what each post and its author showed when it was detected. Changes nothing.',
+    params: schemas.idParams,
+    body: filterPreviewBodySchema,
+    success: { status: 200, description: 'The posts that would have passed.', schema: filterPreviewSchema },
+    errors: ['not_found'],
+    handler: ({ auth, params, body }) => service.preview(auth.userId, params.id, body.filters),
   });
   api.route({
     method: 'delete',

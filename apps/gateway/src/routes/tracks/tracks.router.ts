@@ -1,5 +1,6 @@
 import type { ApiBuilder } from '../../http/api-builder';
 import type { GatewayDeps } from '../../deps';
+import { previewFilters } from '../sources/filter-preview';
 import { registerSourceRoutes } from '../sources/source-routes';
 import { createTrackSchema, trackIdParamsSchema, trackListSchema, trackSchema } from './tracks.schema';
 import { createTrack, deleteTrack, listTracks, updateTrack } from './tracks.service';
@@ -25,6 +26,7 @@ export function registerTrackRoutes(api: ApiBuilder, deps: GatewayDeps): void {
       list: async (userId) => ({ data: await listTracks(pool, userId) }),
       create: (userId, input) => createTrack(pool, userId, input, deps.now()),
       update: (userId, id, patch) => updateTrack(pool, userId, id, patch),
+      preview: (userId, id, filters) => previewFilters(pool, { table: 'tracks', noun: 'track' }, userId, id, filters),
       remove: (userId, id) => deleteTrack(pool, userId, id),
     },
   });
