@@ -1,3 +1,4 @@
+import type { FeedItemRow, NewFeedItem } from '@hashwatch/feed';
 import { feedFixture } from '../../test-support/feed-fixture';
 import { request, useGateway } from '../../test-support/gateway-harness';
 
@@ -17,15 +18,16 @@ describe('POST /v1/tracks/{id}/preview and /v1/accounts/{id}/preview', () => {
   it('answers the newest stored posts of the source that the filters would pass, judged as the scanner judges, and changes nothing', async () => {
     const { auth, accountId: userId } = await gw.account('pro');
     const track = await request(gw.app).post('/v1/tracks').set(auth).send({ hashtag: 'BTC' }).expect(201);
-    const photo = [{ type: 'photo' as const, url: 'https://pbs.twimg.com/media/a.jpg', preview_image_url: null, width: 8, height: 6, alt_text: null }];
-    const stored = [];
-    for (const [text, extra, facts] of [
+    const photo: NewFeedItem['media'] = [{ type: 'photo', url: 'https://pbs.twimg.com/media/a.jpg', preview_image_url: null, width: 8, height: 6, alt_text: null }];
+    const stored: FeedItemRow[] = [];
+    const posts: [string, Partial<NewFeedItem>, { verified: boolean | null; followers: number | null }][] = [
       ['ETF approved #btc', {}, { verified: true, followers: 90_000 }],
       ['#btc giveaway ETF', {}, { verified: true, followers: 90_000 }],
       ['#btc chart', { media: photo }, { verified: false, followers: 40 }],
       ['#btc etfs are not it', {}, { verified: null, followers: null }],
       ['#eth only', { sources: ['#eth'], hashtag: 'eth' }, { verified: true, followers: 5 }],
-    ] as const) {
+    ];
+    for (const [text, extra, facts] of posts) {
       const item = feed.item(userId, { text, ...extra });
       await recordFacts(item.xPostId, facts);
       stored.push((await feed.store([item]))[0]!);
