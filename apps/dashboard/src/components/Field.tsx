@@ -1,4 +1,4 @@
-import { useId, type InputHTMLAttributes, type SelectHTMLAttributes } from 'react';
+import { useId, type InputHTMLAttributes, type SelectHTMLAttributes, type TextareaHTMLAttributes } from 'react';
 
 interface FieldProps extends Omit<InputHTMLAttributes<HTMLInputElement>, 'id'> {
   label: string;
@@ -52,6 +52,31 @@ export function SelectField({ label, options, error, ...select }: SelectFieldPro
         <small id={`${id}-note`} role="alert">
           {error}
         </small>
+      ) : null}
+    </div>
+  );
+}
+
+interface TextAreaFieldProps extends Omit<TextareaHTMLAttributes<HTMLTextAreaElement>, 'id'> {
+  label: string;
+  error?: string | undefined;
+  hint?: string;
+}
+
+/** A labelled text area, its error and hint beside it as {@link Field} has them. */
+export function TextAreaField({ label, error, hint, ...area }: TextAreaFieldProps) {
+  const id = useId();
+  const note = `${id}-note`;
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      <textarea id={id} {...area} aria-invalid={error ? true : undefined} aria-describedby={error || hint ? note : undefined} />
+      {error ? (
+        <small id={note} role="alert">
+          {error}
+        </small>
+      ) : hint ? (
+        <small id={note}>{hint}</small>
       ) : null}
     </div>
   );

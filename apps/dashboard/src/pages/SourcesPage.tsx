@@ -6,10 +6,11 @@ import { useAccountTracks, useTracks, useUsage } from '../api/queries';
 import { Field } from '../components/Field';
 import { Empty, ErrorNote, Loading } from '../components/Status';
 import { limitState, UsageMeter } from '../components/UsageMeter';
+import { FiltersEditor } from './FiltersEditor';
 
 type Flags = Pick<Schemas['Track'], 'track_engagement' | 'track_likes' | 'track_reposts' | 'track_comments'>;
 /** A track or an account as the list shows it; `details` says what was set at creation (language, exclusions). */
-type Source = Flags & { id: string; name: string; details: string };
+type Source = Flags & { id: string; name: string; details: string; filters: Schemas['Filters'] };
 
 const SWITCHES: [keyof Flags, string][] = [
   ['track_engagement', 'Engagement tracking'],
@@ -74,6 +75,7 @@ function SourceRow({ kind, source }: { kind: Kind; source: Source }) {
         </button>
       </div>
       <EngagementSwitches source={source} busy={patch.isPending} onChange={(body) => patch.mutate(body)} />
+      <FiltersEditor kind={kind.key} id={source.id} name={source.name} filters={source.filters} />
       {patch.error ? <ErrorNote>{describeError(patch.error)}</ErrorNote> : null}
       {remove.error ? <ErrorNote>{describeError(remove.error)}</ErrorNote> : null}
     </li>
