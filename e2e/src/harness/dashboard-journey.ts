@@ -114,6 +114,41 @@ async function configureWebhook(page: Page, world: JourneyWorld): Promise<void> 
   await world.shots?.take(page, 'notifications');
 }
 
+/** Texts of the posts delivered to the receiver so far: json payloads of type `post`. */
+function postTexts(receiver: WebhookReceiver): string[] {
+  return receiver.accepted().flatMap((request) => {
+    try {
+      const body = JSON.parse(request.body) as { type?: unknown; post?: { text?: unknown } };
+      return body.type === 'post' && typeof body.post?.text === 'string' ? [body.post.text] : [];
+    } catch {
+      return [];
+    }
+  });
+}
+
+/**
+ * Filters on the track: tried first on the post it already detected (which they would not have passed), saved, and
+ * then of two new posts only the one they pass reaches the webhook.
+ */
+async function filterTrack(page: Page, world: JourneyWorld, tag: string): Promise<void> {
+  await openPage(page, 'Tracks');
+  await page.getByText(`Filters of #${tag}: none`).click();
+  await field(page, 'Any of these words').fill('launch\n"lift off"');
+  await button(page, 'Preview').click();
+  await page.getByRole('region', { name: `Preview of #${tag}` }).getByText(`0 of the last 1 stored posts of #${tag} would have passed.`).waitFor();
+  await page.getByRole('checkbox', { name: 'Leave quote posts out', exact: true }).check();
+  await button(page, 'Save filters').click();
+  await page.getByText(`Filters of #${tag}: any of launch, "lift off" · no quotes`).waitFor();
+  await world.shots?.take(page, 'tracks-filters');
+  const mark = randomBytes(4).toString('hex');
+  const ignored = `Journey noise ${mark} #${tag}`;
+  const wanted = `Journey LAUNCH ${mark} #${tag}`;
+  await world.xsim.injectPost({ author: 'journeyfilter', text: ignored, lang: 'en' });
+  await world.xsim.injectPost({ author: 'journeyfilter', text: wanted, lang: 'en' });
+  await waitFor(() => postTexts(world.receiver).includes(wanted), POST_SEEN_MS, 'the post the filters pass, at the webhook');
+  expect(postTexts(world.receiver).filter((text) => text.includes(mark))).toEqual([wanted]);
+}
+
 /** Enrols 2FA with the secret the page shows (the QR code beside it); answers the authenticator and the recovery codes. */
 async function enableTwoFactor(page: Page, world: JourneyWorld): Promise<{ codes: TotpCodes; recovery: string[] }> {
   await openPage(page, 'Security');
@@ -203,7 +238,7 @@ async function deleteAccount(page: Page, world: JourneyWorld, email: string, acc
 
 /**
  * One person's whole way through the dashboard in one page: sign up, a track, its post arriving on the feed, a
- * json webhook and its test, 2FA, sign-out and sign-in with a code, a new key, and deletion.
+ * json webhook and its test, filters on the track, 2FA, sign-out and sign-in with a code, a new key, and deletion.
  */
 export async function walkJourney(page: Page, world: JourneyWorld, run: number): Promise<JourneyReport> {
   const email = `journey-${run}-${randomBytes(4).toString('hex')}@example.com`;
@@ -212,6 +247,7 @@ export async function walkJourney(page: Page, world: JourneyWorld, run: number):
   await addTrack(page, world, tag);
   const postSeenMs = await seePostOnFeed(page, world, tag);
   await configureWebhook(page, world);
+  await filterTrack(page, world, tag);
   // The overview now has a source, its post counted as an alert, and a channel.
   await openPage(page, 'Overview', world.shots);
   const { codes, recovery } = await enableTwoFactor(page, world);

@@ -90,9 +90,9 @@ export function FiltersEditor({ kind, id, name, filters }: { kind: 'tracks' | 'a
     <details className="filters">
       <summary>Filters of {name}: {describeFilters(filters)}</summary>
       <form onSubmit={submit} noValidate>
-        {LISTS.map(([field, label]) => (
+        {LISTS.map(([field, label], index) => (
           <TextAreaField key={field} label={label} name={field} rows={2} defaultValue={filters[field].join('\n')} error={fieldError(field)}
-            hint={'One word or "quoted phrase" per line, up to 20. Case is ignored; words match whole.'} />
+            {...(index === 0 ? { hint: 'One word or "quoted phrase" per line, up to 20 in each list. Case is ignored; words match whole.' } : {})} />
         ))}
         <div className="switches">
           {SWITCHES.map(([field, label]) => (
