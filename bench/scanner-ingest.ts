@@ -123,7 +123,7 @@ async function loadSubscriptions(env: BenchEnvironment): Promise<Subscription[]>
   return subscriptionRows.map((row) => ({
     id: row.id, kind: 'hashtag', sourceKey: `tag:${row.hashtag_norm}`, userId: row.user_id, label: row.hashtag, norm: row.hashtag_norm,
     lang: null, excludeRetweets: true, excludeReplies: false, xUserId: null, trackEngagement: false, trackLikes: true, trackReposts: true,
-    trackComments: true, createdAt: row.created_at, filters: null,
+    trackComments: true, createdAt: row.created_at, filters: null, includeMentions: false,
   }));
 }
 

@@ -38,7 +38,7 @@ export class XSimClient {
     return text === '' ? undefined : JSON.parse(text);
   }
 
-  async injectPost(post: { author: string; text: string; lang?: string }): Promise<SimPost> {
+  async injectPost(post: { author: string; text: string; lang?: string; reply_to?: string }): Promise<SimPost> {
     return postSchema.parse(await this.call('POST', '/_sim/posts', post));
   }
 
@@ -48,7 +48,7 @@ export class XSimClient {
   }
 
   /** An account on X, with the recorded id when it is free (so a replayed recording finds its author by handle). */
-  async createUser(user: { username: string; name?: string; id?: string }): Promise<void> {
+  async createUser(user: { username: string; name?: string; id?: string; verified?: boolean; followers_count?: number }): Promise<void> {
     await this.call('POST', '/_sim/users', user);
   }
 

@@ -38,6 +38,8 @@ export interface NewFeedItem {
   hashtag: string | null;
   /** First matching account, without `@`; null for hashtag posts. */
   account: string | null;
+  /** Account posts: `author` (a post of the account) or `mention` (a post mentioning it); null otherwise. Default null. */
+  matchedBy?: 'author' | 'mention' | null;
   /** Every source of the account that matched, prefixed (`#btc`, `@alice`); stored lower-case. */
   sources: string[];
   xPostId: string;
@@ -113,7 +115,7 @@ WITH clock AS (${TAKE_FEED_CLOCK}
   INSERT INTO feed_items (id, user_id, dedupe_key, type, hashtag, account, sources, x_post_id, author_id, author,
                           author_name, text, url, posted_at, detected_at, parent_id, kind, engagement_tracked,
                           track_likes, track_reposts, track_comments, lang, urls, media, quoted, edited_at,
-                          item_head, item_extra)
+                          item_head, item_extra, matched_by)
   SELECT r.id, r.user_id, r.dedupe_key, r.type, r.hashtag, r.account, s.sources, c.x_post_id, c.author_id, c.author,
          c.author_name, c.text, c.url, c.posted_at, (SELECT last FROM at), r.parent_id, r.kind, r.engagement_tracked,
          r.track_likes, r.track_reposts, r.track_comments, c.lang, c.urls::json, c.media::json, c.quoted::json,
@@ -126,11 +128,12 @@ WITH clock AS (${TAKE_FEED_CLOCK}
            || CASE WHEN r.type = 'engagement'
                 THEN ',"parent_id":' || COALESCE(to_json(r.parent_id)::text, 'null') || ',"kind":' || COALESCE('"' || r.kind::text || '"', 'null')
                 ELSE '' END,
-         c.extra
+         c.extra, r.matched_by
     FROM unnest($1::text[], $2::text[], $3::text[], $4::feed_item_type[], $5::text[], $6::text[], $7::text[],
-                $8::text[], $9::engagement_kind[], $10::boolean[], $11::boolean[], $12::boolean[], $13::boolean[], $14::int[])
+                $8::text[], $9::engagement_kind[], $10::boolean[], $11::boolean[], $12::boolean[], $13::boolean[], $14::int[],
+                $27::text[])
       AS r(id, user_id, dedupe_key, type, hashtag, account, sources, parent_id, kind, engagement_tracked, track_likes,
-           track_reposts, track_comments, content)
+           track_reposts, track_comments, content, matched_by)
     CROSS JOIN LATERAL (SELECT ARRAY(SELECT jsonb_array_elements_text(r.sources::jsonb)) AS sources) s
     JOIN content c ON c.n = r.content
   ON CONFLICT (user_id, dedupe_key) DO NOTHING
@@ -171,6 +174,7 @@ export async function insertFeedItems(client: pg.PoolClient, items: readonly New
     columns.trackComments, columns.contentOf,
     content.xPostIds, content.authorIds, content.authors, content.authorNames, content.texts, content.urls,
     content.postedAts, content.langs, content.urlsJson, content.mediaJson, content.quotedJson, content.edited,
+    columns.matchedBy,
   ]);
   const answer = rows[0];
   if (!answer) throw new Error('the feed insert returned no row');
@@ -209,6 +213,7 @@ interface FeedColumns {
   types: string[];
   hashtags: (string | null)[];
   accounts: (string | null)[];
+  matchedBy: ('author' | 'mention' | null)[];
   sources: string[][];
   sourcesJson: string[];
   parentIds: (string | null)[];
@@ -271,7 +276,7 @@ function contentRow(c: ContentColumns, rows: Map<string, number>, item: NewFeedI
  */
 function toColumns(items: readonly NewFeedItem[]): FeedColumns {
   const c: FeedColumns = {
-    kept: [], userIds: [], dedupeKeys: [], types: [], hashtags: [], accounts: [], sources: [], sourcesJson: [], parentIds: [], kinds: [],
+    kept: [], userIds: [], dedupeKeys: [], types: [], hashtags: [], accounts: [], matchedBy: [], sources: [], sourcesJson: [], parentIds: [], kinds: [],
     engagementTracked: [], trackLikes: [], trackReposts: [], trackComments: [], contentOf: [], itemAuthors: [],
     content: { xPostIds: [], authorIds: [], authors: [], authorNames: [], texts: [], urls: [], postedAts: [], langs: [], urlsJson: [], mediaJson: [], quotedJson: [], edited: [] },
   };
@@ -291,6 +296,7 @@ function toColumns(items: readonly NewFeedItem[]): FeedColumns {
     c.types.push(item.type);
     c.hashtags.push(item.hashtag);
     c.accounts.push(item.account);
+    c.matchedBy.push(item.type === 'account' ? (item.matchedBy ?? null) : null);
     const lowered = lowerAll(item.sources);
     c.sources.push(lowered);
     c.sourcesJson.push(JSON.stringify(lowered));
@@ -317,6 +323,7 @@ function toRow(c: FeedColumns, i: number, id: string, detectedAt: Date): FeedIte
     type: item.type,
     hashtag: item.hashtag,
     account: item.account,
+    matchedBy: c.matchedBy[i] ?? null,
     sources: c.sources[i] as string[],
     xPostId: item.xPostId,
     authorId: item.authorId,

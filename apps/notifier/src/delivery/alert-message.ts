@@ -6,6 +6,15 @@ function bare(source: string): string {
 }
 
 /**
+ * How the routed account source matched the post: the item's own answer for its first account; for another account
+ * source of the same item, by whether that account wrote it.
+ */
+function matchedBy(delivery: ClaimedDelivery, label: string): 'author' | 'mention' {
+  if (delivery.account && label.toLowerCase() === `@${delivery.account.toLowerCase()}`) return delivery.matched_by ?? 'author';
+  return delivery.author.toLowerCase() === label.toLowerCase() ? 'author' : 'mention';
+}
+
+/**
  * The alert for one claimed delivery. `source` is the source this channel was routed for (its scope may pick
  * `@alice` out of `["#btc", "@alice"]`); `hashtag` / `account` follow it, bare (`alice`) as the feed has them.
  * `sources` are stored lower-case while the item's own `hashtag` / `account` keep the case the user wrote the
@@ -22,6 +31,7 @@ export function alertFor(delivery: ClaimedDelivery, source: string | undefined):
     source: label,
     hashtag: isAccount ? '' : name,
     account: isAccount ? name : '',
+    ...(delivery.type === 'account' && isAccount ? { matched_by: matchedBy(delivery, label) } : {}),
     author: delivery.author,
     author_name: delivery.author_name,
     text: delivery.text,

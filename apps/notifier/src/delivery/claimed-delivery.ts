@@ -11,6 +11,8 @@ export interface ClaimedDelivery {
   type: 'hashtag' | 'account' | 'engagement';
   hashtag: string | null;
   account: string | null;
+  /** How the item's `account` matched it (`author` or `mention`); null on older items and on other types. */
+  matched_by: 'author' | 'mention' | null;
   sources: string[];
   author: string;
   author_name: string;

@@ -145,7 +145,7 @@ export async function claimNext(
          FROM pick WHERE d.id = pick.id AND ${DUE}
     RETURNING d.id, d.message_id, d.attempts, d.feed_item_id, d.late),
      items AS (
-       SELECT c.id, c.message_id, c.attempts, c.feed_item_id, c.late, f.type, f.hashtag, f.account, f.sources, f.author,
+       SELECT c.id, c.message_id, c.attempts, c.feed_item_id, c.late, f.type, f.hashtag, f.account, f.matched_by, f.sources, f.author,
               f.author_name, f.text, f.url, f.lang, f.urls, f.media, f.quoted, f.edited_at, f.deleted, f.posted_at,
               f.detected_at, f.parent_id, f.kind, p.url AS parent_url, p.text AS parent_text
          FROM claimed c

@@ -28,6 +28,8 @@ export interface Subscription {
   createdAt: Date;
   /** The track's own filters (@hashwatch/post-filters); null for none. */
   filters: SourceFilters | null;
+  /** Account tracks: posts mentioning the handle match too. */
+  includeMentions: boolean;
 }
 
 /** One post for one account, with every subscription of that account it matched, earliest-created first. */
@@ -149,22 +151,32 @@ export function matchPosts(posts: readonly XPost[], sources: readonly Source[], 
     for (const entity of [...post.hashtags, ...post.cashtags]) hitKeys.add(sourceKey('tag', entity.tag.toLowerCase()));
     if (post.author) hitKeys.add(sourceKey('user', post.author.username.toLowerCase()));
     else if (post.authorId && userSourceByXId.has(post.authorId)) hitKeys.add(userSourceByXId.get(post.authorId) as string);
+    // A watched account's source is also hit by a post mentioning it (a retweet only echoes: never a mention).
+    const mentionKeys = new Set<string>();
+    if (!post.isRetweet) {
+      for (const mention of post.mentions) {
+        const key = mention.username ? sourceKey('user', mention.username.toLowerCase()) : null;
+        if (key !== null && !hitKeys.has(key)) mentionKeys.add(key);
+      }
+    }
 
     const publishedMs = publishedMsOf(post);
     const postedAt = postedAtOf(post);
     let facts: PostFacts | undefined;
     const factsOf = () => (facts ??= postFacts(post));
     const perUser = new Map<string, Subscription[]>();
-    for (const key of hitKeys) {
+    for (const key of [...hitKeys, ...mentionKeys]) {
       const bound = bounds.get(key);
       if (bound === undefined || id <= bound) continue;
-      // An edit is no new post of the source's pace.
-      if (post.id === post.rootId) {
+      const byMention = mentionKeys.has(key);
+      // An edit is no new post of the source's pace, nor is a mention: the pace is the account's own.
+      if (post.id === post.rootId && !byMention) {
         const times = sourcePosts.get(key);
         if (times) times.push(postedAt.getTime());
         else sourcePosts.set(key, [postedAt.getTime()]);
       }
       for (const subscription of bySource.get(key) ?? []) {
+        if (byMention && !subscription.includeMentions) continue;
         if (!passes(subscription, post, publishedMs, factsOf)) continue;
         const list = perUser.get(subscription.userId) ?? [];
         list.push(subscription);
@@ -204,6 +216,7 @@ export function toFeedItem(candidate: Candidate): NewFeedItem {
   const first = candidate.matches[0];
   if (!first) throw new Error(`candidate ${post.id} for ${candidate.userId} has no match`);
   const engaged = candidate.matches.find((match) => match.trackEngagement);
+  const byAuthor = first.kind === 'account' && (post.author?.username.toLowerCase() === first.norm || (post.authorId !== null && post.authorId === first.xUserId));
   const handle = post.author?.username ?? null;
   const content = postContent(post);
   return {
@@ -212,6 +225,7 @@ export function toFeedItem(candidate: Candidate): NewFeedItem {
     type: first.kind,
     hashtag: first.kind === 'hashtag' ? first.label : null,
     account: first.kind === 'account' ? first.label : null,
+    matchedBy: first.kind === 'account' ? (byAuthor ? 'author' : 'mention') : null,
     sources: candidateSources(candidate),
     xPostId: post.rootId,
     authorId: post.authorId,

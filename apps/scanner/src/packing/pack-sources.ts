@@ -18,9 +18,12 @@ export interface PackResult<S extends Source> {
 const CASHTAG_SHAPE = /^[a-z]{1,6}(?:_[a-z]{1,2})?$/i;
 const OR = ' OR ';
 
-/** The search terms that find a source's posts: `#tag` and, when the tag can be one, `$tag`; `from:handle`. */
-export function sourceTerms(source: Pick<Source, 'kind' | 'name'>): string[] {
-  if (source.kind === 'user') return [`from:${source.name}`];
+/**
+ * The search terms that find a source's posts: `#tag` and, when the tag can be one, `$tag`; `from:handle`, and
+ * `@handle` when a tracker of the handle asks for its mentions.
+ */
+export function sourceTerms(source: Pick<Source, 'kind' | 'name' | 'mentions'>): string[] {
+  if (source.kind === 'user') return source.mentions ? [`from:${source.name}`, `@${source.name}`] : [`from:${source.name}`];
   return CASHTAG_SHAPE.test(source.name) ? [`#${source.name}`, `$${source.name}`] : [`#${source.name}`];
 }
 
@@ -28,7 +31,7 @@ export function sourceTerms(source: Pick<Source, 'kind' | 'name'>): string[] {
  * What a query holds for one source: its terms, and the operators that narrow it after them, grouped so they bind to
  * this source alone: `#gold`, `(#gold OR $gold) has:media`, `from:alice -is:quote`.
  */
-export function sourceClause(source: Pick<Source, 'kind' | 'name' | 'operators'>): string {
+export function sourceClause(source: Pick<Source, 'kind' | 'name' | 'operators' | 'mentions'>): string {
   const terms = sourceTerms(source);
   const operators = source.operators ?? [];
   if (operators.length === 0) return terms.join(OR);
@@ -50,7 +53,7 @@ export function buildQuery(terms: readonly string[]): string {
  * clauses joined by ` OR ` + `)`, so its length is sum(w_i) - 4 + 2: a pack fits the limit L exactly when
  * sum(w_i) <= L + 2.
  */
-export function sourceWeight(source: Pick<Source, 'kind' | 'name' | 'operators'>): number {
+export function sourceWeight(source: Pick<Source, 'kind' | 'name' | 'operators' | 'mentions'>): number {
   return queryLength(sourceClause(source)) + OR.length;
 }
 

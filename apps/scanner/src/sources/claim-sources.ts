@@ -28,6 +28,7 @@ interface ClaimRow {
   last_error: string | null;
   updated_at: Date;
   query_operators: string[];
+  with_mentions: boolean;
 }
 
 // A tick claims as of its slot on its scheduler's grid ($4; a tick run by hand: now()) and pushes each source one
@@ -64,7 +65,7 @@ RETURNING s.source_key,
        CASE WHEN ${STREAM_SERVED('s')} AND (SELECT floor FROM stream) IS NOT NULL
             THEN GREATEST(COALESCE(s.since_id::numeric, 0), ${snowflakeAt('(SELECT floor FROM stream)')})::text
             ELSE s.since_id END AS since_id,
-       s.not_before, s.interval_seconds, s.failures, s.last_error, s.updated_at, s.query_operators`;
+       s.not_before, s.interval_seconds, s.failures, s.last_error, s.updated_at, s.query_operators, s.with_mentions`;
 
 /**
  * Claims up to `limit` sources due at `at` (default: now) for one scan cycle. Rows are picked with FOR UPDATE SKIP LOCKED (replicas
@@ -94,6 +95,7 @@ export async function claimDueSources(pool: pg.Pool, limit: number, at?: Date): 
         intervalSeconds: row.interval_seconds,
         failures: row.failures,
         operators: row.query_operators,
+        mentions: row.with_mentions,
         lastError: row.last_error,
         updatedAt: row.updated_at,
       }];

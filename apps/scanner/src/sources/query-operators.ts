@@ -32,3 +32,9 @@ export function currentOperatorsSql(key: string): string {
     SELECT a.filters FROM account_tracks a JOIN users u ON u.id = a.user_id
      WHERE ${key} LIKE 'user:%' AND a.username_norm = substr(${key}, 6) AND a.status = 'active' AND ${SERVED_USER}) f)`;
 }
+
+/** SQL boolean: a served tracker of the source `key` (a key expression) asks for the handle's mentions now. */
+export function currentMentionsSql(key: string): string {
+  return `(${key} LIKE 'user:%' AND EXISTS (SELECT 1 FROM account_tracks a JOIN users u ON u.id = a.user_id
+    WHERE a.username_norm = substr(${key}, 6) AND a.include_mentions AND a.status = 'active' AND ${SERVED_USER}))`;
+}

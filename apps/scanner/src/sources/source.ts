@@ -20,6 +20,8 @@ export interface Source {
    * for (query-operators.ts); absent or empty: the source is searched whole.
    */
   operators?: readonly string[];
+  /** `user` sources: a tracker asks for posts mentioning the handle too, so the query holds `@handle`. */
+  mentions?: boolean;
 }
 
 export function sourceKey(kind: SourceKind, name: string): string {

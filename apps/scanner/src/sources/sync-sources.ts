@@ -9,16 +9,17 @@ import { SERVED_USER } from './served-user';
 // The sources every served account needs: one per hashtag_norm and per username_norm, at the fastest cadence
 // among the accounts tracking it (an account over its share of the search budget at its stretched one:
 // fair-shares.ts), not reporting posts older than its oldest track, narrowed by the operators all its trackers'
-// filters ask for (query-operators.ts).
+// filters ask for (query-operators.ts), and for a watched account with its mentions when any tracker asks for them.
 const WANTED = `
 wanted AS (
   SELECT 'tag:' || t.hashtag_norm AS source_key, min(u.scan_interval_seconds * COALESCE(sh.stretch, 1)) AS interval_seconds, min(t.created_at) AS not_before,
-         ${commonOperatorsSql('t.filters')} AS query_operators
+         ${commonOperatorsSql('t.filters')} AS query_operators, false AS with_mentions
     FROM tracks t JOIN users u ON u.id = t.user_id LEFT JOIN scan_shares sh ON sh.user_id = u.id
    WHERE t.status = 'active' AND ${SERVED_USER}
    GROUP BY t.hashtag_norm
   UNION ALL
-  SELECT 'user:' || a.username_norm, min(u.scan_interval_seconds * COALESCE(sh.stretch, 1)), min(a.created_at), ${commonOperatorsSql('a.filters')}
+  SELECT 'user:' || a.username_norm, min(u.scan_interval_seconds * COALESCE(sh.stretch, 1)), min(a.created_at), ${commonOperatorsSql('a.filters')},
+         bool_or(a.include_mentions)
     FROM account_tracks a JOIN users u ON u.id = a.user_id LEFT JOIN scan_shares sh ON sh.user_id = u.id
    WHERE a.status = 'active' AND ${SERVED_USER}
    GROUP BY a.username_norm
@@ -34,6 +35,7 @@ WITH ${WANTED}, removed AS (
 SELECT (SELECT count(*) FROM removed)::int AS removed,
        ARRAY(SELECT w.source_key FROM wanted w LEFT JOIN source_cursors c ON c.source_key = w.source_key
               WHERE c.source_key IS NULL OR c.interval_seconds <> w.interval_seconds OR c.query_operators <> w.query_operators
+                 OR c.with_mentions <> w.with_mentions
               ORDER BY 1) AS changed`;
 
 // The per-source locks (@hashwatch/accounts SOURCE_LOCK_CLASS) of `$1` that are free, taken until commit; a source an
@@ -45,15 +47,17 @@ const LOCK_FREE_SOURCES = `SELECT k FROM unnest($1::text[]) AS k WHERE pg_try_ad
 // new operators apply from the next claim.
 const WRITE_SOURCES = `
 WITH ${WANTED}, upserted AS (
-  INSERT INTO source_cursors AS s (source_key, not_before, interval_seconds, next_scan_at, query_operators)
-  SELECT w.source_key, w.not_before, w.interval_seconds, now(), w.query_operators
+  INSERT INTO source_cursors AS s (source_key, not_before, interval_seconds, next_scan_at, query_operators, with_mentions)
+  SELECT w.source_key, w.not_before, w.interval_seconds, now(), w.query_operators, w.with_mentions
     FROM wanted w LEFT JOIN source_cursors c ON c.source_key = w.source_key
    WHERE w.source_key = ANY($1::text[])
-     AND (c.source_key IS NULL OR c.interval_seconds <> w.interval_seconds OR c.query_operators <> w.query_operators)
+     AND (c.source_key IS NULL OR c.interval_seconds <> w.interval_seconds OR c.query_operators <> w.query_operators
+          OR c.with_mentions <> w.with_mentions)
    ORDER BY w.source_key
   ON CONFLICT (source_key) DO UPDATE
      SET interval_seconds = EXCLUDED.interval_seconds,
          query_operators = EXCLUDED.query_operators,
+         with_mentions = EXCLUDED.with_mentions,
          next_scan_at = LEAST(s.next_scan_at, COALESCE(s.last_scan_at, now()) + make_interval(secs => EXCLUDED.interval_seconds)),
          updated_at = now()
   RETURNING 1

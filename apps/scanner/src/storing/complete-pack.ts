@@ -1,18 +1,20 @@
 import type pg from 'pg';
 import type { Subscription } from '../matching/match-posts';
-import { currentOperatorsSql } from '../sources/query-operators';
+import { currentMentionsSql, currentOperatorsSql } from '../sources/query-operators';
 import type { Source } from '../sources/source';
 import { column } from './columns';
 
 // The completing batch's bookkeeping in one statement: every source's cursor moves to the first page's
 // newest_id (never backwards) and is released, and the served tracks are marked scanned. A source whose query was
 // narrowed by operators ($8, space-separated, aligned with $1) that some tracker no longer asks for (a tracker
-// added or a filter widened since the sync) keeps its cursor: the next scan reads the same span again without them,
-// and what was stored already is not stored twice.
+// added or a filter widened since the sync), or searched without the mentions ($9) a tracker now asks for, keeps its
+// cursor: the next scan reads the same span again as the trackers now want it, and what was stored already is not
+// stored twice.
 const COMPLETE_PACK = `
 WITH narrowed AS (
-  SELECT k.key FROM unnest($1::text[], $8::text[]) AS k(key, operators)
-   WHERE k.operators <> '' AND NOT (COALESCE(${currentOperatorsSql('k.key')}, '{}') @> string_to_array(k.operators, ' '))
+  SELECT k.key FROM unnest($1::text[], $8::text[], $9::boolean[]) AS k(key, operators, mentions)
+   WHERE (k.operators <> '' AND NOT (COALESCE(${currentOperatorsSql('k.key')}, '{}') @> string_to_array(k.operators, ' ')))
+      OR (NOT k.mentions AND ${currentMentionsSql('k.key')})
 ), cursors AS (
   UPDATE source_cursors s
      SET since_id = CASE WHEN $2::text IS NOT NULL AND (s.since_id IS NULL OR $2::numeric > s.since_id::numeric)
@@ -48,6 +50,7 @@ export async function completePack(client: pg.PoolClient, input: { sources: read
     column(accountRows, (s) => s.id),
     column(accountRows, (s) => lastPostAt.get(s.id)?.toISOString() ?? null),
     column(sources, (source) => (source.operators ?? []).join(' ')),
+    column(sources, (source) => source.mentions === true),
   ]);
 }
 

@@ -79,13 +79,13 @@ export interface StorePackResult {
 const LOAD_SUBSCRIPTIONS = `
 SELECT 'tag:' || t.hashtag_norm AS source_key, t.id, 'hashtag' AS kind, t.user_id, t.hashtag AS label, t.hashtag_norm AS norm,
        t.lang, t.exclude_retweets, false AS exclude_replies, NULL::text AS x_user_id, t.track_engagement, t.track_likes,
-       t.track_reposts, t.track_comments, t.created_at, t.filters
+       t.track_reposts, t.track_comments, t.created_at, t.filters, false AS include_mentions
   FROM tracks t JOIN users u ON u.id = t.user_id
  WHERE t.hashtag_norm = ANY($1::text[]) AND t.status = 'active' AND ${SERVED_USER}
 UNION ALL
 SELECT 'user:' || a.username_norm, a.id, 'account', a.user_id, a.username, a.username_norm,
        NULL, false, a.exclude_replies, a.x_user_id, a.track_engagement, a.track_likes,
-       a.track_reposts, a.track_comments, a.created_at, a.filters
+       a.track_reposts, a.track_comments, a.created_at, a.filters, a.include_mentions
   FROM account_tracks a JOIN users u ON u.id = a.user_id
  WHERE a.username_norm = ANY($2::text[]) AND a.status = 'active' AND ${SERVED_USER}`;
 
@@ -152,6 +152,7 @@ interface SubscriptionRow {
   track_comments: boolean;
   created_at: Date;
   filters: unknown;
+  include_mentions: boolean;
 }
 
 const toSubscription = (row: SubscriptionRow): Subscription => ({
@@ -171,6 +172,7 @@ const toSubscription = (row: SubscriptionRow): Subscription => ({
   trackComments: row.track_comments,
   createdAt: row.created_at,
   filters: readStoredFilters(row.filters),
+  includeMentions: row.include_mentions,
 });
 
 /** The tracks and account tracks of served accounts that watch these sources. */

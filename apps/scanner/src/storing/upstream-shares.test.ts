@@ -5,7 +5,7 @@ import { upstreamShares } from './upstream-shares';
 const source = (kind: Source['kind'], name: string): Source => ({ key: `${kind}:${name}`, kind, name, sinceId: null, notBefore: new Date(0), intervalSeconds: 60, failures: 0 });
 const subscription = (src: Source, userId: string, id: string): Subscription => ({
   id, kind: src.kind === 'tag' ? 'hashtag' : 'account', sourceKey: src.key, userId, label: src.name, norm: src.name, lang: null, excludeRetweets: true,
-  excludeReplies: true, xUserId: null, trackEngagement: false, trackLikes: true, trackReposts: true, trackComments: true, createdAt: new Date(0), filters: null,
+  excludeReplies: true, xUserId: null, trackEngagement: false, trackLikes: true, trackReposts: true, trackComments: true, createdAt: new Date(0), filters: null, includeMentions: false,
 });
 const millionths = (text: string) => Math.round(Number(text) * 1e6);
 

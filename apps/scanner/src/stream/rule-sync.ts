@@ -18,8 +18,9 @@ export interface RuleSyncResult {
 }
 
 // Every source the service needs, fastest cadence first: under the rule cap, the sources whose accounts pay for the
-// shortest intervals get the stream, the rest keep being searched.
-const WANTED_SOURCES = `SELECT ${SOURCE_COLUMNS} FROM source_cursors ORDER BY interval_seconds, source_key`;
+// shortest intervals get the stream, the rest keep being searched. A watched account whose mentions are asked for
+// stays searched (`from:handle OR @handle`): rules carry no mentions.
+const WANTED_SOURCES = `SELECT ${SOURCE_COLUMNS} FROM source_cursors WHERE NOT with_mentions ORDER BY interval_seconds, source_key`;
 
 async function wantedSources(pool: pg.Pool): Promise<Source[]> {
   const { rows } = await pool.query<SourceRow>(WANTED_SOURCES);

@@ -29,6 +29,7 @@ export interface StoredItem {
   detected_at: Date;
   engagement_tracked: boolean;
   track_likes: boolean;
+  matched_by: 'author' | 'mention' | null;
 }
 
 export interface TrackOptions {
@@ -47,6 +48,7 @@ export interface AccountTrackOptions {
   trackEngagement?: boolean;
   createdAt?: Date;
   filters?: SourceFilters | null;
+  includeMentions?: boolean;
 }
 
 export interface ScannerFixture {
@@ -113,10 +115,10 @@ async function insertAccountTrack(pool: pg.Pool, userId: string, username: strin
   counter += 1;
   const id = `acc_a${counter}${randomBytes(4).toString('hex')}`;
   await pool.query(
-    `INSERT INTO account_tracks (id, user_id, username, username_norm, exclude_replies, track_engagement, created_at, filters)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+    `INSERT INTO account_tracks (id, user_id, username, username_norm, exclude_replies, track_engagement, created_at, filters, include_mentions)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
     [id, userId, username, username.toLowerCase(), options.excludeReplies ?? true, options.trackEngagement ?? false,
-      options.createdAt ?? new Date(Date.now() - 1000), options.filters ?? null],
+      options.createdAt ?? new Date(Date.now() - 1000), options.filters ?? null, options.includeMentions ?? false],
   );
   return id;
 }
@@ -124,7 +126,7 @@ async function insertAccountTrack(pool: pg.Pool, userId: string, username: strin
 async function storedItems(pool: pg.Pool, userId: string): Promise<StoredItem[]> {
   const { rows } = await pool.query<StoredItem>(
     `SELECT id, user_id, x_post_id, type, hashtag, account, sources, author, author_name, text, url, posted_at, detected_at,
-            engagement_tracked, track_likes
+            engagement_tracked, track_likes, matched_by
        FROM feed_items WHERE user_id = $1 ORDER BY x_post_id::numeric`,
     [userId],
   );

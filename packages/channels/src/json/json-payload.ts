@@ -10,6 +10,8 @@ export interface JsonPost {
   source: string;
   hashtag: string | null;
   account: string | null;
+  /** `author` or `mention` on account posts; null otherwise. */
+  matched_by: 'author' | 'mention' | null;
   author: string;
   author_name: string;
   /** As the author wrote it (X's HTML escaping undone): receivers escape it for wherever they show it. */
@@ -47,6 +49,7 @@ export function jsonPost(alert: AlertPost): JsonPost {
     // The feed uses null, not "", for the source kind that did not match.
     hashtag: alert.hashtag || null,
     account: alert.account || null,
+    matched_by: alert.type === 'account' ? (alert.matched_by ?? 'author') : null,
     author: alert.author,
     author_name: alert.author_name,
     text: alert.text,

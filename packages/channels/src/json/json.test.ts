@@ -36,6 +36,7 @@ describe('json channel', () => {
         source: '#btc',
         hashtag: 'btc',
         account: null,
+        matched_by: null,
         author: '@alice',
         author_name: 'Alice Example',
         text: 'Bitcoin just crossed 100k #btc',
@@ -62,6 +63,7 @@ describe('json channel', () => {
       source: '#btc',
       hashtag: 'btc',
       account: null,
+      matched_by: null,
       author: '@alice',
       author_name: 'Alice Example',
       text: 'Fish & Chips <3 > 2, I typed &amp; myself. Menu: https://t.co/Menu123 https://t.co/Pic4567',
@@ -123,7 +125,9 @@ describe('json channel', () => {
 
   it('marks an account post with account set and hashtag null', () => {
     const { post } = JSON.parse(jsonChannel.buildRequest(accountAlert, target(), meta).body);
-    expect(post).toMatchObject({ type: 'account', source: '@alice', hashtag: null, account: 'alice' });
+    expect(post).toMatchObject({ type: 'account', source: '@alice', hashtag: null, account: 'alice', matched_by: 'author' });
+    const mention = JSON.parse(jsonChannel.buildRequest({ ...accountAlert, author: '@fan', matched_by: 'mention' }, target(), meta).body);
+    expect(mention.post).toMatchObject({ account: 'alice', author: '@fan', matched_by: 'mention' });
   });
 
   it('sends engagement alerts as type engagement with kind and parent', () => {

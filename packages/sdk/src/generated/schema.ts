@@ -3479,7 +3479,7 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        /** Change the engagement flags or the filters of an account track: flags take effect at the next refresh, filters at the next scan. */
+        /** Change the engagement flags, mentions or filters of an account track: flags take effect at the next refresh, mentions and filters at the next scan. */
         patch: {
             parameters: {
                 query?: never;
@@ -3494,7 +3494,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/json": components["schemas"]["SourcePatch"];
+                    "application/json": components["schemas"]["AccountTrackPatch"];
                 };
             };
             responses: {
@@ -8484,6 +8484,12 @@ export interface components {
              */
             sources: string[];
             /**
+             * @description Account posts: `author` (a post of the account) or `mention` (a post mentioning it, with `include_mentions` on); null for hashtag and engagement items.
+             * @example null
+             * @enum {string|null}
+             */
+            matched_by: "author" | "mention" | null;
+            /**
              * @description Author handle with `@`; for engagement items, the engaging account.
              * @example @satoshi
              */
@@ -8632,6 +8638,7 @@ export interface components {
             id: string;
             username: string;
             exclude_replies: boolean;
+            include_mentions: boolean;
             track_engagement: boolean;
             track_likes: boolean;
             track_reposts: boolean;
@@ -8651,8 +8658,10 @@ export interface components {
         CreateAccountTrack: {
             /** @example alice */
             username: string;
-            /** @description Default true. */
+            /** @description Default true. Replies to the handle are left out of its mentions too. */
             exclude_replies?: boolean;
+            /** @description Also detect posts that mention the handle (`matched_by: "mention"`). Default false. */
+            include_mentions?: boolean;
             /** @description Default false. */
             track_engagement?: boolean;
             /** @description Default true. */
@@ -8680,6 +8689,33 @@ export interface components {
                 /** @description Only authors with at least this many followers when the post was detected. Default 0. */
                 min_followers?: number;
             } | null;
+        };
+        /** @description Any subset of the four engagement booleans and include_mentions, and the filters as a whole. */
+        AccountTrackPatch: {
+            track_engagement?: boolean;
+            track_likes?: boolean;
+            track_reposts?: boolean;
+            track_comments?: boolean;
+            /** @description Replaces every filter of the source; null removes them all. */
+            filters?: {
+                /** @description A post must contain at least one of these. Up to 20 words or "quoted phrases" of at most 60 characters; case-insensitive, on word boundaries. */
+                keywords_any?: string[];
+                /** @description A post must contain each of these. Up to 20 words or "quoted phrases" of at most 60 characters; case-insensitive, on word boundaries. */
+                keywords_all?: string[];
+                /** @description A post must contain none of these. Up to 20 words or "quoted phrases" of at most 60 characters; case-insensitive, on word boundaries. */
+                keywords_none?: string[];
+                /** @description Only posts with a photo, GIF or video. Default false. */
+                has_media?: boolean;
+                /** @description Only posts with a link (a link to the post's own photo or video does not count). Default false. */
+                has_links?: boolean;
+                /** @description Leave quote posts out. Default false. */
+                exclude_quotes?: boolean;
+                /** @description Only posts whose author X shows as verified. Default false. */
+                verified_only?: boolean;
+                /** @description Only authors with at least this many followers when the post was detected. Default 0. */
+                min_followers?: number;
+            } | null;
+            include_mentions?: boolean;
         };
         /** @description The account and the limits it lives by: a snapshot of its plan taken at creation, plan change or `POST /me/resync-limits`. */
         Me: {

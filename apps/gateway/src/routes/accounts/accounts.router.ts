@@ -1,6 +1,7 @@
 import type { ApiBuilder } from '../../http/api-builder';
 import type { GatewayDeps } from '../../deps';
 import { previewFilters } from '../sources/filter-preview';
+import { accountTrackPatchSchema } from '../sources/engagement-flags.schema';
 import { registerSourceRoutes } from '../sources/source-routes';
 import { accountTrackIdParamsSchema, accountTrackListSchema, accountTrackSchema, createAccountTrackSchema } from './accounts.schema';
 import { createAccountTrack, deleteAccountTrack, listAccountTracks, updateAccountTrack } from './accounts.service';
@@ -16,12 +17,12 @@ export function registerAccountRoutes(api: ApiBuilder, deps: GatewayDeps): void 
       create: 'Track an X account by handle.',
       createDescription: 'Only posts published after creation are detected.',
       created: 'The created account track, every field.',
-      patch: 'Change the engagement flags or the filters of an account track: flags take effect at the next refresh, filters at the next scan.',
+      patch: 'Change the engagement flags, mentions or filters of an account track: flags take effect at the next refresh, mentions and filters at the next scan.',
       patched: 'The whole updated account track.',
       remove: 'Stop tracking an account. Posts already detected stay in the feed.',
       removed: 'The account track is gone.',
     },
-    schemas: { create: createAccountTrackSchema, source: accountTrackSchema, list: accountTrackListSchema, idParams: accountTrackIdParamsSchema },
+    schemas: { patch: accountTrackPatchSchema, create: createAccountTrackSchema, source: accountTrackSchema, list: accountTrackListSchema, idParams: accountTrackIdParamsSchema },
     service: {
       list: async (userId) => ({ data: await listAccountTracks(pool, userId) }),
       create: (userId, input) => createAccountTrack(pool, userId, input, deps.now()),

@@ -10,7 +10,8 @@ const username = z
 export const createAccountTrackSchema = z
   .strictObject({
     username,
-    exclude_replies: z.boolean().optional().meta({ description: 'Default true.' }),
+    exclude_replies: z.boolean().optional().meta({ description: 'Default true. Replies to the handle are left out of its mentions too.' }),
+    include_mentions: z.boolean().optional().meta({ description: 'Also detect posts that mention the handle (`matched_by: "mention"`). Default false.' }),
     ...engagementFlagInputFields,
     ...filterInputFields,
   })
@@ -21,6 +22,7 @@ export const accountTrackSchema = z
     id: z.string().meta({ example: 'acc_Qm2x9XkQzLpTnW8r' }),
     username: z.string(),
     exclude_replies: z.boolean(),
+    include_mentions: z.boolean(),
     ...engagementFlagFields,
     ...filterFields,
     status: z.literal('active'),

@@ -7,9 +7,10 @@ import type { AccountTrackBody, CreateAccountTrack } from './accounts.schema';
 interface AccountTrackRow extends SourceRow {
   username: string;
   exclude_replies: boolean;
+  include_mentions: boolean;
 }
 
-const COLUMNS = `id, username, exclude_replies, ${SHARED_SOURCE_COLUMNS}`;
+const COLUMNS = `id, username, exclude_replies, include_mentions, ${SHARED_SOURCE_COLUMNS}`;
 
 const SOURCE: CreatableSourceTable = {
   table: 'account_tracks',
@@ -28,7 +29,7 @@ export async function listAccountTracks(pool: pg.Pool, userId: string): Promise<
 export async function createAccountTrack(pool: pg.Pool, userId: string, input: CreateAccountTrack, now: Date): Promise<AccountTrackBody> {
   const norm = input.username.toLowerCase();
   const row = await createSource<AccountTrackRow>(pool, SOURCE, userId, {
-    columns: { username: input.username, username_norm: norm, exclude_replies: input.exclude_replies ?? true, filters: normalizeFilters(input.filters) },
+    columns: { username: input.username, username_norm: norm, exclude_replies: input.exclude_replies ?? true, include_mentions: input.include_mentions ?? false, filters: normalizeFilters(input.filters) },
     duplicateWhere: 'username_norm = $2',
     duplicateValues: [norm],
     label: `@${input.username}`,

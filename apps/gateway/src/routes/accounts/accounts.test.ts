@@ -11,6 +11,7 @@ describe('account tracks', () => {
       id: expect.stringMatching(/^acc_[A-Za-z0-9_-]+$/),
       username: 'Alice_01',
       exclude_replies: true,
+      include_mentions: false,
       filters: { keywords_any: [], keywords_all: [], keywords_none: [], has_media: false, has_links: false, exclude_quotes: false, verified_only: false, min_followers: 0 },
       track_engagement: false,
       track_likes: true,

@@ -120,6 +120,10 @@ export const postSchema = z
     hashtag: z.string().nullable().meta({ example: 'btc', description: 'First hashtag source that matched, without `#`; null for account posts.' }),
     account: z.string().nullable().meta({ example: null, description: 'First account source that matched, without `@`; null for hashtag posts.' }),
     sources: z.array(z.string()).meta({ example: ['#btc', '@alice'], description: 'Every source of this account that matched, prefixed.' }),
+    matched_by: z.enum(['author', 'mention']).nullable().meta({
+      example: null,
+      description: 'Account posts: `author` (a post of the account) or `mention` (a post mentioning it, with `include_mentions` on); null for hashtag and engagement items.',
+    }),
     author: z.string().meta({ example: '@satoshi', description: 'Author handle with `@`; for engagement items, the engaging account.' }),
     author_name: z.string().meta({ example: 'Satoshi' }),
     text: z.string().meta({

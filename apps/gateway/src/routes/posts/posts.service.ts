@@ -30,7 +30,9 @@ const ENGAGEMENT = `'{"retweet_count":' || f.retweet_count::text || ',"like_coun
  * changes, is built here, and only for the engagement-tracked items. Engagement items carry parent_id and kind
  * and a null engagement; others have neither field.
  */
-export const ITEM = `${itemJsonSql('f')} || CASE WHEN f.engagement_tracked AND f.type <> 'engagement'
+// matched_by is written here: account items stored before it was kept were all by their author.
+export const ITEM = `${itemJsonSql('f')} || ',"matched_by":' || CASE WHEN f.type = 'account' THEN '"' || COALESCE(f.matched_by, 'author') || '"' ELSE 'null' END
+  || CASE WHEN f.engagement_tracked AND f.type <> 'engagement'
   THEN ',"engagement":' || ${ENGAGEMENT} || '}' ELSE ',"engagement":null}' END`;
 
 // Page sizes prepared per connection: the default, the maximum and the round sizes clients pick.

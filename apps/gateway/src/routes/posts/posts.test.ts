@@ -21,6 +21,7 @@ describe('GET /v1/posts items, filters and pages', () => {
             hashtag: 'btc',
             account: null,
             sources: ['#btc', '@alice'],
+            matched_by: null,
             author: '@satoshi',
             author_name: 'Satoshi N',
             text: stored?.text,

@@ -12,7 +12,12 @@ export const sourcePatchSchema = z
   })
   .meta({ id: 'SourcePatch', description: 'Any subset of the four engagement booleans, and the filters as a whole.' });
 
-export type SourcePatch = z.infer<typeof sourcePatchSchema>;
+/** An account track's PATCH: a source's, and whether posts mentioning the handle are detected too. */
+export const accountTrackPatchSchema = sourcePatchSchema
+  .extend({ include_mentions: z.boolean().optional() })
+  .meta({ id: 'AccountTrackPatch', description: 'Any subset of the four engagement booleans and include_mentions, and the filters as a whole.' });
+
+export type SourcePatch = z.infer<typeof sourcePatchSchema> & { include_mentions?: boolean | undefined };
 
 export const sourceHealthFields = {
   last_scanned_at: z.string().nullable().meta({ description: 'When the source was last scanned upstream; null before the first scan.' }),
@@ -47,7 +52,7 @@ export const filterFields = { filters: filtersSchema };
 
 /** Columns to SET for a PATCH, in a fixed order, and their values. */
 export function patchAssignments(patch: SourcePatch): { sql: string; values: unknown[] } {
-  const flags = (['track_engagement', 'track_likes', 'track_reposts', 'track_comments'] as const).filter((key) => patch[key] !== undefined);
+  const flags = (['track_engagement', 'track_likes', 'track_reposts', 'track_comments', 'include_mentions'] as const).filter((key) => patch[key] !== undefined);
   const sets = flags.map((column, index) => `${column} = $${index + 3}`);
   const values: unknown[] = flags.map((column) => patch[column] as boolean);
   if (patch.filters !== undefined) {

@@ -21,7 +21,7 @@ export interface SourceResource<C extends z.ZodType, S extends z.ZodType, L exte
     remove: string;
     removed: string;
   };
-  schemas: { create: C; source: S; list: L; idParams: I };
+  schemas: { create: C; source: S; list: L; idParams: I; patch?: z.ZodType<SourcePatch> };
   service: {
     list(userId: string): Promise<z.input<L>>;
     create(userId: string, input: z.output<C>): Promise<z.input<S>>;
@@ -62,7 +62,7 @@ export function registerSourceRoutes<C extends z.ZodType, S extends z.ZodType, L
     tag,
     summary: docs.patch,
     params: schemas.idParams,
-    body: sourcePatchSchema,
+    body: schemas.patch ?? sourcePatchSchema,
     success: { status: 200, description: docs.patched, schema: schemas.source },
     errors: ['not_found', 'plan_limit_reached'],
     handler: ({ auth, params, body }) => service.update(auth.userId, params.id, body),
