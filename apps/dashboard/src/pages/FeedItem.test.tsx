@@ -3,7 +3,7 @@ import type { FeedItem } from '../api/client';
 import { FeedItemView } from './FeedItem';
 
 const base: FeedItem = {
-  id: 'post_1', type: 'hashtag', hashtag: 'btc', account: null, sources: ['#btc'], author: '@alice', author_name: 'Alice',
+  id: 'post_1', type: 'hashtag', hashtag: 'btc', account: null, sources: ['#btc'], matched_by: null, author: '@alice', author_name: 'Alice',
   text: 'Rates & bonds <now> https://t.co/abc', url: 'https://x.com/alice/status/2',
   urls: [{ url: 'https://t.co/abc', expanded_url: 'https://example.com/report?a=1&b=2', display_url: 'example.com/report…' }],
   media: [{ type: 'photo', url: 'https://pbs.twimg.com/media/a.jpg', preview_image_url: null, width: 1200, height: 675, alt_text: 'a chart' }],
@@ -22,6 +22,14 @@ describe('FeedItemView', () => {
     expect(screen.getByRole('link', { name: 'photo 1200×675' })).toHaveAttribute('href', 'https://pbs.twimg.com/media/a.jpg');
     expect(screen.getByText('Fish & Chips')).toBeInTheDocument();
     expect(screen.getByText('edited')).toBeInTheDocument();
+  });
+
+  it('marks a post that mentions a watched account, and no other', () => {
+    const { unmount } = render(<FeedItemView item={{ ...base, type: 'account', hashtag: null, account: 'acme', sources: ['@acme'], matched_by: 'mention' }} />);
+    expect(screen.getByTitle('mentions @acme')).toHaveTextContent('mention');
+    unmount();
+    render(<FeedItemView item={{ ...base, type: 'account', hashtag: null, account: 'acme', sources: ['@acme'], matched_by: 'author' }} />);
+    expect(screen.queryByText('mention')).not.toBeInTheDocument();
   });
 
   it('says a post deleted on X is gone instead of showing an empty text', () => {

@@ -53,6 +53,7 @@ export const FeedItemView = memo(function FeedItemView({ item }: { item: FeedIte
       <header>
         <strong>{item.author_name}</strong> <span className="handle">{item.author}</span>
         {item.type === 'engagement' ? <span className="badge">{item.kind}</span> : null}
+        {item.matched_by === 'mention' ? <span className="badge" title={`mentions @${item.account ?? ''}`}>mention</span> : null}
         <span className="sources">{item.sources.join(' ')}</span>
         {item.edited_at ? <span className="badge" title={`newest version seen ${formatTime(item.edited_at)}`}>edited</span> : null}
       </header>

@@ -89,3 +89,14 @@ it('sends retweets included when Exclude retweets is unchecked', async () => {
   // The form is ready for the next track, with the defaults again.
   expect(screen.getByRole('checkbox', { name: 'Exclude retweets' })).toBeChecked();
 });
+
+it('creates an account track with its mentions and lists it so', async () => {
+  const account = await createAccount('pro');
+  await signInBrowser(account);
+  const { user } = renderApp('/accounts');
+  await user.type(await screen.findByRole('textbox', { name: 'Username' }), '@AcmeCo');
+  await user.click(screen.getByRole('checkbox', { name: 'Include posts that mention it' }));
+  await user.click(screen.getByRole('button', { name: 'Add account' }));
+  expect(await screen.findByText('with mentions, replies excluded')).toBeInTheDocument();
+  expect((await backendOf(account.apiKey).get('/v1/accounts')).data).toEqual([expect.objectContaining({ username: 'AcmeCo', include_mentions: true, exclude_replies: true })]);
+});

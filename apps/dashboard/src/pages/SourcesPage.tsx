@@ -93,7 +93,8 @@ function AddForm({ kind, full }: { kind: Kind; full: boolean }) {
         const lang = String(form.get('lang') ?? '').trim();
         await api.post('/v1/tracks', { body: { hashtag: value, lang: lang === '' ? null : lang, exclude_retweets: form.get('exclude') === 'on', track_engagement: engagement } });
       } else {
-        await api.post('/v1/accounts', { body: { username: value, exclude_replies: form.get('exclude') === 'on', track_engagement: engagement } });
+        const mentions = form.get('mentions') === 'on';
+        await api.post('/v1/accounts', { body: { username: value, exclude_replies: form.get('exclude') === 'on', include_mentions: mentions, track_engagement: engagement } });
       }
     },
     // Also after a 403: the usage it was refused by is newer than the page's.
@@ -123,6 +124,12 @@ function AddForm({ kind, full }: { kind: Kind; full: boolean }) {
           <input type="checkbox" name="exclude" defaultChecked />
           {kind.key === 'tracks' ? 'Exclude retweets' : 'Exclude replies'}
         </label>
+        {kind.key === 'accounts' ? (
+          <label>
+            <input type="checkbox" name="mentions" />
+            Include posts that mention it
+          </label>
+        ) : null}
         <label>
           <input type="checkbox" name="engagement" />
           Track engagement from the start
@@ -185,7 +192,7 @@ export function AccountsPage() {
   const sources = (accounts.data?.data ?? []).map((account) => ({
     ...account,
     name: `@${account.username}`,
-    details: account.exclude_replies ? 'replies excluded' : '',
+    details: [account.include_mentions ? 'with mentions' : '', account.exclude_replies ? 'replies excluded' : ''].filter(Boolean).join(', '),
   }));
   return <SourcesPage kind={ACCOUNTS} sources={sources} loading={accounts.isPending} error={accounts.error} />;
 }

@@ -5,7 +5,7 @@ import type { FeedItem } from '../../api/client';
 import { PLACEHOLDERS, previewAlert, TemplateEditor, templatePreview } from './TemplateEditor';
 
 const accountPost: FeedItem = {
-  id: 'post_1', type: 'account', hashtag: null, account: 'alice', sources: ['@alice'], author: '@alice', author_name: 'Alice',
+  id: 'post_1', type: 'account', hashtag: null, account: 'alice', sources: ['@alice'], matched_by: 'author', author: '@alice', author_name: 'Alice',
   text: 'Shipping v2 today', url: 'https://x.com/alice/status/42', posted_at: '2026-11-22T01:00:00.000Z',
   detected_at: '2026-11-22T01:00:05.000Z', urls: [], media: [], quoted: null, lang: null, edited_at: null, deleted: false, engagement: null,
 };
