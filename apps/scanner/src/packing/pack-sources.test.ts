@@ -15,6 +15,8 @@ describe('packSources', () => {
     expect(sourceTerms(source('tag', 'web3'))).toEqual(['#web3']);
     expect(sourceTerms(source('tag', 'café'))).toEqual(['#café']);
     expect(sourceTerms(source('user', 'alice'))).toEqual(['from:alice']);
+    expect(sourceTerms({ ...source('user', 'alice'), mentions: true })).toEqual(['from:alice', '@alice']);
+    expect(sourceClause({ ...source('user', 'alice'), mentions: true, operators: ['has:media'] })).toBe('(from:alice OR @alice) has:media');
   });
 
   it('predicts the exact length of a packed query, parentheses and spaces included', () => {

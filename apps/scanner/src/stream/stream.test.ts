@@ -223,6 +223,28 @@ describe('the filtered stream', () => {
     await expectOnce(fast, [ids.fast]);
   }, 30_000);
 
+  it('leaves a watched account whose mentions are asked for to search, and streams it once they are not', async () => {
+    const { user, tags } = await watching();
+    const handle = `strmhandle${run}`;
+    fx.sim.state.createUser({ username: handle });
+    const account = await fx.accountTrack(user, handle, { includeMentions: true });
+    await fx.makeDue();
+    await fx.scanner().runTick();
+    const stream = holder();
+    await waitFor(async () => stream.connected() && (await streamedCount(tags)) === 2, 10_000, 'the tags streamed');
+    const handleStreamed = async () => (await fx.pool().query("SELECT 1 FROM source_cursors WHERE source_key = $1 AND streamed_since IS NOT NULL", [`user:${handle}`])).rowCount;
+    expect(await handleStreamed()).toBe(0);
+    expect((await fx.xClient().streamRules()).some((rule) => rule.value.includes(handle))).toBe(false);
+    const mention = fx.sim.state.injectPost({ author: 'writer2', text: `hi @${handle}` }).id;
+    await fx.makeDue();
+    await fx.scanner().runTick();
+    expect((await fx.items(user)).filter((item) => item.matched_by === 'mention').map((item) => item.x_post_id)).toEqual([mention]);
+
+    await fx.pool().query('UPDATE account_tracks SET include_mentions = false WHERE id = $1', [account]);
+    await fx.scanner().runTick();
+    await waitFor(async () => (await handleStreamed()) === 1, 10_000, 'the handle streamed');
+  }, 30_000);
+
   it('follows the sources: a rule stays while half of its sources are wanted, and goes with the last of them', async () => {
     const { user, tags } = await watching();
     const stream = holder();
