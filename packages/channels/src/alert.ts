@@ -46,7 +46,7 @@ export interface AlertPost {
   hashtag: string;
   /** Bare account (`alice`); empty for hashtag posts. */
   account: string;
-  /** Account posts: `author` (the account wrote it) or `mention` (it mentions the account). Absent: `author` for account posts. */
+  /** With `account` set: `author` (the account wrote it) or `mention` (it mentions the account). Absent: `author`. */
   matched_by?: 'author' | 'mention';
   /** Author handle with `@`; for engagement alerts the engaging account. */
   author: string;

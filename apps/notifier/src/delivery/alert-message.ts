@@ -6,11 +6,12 @@ function bare(source: string): string {
 }
 
 /**
- * How the routed account source matched the post: the item's own answer for its first account; for another account
- * source of the same item, by whether that account wrote it.
+ * How the account source the alert was routed for matched the post: the item's own answer when that source is the
+ * item's account; otherwise (a second account source, or an item whose first source was a hashtag) by whether that
+ * account wrote it.
  */
 function matchedBy(delivery: ClaimedDelivery, label: string): 'author' | 'mention' {
-  if (delivery.account && label.toLowerCase() === `@${delivery.account.toLowerCase()}`) return delivery.matched_by ?? 'author';
+  if (delivery.type === 'account' && delivery.account && label.toLowerCase() === `@${delivery.account.toLowerCase()}`) return delivery.matched_by ?? 'author';
   return delivery.author.toLowerCase() === label.toLowerCase() ? 'author' : 'mention';
 }
 
@@ -31,7 +32,7 @@ export function alertFor(delivery: ClaimedDelivery, source: string | undefined):
     source: label,
     hashtag: isAccount ? '' : name,
     account: isAccount ? name : '',
-    ...(delivery.type === 'account' && isAccount ? { matched_by: matchedBy(delivery, label) } : {}),
+    ...(delivery.type !== 'engagement' && isAccount ? { matched_by: matchedBy(delivery, label) } : {}),
     author: delivery.author,
     author_name: delivery.author_name,
     text: delivery.text,

@@ -33,10 +33,13 @@ export const COVERAGE_FLOOR = `(SELECT LEAST(st.covered_until, (SELECT min(g.sta
 
 /**
  * SQL: a source (alias) that joined the stream and whose last completed scan started a margin after that, so the
- * stream alone serves it. Never NULL: a source never scanned, or whose scan is still running, is not served.
+ * stream alone serves it. Never NULL: a source never scanned, or whose scan is still running, is not served. A
+ * handle whose mentions a tracker asks for is never served by the stream (its rules carry no `@handle`): from the
+ * moment the sync says so it is searched again, from its own cursor, not from what the stream covered.
  */
 export const STREAM_SERVED = (alias: string) =>
-  `COALESCE(${alias}.streamed_since IS NOT NULL AND ${alias}.scan_started_at >= ${alias}.streamed_since + ${MARGIN}
+  `COALESCE(${alias}.streamed_since IS NOT NULL AND NOT ${alias}.with_mentions
+     AND ${alias}.scan_started_at >= ${alias}.streamed_since + ${MARGIN}
      AND ${alias}.last_scan_at >= ${alias}.scan_started_at, false)`;
 
 /** SQL: the smallest X post id created at or after a timestamptz expression (snowflake: ms since X's epoch, above 22 bits). */

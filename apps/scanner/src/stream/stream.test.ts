@@ -243,6 +243,14 @@ describe('the filtered stream', () => {
     await fx.pool().query('UPDATE account_tracks SET include_mentions = false WHERE id = $1', [account]);
     await fx.scanner().runTick();
     await waitFor(async () => (await handleStreamed()) === 1, 10_000, 'the handle streamed');
+    await fx.pool().query(`UPDATE source_cursors SET streamed_since = scan_started_at - interval '3 seconds' WHERE source_key = $1`, [`user:${handle}`]);
+
+    // Mentions asked for again while the stream holds the handle: the next tick searches it, mentions and all.
+    await fx.pool().query('UPDATE account_tracks SET include_mentions = true WHERE id = $1', [account]);
+    const again = fx.sim.state.injectPost({ author: 'writer3', text: `again @${handle}` }).id;
+    await fx.makeDue();
+    await fx.scanner().runTick();
+    expect((await fx.items(user)).filter((item) => item.matched_by === 'mention').map((item) => item.x_post_id).sort()).toEqual([mention, again].sort());
   }, 30_000);
 
   it('follows the sources: a rule stays while half of its sources are wanted, and goes with the last of them', async () => {

@@ -10,7 +10,7 @@ export interface JsonPost {
   source: string;
   hashtag: string | null;
   account: string | null;
-  /** `author` or `mention` on account posts; null otherwise. */
+  /** `author` or `mention` when `account` is set (the account source it was routed for); null otherwise. */
   matched_by: 'author' | 'mention' | null;
   author: string;
   author_name: string;
@@ -49,7 +49,8 @@ export function jsonPost(alert: AlertPost): JsonPost {
     // The feed uses null, not "", for the source kind that did not match.
     hashtag: alert.hashtag || null,
     account: alert.account || null,
-    matched_by: alert.type === 'account' ? (alert.matched_by ?? 'author') : null,
+    // For the account source the alert was routed for, whatever the item's first source was.
+    matched_by: alert.type !== 'engagement' && alert.account ? (alert.matched_by ?? 'author') : null,
     author: alert.author,
     author_name: alert.author_name,
     text: alert.text,

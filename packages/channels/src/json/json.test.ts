@@ -128,6 +128,9 @@ describe('json channel', () => {
     expect(post).toMatchObject({ type: 'account', source: '@alice', hashtag: null, account: 'alice', matched_by: 'author' });
     const mention = JSON.parse(jsonChannel.buildRequest({ ...accountAlert, author: '@fan', matched_by: 'mention' }, target(), meta).body);
     expect(mention.post).toMatchObject({ account: 'alice', author: '@fan', matched_by: 'mention' });
+    // A hashtag item routed for an account source it mentions.
+    const routed = JSON.parse(jsonChannel.buildRequest({ ...hashtagAlert, source: '@alice', hashtag: '', account: 'alice', matched_by: 'mention' }, target(), meta).body);
+    expect(routed.post).toMatchObject({ type: 'hashtag', hashtag: null, account: 'alice', matched_by: 'mention' });
   });
 
   it('sends engagement alerts as type engagement with kind and parent', () => {
