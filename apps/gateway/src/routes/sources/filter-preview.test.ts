@@ -51,6 +51,25 @@ describe('POST /v1/tracks/{id}/preview and /v1/accounts/{id}/preview', () => {
     expect((await request(gw.app).get('/v1/tracks').set(auth).expect(200)).body.data[0].filters.keywords_any).toEqual([]);
   });
 
+  it('reads only what the track\'s own rules pass: its language, and mentions only when it asks for them', async () => {
+    const { auth, accountId: userId } = await gw.account('pro');
+    const english = await request(gw.app).post('/v1/tracks').set(auth).send({ hashtag: 'btc', lang: 'en' }).expect(201);
+    await request(gw.app).post('/v1/tracks').set(auth).send({ hashtag: 'btc' }).expect(201);
+    const en = (await feed.store([feed.item(userId, { text: 'in english #btc', lang: 'en' })]))[0]!;
+    await feed.store([feed.item(userId, { text: 'auf deutsch #btc', lang: 'de' })]);
+    const onlyEnglish = await request(gw.app).post(`/v1/tracks/${english.body.id}/preview`).set(auth).send({ filters: null }).expect(200);
+    expect(onlyEnglish.body.data.map((post: { id: string }) => post.id)).toEqual([en.id]);
+
+    const acme = await request(gw.app).post('/v1/accounts').set(auth).send({ username: 'acme' }).expect(201);
+    const account = { type: 'account' as const, hashtag: null, account: 'acme', sources: ['@acme'] };
+    const own = (await feed.store([feed.item(userId, { ...account, author: 'Acme', matchedBy: 'author', text: 'we shipped' })]))[0]!;
+    const mention = (await feed.store([feed.item(userId, { ...account, author: 'fan', matchedBy: 'mention', text: 'hi @acme' })]))[0]!;
+    const ids = async () => (await request(gw.app).post(`/v1/accounts/${acme.body.id}/preview`).set(auth).send({ filters: null }).expect(200)).body.data.map((post: { id: string }) => post.id);
+    expect(await ids()).toEqual([own.id]);
+    await request(gw.app).patch(`/v1/accounts/${acme.body.id}`).set(auth).send({ include_mentions: true }).expect(200);
+    expect(await ids()).toEqual([mention.id, own.id]);
+  });
+
   it('answers 404 for another account\'s source and 400 naming a bad filter', async () => {
     const owner = await gw.account('pro');
     const other = await gw.account('pro');

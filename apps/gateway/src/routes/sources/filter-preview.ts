@@ -36,7 +36,8 @@ interface PreviewRow {
 }
 
 // The source's items of this account, through the index of feed_item_sources (user_id, source, detected_at,
-// item_id), with what a filter reads: the post's own facts as the scanner recorded them at detection (x_posts), or,
+// item_id), that this track's own rules pass ($3-$6: another track of the same tag in another language, or a
+// mention stored for a tracker that asked for them, is not this track's), with what a filter reads: the post's own facts as the scanner recorded them at detection (x_posts), or,
 // on posts stored before those were kept, what the item shows (a link other than to the post's own photo page, a
 // quoted post) and no verification or follower count.
 const PREVIEW_ITEMS = `
@@ -51,6 +52,10 @@ SELECT f.id, f.text,
   JOIN feed_items f ON f.id = s.item_id AND f.user_id = s.user_id
   LEFT JOIN x_posts p ON p.id = f.x_post_id
  WHERE s.user_id = $1 AND s.source = $2 AND f.type <> 'engagement' AND NOT f.deleted
+   AND ($3::text IS NULL OR f.lang = $3)
+   AND NOT ($4::boolean AND COALESCE(p.is_retweet, false))
+   AND NOT ($5::boolean AND COALESCE(p.is_reply, false))
+   AND NOT ($6::boolean AND lower(f.author) <> $2)
  ORDER BY s.detected_at DESC, s.item_id DESC
  LIMIT ${PREVIEW_EXAMINED}`;
 
@@ -61,17 +66,32 @@ SELECT ${ITEM} AS json
   JOIN feed_items f ON f.id = shown.id AND f.user_id = $1
  ORDER BY shown.n`;
 
-/** A source of the account as feed items name it (`#btc`, `@alice`); not_found for another account's or an unknown id. */
-async function sourceLabel(pool: pg.Pool, table: 'tracks' | 'account_tracks', userId: string, id: string, noun: string): Promise<string> {
-  const sql = table === 'tracks' ? `SELECT '#' || hashtag_norm AS label FROM tracks WHERE id = $1 AND user_id = $2` : `SELECT '@' || username_norm AS label FROM account_tracks WHERE id = $1 AND user_id = $2`;
-  const { rows } = await pool.query<{ label: string }>(sql, [id, userId]);
-  const label = rows[0]?.label;
-  if (label === undefined) throw new AppError('not_found', `no ${noun} ${id}`);
-  return label;
+/** A source's label as feed items name it (`#btc`, `@alice`) and the rules of the track beside its filters. */
+interface SourceRules {
+  label: string;
+  lang: string | null;
+  exclude_retweets: boolean;
+  exclude_replies: boolean;
+  /** An account track without include_mentions: only the handle's own posts. */
+  author_only: boolean;
+}
+
+const TRACK_RULES = `SELECT '#' || hashtag_norm AS label, lang, exclude_retweets, false AS exclude_replies, false AS author_only
+  FROM tracks WHERE id = $1 AND user_id = $2`;
+const ACCOUNT_RULES = `SELECT '@' || username_norm AS label, NULL::text AS lang, false AS exclude_retweets, exclude_replies, NOT include_mentions AS author_only
+  FROM account_tracks WHERE id = $1 AND user_id = $2`;
+
+/** The source of the account; not_found for another account's or an unknown id. */
+async function sourceRules(pool: pg.Pool, table: 'tracks' | 'account_tracks', userId: string, id: string, noun: string): Promise<SourceRules> {
+  const { rows } = await pool.query<SourceRules>(table === 'tracks' ? TRACK_RULES : ACCOUNT_RULES, [id, userId]);
+  const rules = rows[0];
+  if (rules === undefined) throw new AppError('not_found', `no ${noun} ${id}`);
+  return rules;
 }
 
 /**
- * Which of the source's last stored posts (of this account) would have passed these filters: the one matcher the
+ * Which of the source's last stored posts (of this account, that the track's own rules pass) would have passed these
+ * filters: the one matcher the
  * scanner uses, on what each post showed when it was detected. Reads the facts of at most {@link PREVIEW_EXAMINED} items
  * and the JSON of the {@link PREVIEW_SHOWN} shown; changes nothing.
  */
@@ -82,9 +102,9 @@ export async function previewFilters(
   id: string,
   input: FiltersInput | null,
 ): Promise<JsonText> {
-  const label = await sourceLabel(pool, source.table, userId, id, source.noun);
+  const rules = await sourceRules(pool, source.table, userId, id, source.noun);
   const filters = normalizeFilters(input);
-  const { rows } = await pool.query<PreviewRow>(PREVIEW_ITEMS, [userId, label]);
+  const { rows } = await pool.query<PreviewRow>(PREVIEW_ITEMS, [userId, rules.label, rules.lang, rules.exclude_retweets, rules.exclude_replies, rules.author_only]);
   const passing = rows.filter((row) =>
     passesFilters(filters, {
       text: row.text,
