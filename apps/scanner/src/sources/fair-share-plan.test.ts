@@ -20,6 +20,18 @@ describe('planFairShares', () => {
     expect(shares.get('b')?.demand).toBeCloseTo(0.025);
   });
 
+  it('weighs a source by its whole clause: filter operators and mentions make it cost more of its query', () => {
+    // Five long tags fill one query; with has:media and -is:quote on each, four do.
+    const tags = Array.from({ length: 5 }, (_, i) => longTag(i));
+    const plain = planFairShares([account('a', tags)], 10, 512);
+    const narrowed = planFairShares([account('a', tags)], 10, 512, new Map(tags.map((key) => [key, { operators: ['has:media', '-is:quote'] }])));
+    expect(plain.get('a')?.demand).toBeCloseTo(0.1);
+    expect(narrowed.get('a')?.demand).toBeCloseTo(0.2);
+    const mentions = planFairShares([account('b', ['user:alice'])], 10, 16, new Map([['user:alice', { mentions: true }]]));
+    // `from:alice OR @alice` does not fit a 16-character query: never searched, it costs nothing.
+    expect(mentions.get('b')?.demand).toBe(0);
+  });
+
   it('keeps the modest account at its cadence and slows the flooding one to what is left', () => {
     const flooder = account('flood', Array.from({ length: 40 }, (_, i) => longTag(i)));
     const modest = account('modest', ['tag:btc']);

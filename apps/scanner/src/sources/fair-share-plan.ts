@@ -14,6 +14,9 @@ export interface ShareAccount {
   sources: readonly string[];
 }
 
+/** What a source's query holds beyond its terms (the sync's operators, a handle's mentions): it weighs that much more in a pack. */
+export type SourceShape = Pick<Source, 'operators' | 'mentions'>;
+
 export interface AccountShare {
   /** Searches per second its sources ask for at its own cadence (each shared search split evenly between trackers). */
   demand: number;
@@ -28,7 +31,7 @@ export interface AccountShare {
  * cadence, at the fastest tracker's interval) split evenly between the sources in it, once per interval. A source
  * too long for any query is never searched and costs nothing.
  */
-function sourceCosts(accounts: readonly ShareAccount[], maxQueryLength: number): Map<string, number> {
+function sourceCosts(accounts: readonly ShareAccount[], maxQueryLength: number, shapes: ReadonlyMap<string, SourceShape>): Map<string, number> {
   const intervals = new Map<string, number>();
   for (const account of accounts) {
     for (const key of account.sources) intervals.set(key, Math.min(intervals.get(key) ?? Infinity, account.intervalSeconds));
@@ -36,7 +39,7 @@ function sourceCosts(accounts: readonly ShareAccount[], maxQueryLength: number):
   const sources: Source[] = [];
   for (const [key, intervalSeconds] of intervals) {
     const parsed = parseSourceKey(key);
-    if (parsed) sources.push({ key, ...parsed, sinceId: null, notBefore: new Date(0), intervalSeconds, failures: 0 });
+    if (parsed) sources.push({ key, ...parsed, sinceId: null, notBefore: new Date(0), intervalSeconds, failures: 0, ...shapes.get(key) });
   }
   const costs = new Map<string, number>();
   for (const pack of packSources(sources, maxQueryLength).packs) {
@@ -59,8 +62,13 @@ function powerOfTwoAtLeast(ratio: number): number {
  * given less than it asks for scans at the smallest power-of-two multiple of its interval that fits (powers of
  * two keep every stretched cadence on its plan's grid and the number of cadences small).
  */
-export function planFairShares(accounts: readonly ShareAccount[], budgetPerSecond: number, maxQueryLength: number): Map<string, AccountShare> {
-  const costs = sourceCosts(accounts, maxQueryLength);
+export function planFairShares(
+  accounts: readonly ShareAccount[],
+  budgetPerSecond: number,
+  maxQueryLength: number,
+  shapes: ReadonlyMap<string, SourceShape> = new Map(),
+): Map<string, AccountShare> {
+  const costs = sourceCosts(accounts, maxQueryLength, shapes);
   const trackers = new Map<string, number>();
   for (const account of accounts) for (const key of account.sources) trackers.set(key, (trackers.get(key) ?? 0) + 1);
   const demands = accounts.map((account) => ({

@@ -34,6 +34,9 @@ SELECT u.id, u.plan_id, u.scan_interval_seconds, array_agg(w.source_key ORDER BY
    AND NOT EXISTS (SELECT 1 FROM source_cursors c WHERE c.source_key = w.source_key AND ${STREAM_SERVED('c')} AND ${STREAM_LIVE})
  GROUP BY u.id`;
 
+// The sources whose queries hold more than their terms (filter operators, a handle's mentions), as the sync wrote them.
+const SHAPED_SOURCES = `SELECT source_key, query_operators, with_mentions FROM source_cursors WHERE cardinality(query_operators) > 0 OR with_mentions`;
+
 // Writes the stretched accounts (rows change only when a stretch does) and removes every other row.
 const SAVE_SHARES = `
 WITH planned AS (
@@ -69,7 +72,9 @@ export async function refreshFairShares(pool: pg.Pool, budget: SearchBudget, max
     if (!lock[0]?.ok) return { ran: false, stretched: new Map(), changed: 0 };
     const { rows } = await client.query<{ id: string; plan_id: string; scan_interval_seconds: number; sources: string[] }>(SHARE_INPUT);
     const accounts: ShareAccount[] = rows.map((row) => ({ id: row.id, planId: row.plan_id, intervalSeconds: row.scan_interval_seconds, sources: row.sources }));
-    const shares = planFairShares(accounts, budget.requests / budget.windowSeconds, maxQueryLength);
+    const { rows: shaped } = await client.query<{ source_key: string; query_operators: string[]; with_mentions: boolean }>(SHAPED_SOURCES);
+    const shapes = new Map(shaped.map((row) => [row.source_key, { operators: row.query_operators, mentions: row.with_mentions }]));
+    const shares = planFairShares(accounts, budget.requests / budget.windowSeconds, maxQueryLength, shapes);
     const stretched = [...shares].filter(([, share]) => share.stretch > 1);
     const { rows: saved } = await client.query<{ changed: number; cleared: number }>(SAVE_SHARES, [
       stretched.map(([id]) => id),
