@@ -32,6 +32,11 @@ describe('keywordMatches', () => {
     expect(keywordMatches('比特币', '我爱比特币')).toBe(true);
     expect(keywordMatches('café', 'CAFÉ au lait')).toBe(true);
     expect(keywordMatches('🚀', 'launch 🚀🚀')).toBe(true);
+    expect(keywordMatches('STRASSE', 'die Straße hier')).toBe(true);
+    expect(keywordMatches('straße', 'STRASSE')).toBe(true);
+    expect(keywordMatches('istanbul', 'İstanbul today')).toBe(true);
+    expect(keywordMatches('ΟΔΟΣ', 'η οδος')).toBe(true);
+    expect(keywordMatches('ｂｔｃ', 'btc up')).toBe(true);
   });
 });
 
@@ -93,6 +98,9 @@ describe('filtersInputSchema', () => {
     });
     expect(normalizeFilters({ has_media: false, min_followers: 0 })).toBeNull();
     expect(normalizeFilters(null)).toBeNull();
-    expect(() => readStoredFilters({ keywords_any: 'btc' })).toThrow();
+    // A row stored before a field existed takes the field's default; one that does not parse filters nothing.
+    expect(readStoredFilters({ keywords_any: ['btc'] })).toEqual({ ...NO_FILTERS, keywords_any: ['btc'] });
+    expect(readStoredFilters({ keywords_any: 'btc' })).toBeNull();
+    expect(readStoredFilters([])).toBeNull();
   });
 });

@@ -126,8 +126,15 @@ export function isNoFilter(filters: SourceFilters): boolean {
   );
 }
 
-/** A stored `filters` column (jsonb, null for none) read back; a value that does not parse is a bug, so it throws. */
+/**
+ * A stored `filters` column (jsonb, null for none) read back. A field a row lacks (stored before the field existed)
+ * takes its default; a row that does not parse at all (written by hand) reads as no filter, so one bad row never
+ * stops the scan of every source packed with it, and loses nothing: every post passes.
+ */
 export function readStoredFilters(value: unknown): SourceFilters | null {
   if (value === null || value === undefined) return null;
-  return filtersSchema.parse(value);
+  const parsed = filtersSchema.partial().safeParse(value);
+  if (!parsed.success) return null;
+  const filters = { ...NO_FILTERS, ...Object.fromEntries(Object.entries(parsed.data).filter(([, field]) => field !== undefined)) } as SourceFilters;
+  return isNoFilter(filters) ? null : filters;
 }

@@ -3,9 +3,16 @@ const WORD = /[\p{L}\p{M}\p{N}_]/u;
 /** Scripts written without spaces between words: a boundary cannot be found there, so none is asked for. */
 const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
 
-/** Case-folded, compatibility-normalised, runs of white space as one space: how keywords and texts are compared. */
+// Where lower-casing is not case folding (Unicode's CaseFolding.txt, full folding): ß and ẞ are ss, a final sigma
+// is σ, and İ lower-cases to i with a combining dot that folding drops.
+const FOLD: Record<string, string> = { ß: 'ss', ẞ: 'ss', ς: 'σ', 'i\u0307': 'i' };
+
+/**
+ * Case-folded, compatibility-normalised, runs of white space as one space: how keywords and texts are compared, so
+ * `STRASSE` finds `straße` and `istanbul` finds `İstanbul`.
+ */
 export function foldForMatch(text: string): string {
-  return text.normalize('NFKC').toLowerCase().replace(/\s+/gu, ' ');
+  return text.normalize('NFKC').toLowerCase().replace(/i\u0307|[ßẞς]/gu, (found) => FOLD[found] ?? found).replace(/\s+/gu, ' ');
 }
 
 /** The words of a keyword as written: a quoted phrase without its quotes, trimmed. */

@@ -5,6 +5,11 @@ import { foldForMatch, keywordMatches } from './keyword-match';
 export interface PostFacts {
   /** The whole text as written (X's escaping undone, a long post's whole text). */
   text: string;
+  /**
+   * `text` through {@link foldForMatch}, when the caller keeps it: a post judged for many trackers is folded once
+   * (a getter computing it on first use does).
+   */
+  readonly folded?: string;
   /** A photo, GIF or video. */
   hasMedia: boolean;
   /** A link other than the one to the post's own photo or video. */
@@ -24,7 +29,7 @@ export function passesFilters(filters: SourceFilters | null, post: PostFacts): b
   if (filters.verified_only && !post.authorVerified) return false;
   if (filters.min_followers > 0 && (post.authorFollowers ?? -1) < filters.min_followers) return false;
   if (filters.keywords_any.length === 0 && filters.keywords_all.length === 0 && filters.keywords_none.length === 0) return true;
-  const text = foldForMatch(post.text);
+  const text = post.folded ?? foldForMatch(post.text);
   const has = (keyword: string) => keywordMatches(keyword, text, true);
   if (filters.keywords_none.some(has)) return false;
   if (!filters.keywords_all.every(has)) return false;

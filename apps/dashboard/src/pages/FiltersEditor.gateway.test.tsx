@@ -35,6 +35,10 @@ it('tries filters on the track\'s stored posts, saves them and shows them in a f
 
   await user.click(screen.getByRole('button', { name: 'Remove filters' }));
   expect(await screen.findByText('Filters of #btc: none')).toBeInTheDocument();
+  // The fields show what is saved now, so a later save cannot bring the removed filters back.
+  expect(screen.getByRole('textbox', { name: 'Any of these words' })).toHaveValue('');
+  expect(screen.getByRole('checkbox', { name: 'Leave quote posts out' })).not.toBeChecked();
+  expect(screen.getByRole('spinbutton', { name: 'Minimum followers' })).toHaveValue(null);
 });
 
 it('puts the API\'s complaint next to the word list it names, and saves nothing', async () => {

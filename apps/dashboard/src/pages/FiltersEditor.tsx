@@ -89,7 +89,8 @@ export function FiltersEditor({ kind, id, name, filters }: { kind: 'tracks' | 'a
   return (
     <details className="filters">
       <summary>Filters of {name}: {describeFilters(filters)}</summary>
-      <form onSubmit={submit} noValidate>
+      {/* Keyed by the saved filters: after a save or a removal the fields show what is saved, never what was typed before. */}
+      <form key={JSON.stringify(filters)} onSubmit={submit} noValidate>
         {LISTS.map(([field, label], index) => (
           <TextAreaField key={field} label={label} name={field} rows={2} defaultValue={filters[field].join('\n')} error={fieldError(field)}
             {...(index === 0 ? { hint: 'One word or "quoted phrase" per line, up to 20 in each list. Case is ignored; words match whole.' } : {})} />

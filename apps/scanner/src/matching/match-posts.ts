@@ -1,5 +1,5 @@
 import type { NewFeedItem } from '@hashwatch/feed';
-import { passesFilters, type PostFacts, type SourceFilters } from '@hashwatch/post-filters';
+import { foldForMatch, passesFilters, type PostFacts, type SourceFilters } from '@hashwatch/post-filters';
 import type { XPost } from '@hashwatch/x-api';
 import { snowflakeFloor, snowflakeTime } from '../snowflake';
 import { sourceKey, type Source } from '../sources/source';
@@ -92,8 +92,13 @@ export function postedAtOf(post: XPost): Date {
  * retweet shows its original's media.
  */
 export function postFacts(post: XPost): PostFacts {
+  let folded: string | undefined;
   return {
     text: post.text,
+    // Folded on first use, once for every tracker with keywords.
+    get folded() {
+      return (folded ??= foldForMatch(post.text));
+    },
     hasMedia: post.media.length > 0,
     hasLinks: post.urls.some((url) => url.mediaKey === null),
     isQuote: post.isQuote,
