@@ -1,4 +1,4 @@
-import { useId, type InputHTMLAttributes, type SelectHTMLAttributes, type TextareaHTMLAttributes } from 'react';
+import { useId, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes, type TextareaHTMLAttributes } from 'react';
 
 interface FieldProps extends Omit<InputHTMLAttributes<HTMLInputElement>, 'id'> {
   label: string;
@@ -7,17 +7,25 @@ interface FieldProps extends Omit<InputHTMLAttributes<HTMLInputElement>, 'id'> {
   hint?: string;
 }
 
+/** What a labelled control gets from its frame: its id, and its error or hint as its description. */
+interface ControlProps {
+  id: string;
+  'aria-invalid': true | undefined;
+  'aria-describedby': string | undefined;
+}
+
 /**
- * A labelled input whose error sits next to it (aria-invalid, aria-describedby). The hint and the error are outside
- * the label element, so the field's accessible name is exactly `label` (outside browser tests find fields by it).
+ * A label, the control it names, and the control's error or hint under it (aria-invalid, aria-describedby). The hint
+ * and the error are outside the label element, so the control's accessible name is exactly `label` (outside browser
+ * tests find fields by it).
  */
-export function Field({ label, error, hint, ...input }: FieldProps) {
+function FieldFrame({ label, error, hint, control }: { label: string; error?: string | undefined; hint?: string | undefined; control: (props: ControlProps) => ReactNode }) {
   const id = useId();
   const note = `${id}-note`;
   return (
     <div className="field">
       <label htmlFor={id}>{label}</label>
-      <input id={id} {...input} aria-invalid={error ? true : undefined} aria-describedby={error || hint ? note : undefined} />
+      {control({ id, 'aria-invalid': error ? true : undefined, 'aria-describedby': error || hint ? note : undefined })}
       {error ? (
         <small id={note} role="alert">
           {error}
@@ -27,6 +35,11 @@ export function Field({ label, error, hint, ...input }: FieldProps) {
       ) : null}
     </div>
   );
+}
+
+/** A labelled input whose error sits next to it. */
+export function Field({ label, error, hint, ...input }: FieldProps) {
+  return <FieldFrame label={label} error={error} hint={hint} control={(props) => <input {...input} {...props} />} />;
 }
 
 interface SelectFieldProps extends Omit<SelectHTMLAttributes<HTMLSelectElement>, 'id'> {
@@ -65,19 +78,5 @@ interface TextAreaFieldProps extends Omit<TextareaHTMLAttributes<HTMLTextAreaEle
 
 /** A labelled text area, its error and hint beside it as {@link Field} has them. */
 export function TextAreaField({ label, error, hint, ...area }: TextAreaFieldProps) {
-  const id = useId();
-  const note = `${id}-note`;
-  return (
-    <div className="field">
-      <label htmlFor={id}>{label}</label>
-      <textarea id={id} {...area} aria-invalid={error ? true : undefined} aria-describedby={error || hint ? note : undefined} />
-      {error ? (
-        <small id={note} role="alert">
-          {error}
-        </small>
-      ) : hint ? (
-        <small id={note}>{hint}</small>
-      ) : null}
-    </div>
-  );
+  return <FieldFrame label={label} error={error} hint={hint} control={(props) => <textarea {...area} {...props} />} />;
 }
