@@ -5,7 +5,6 @@ import { SCANNER_LOCK_CLASS } from './lock-keys';
 import { commonOperatorsSql } from './query-operators';
 import { SERVED_USER } from './served-user';
 
-
 // The sources every served account needs: one per hashtag_norm and per username_norm, at the fastest cadence
 // among the accounts tracking it (an account over its share of the search budget at its stretched one:
 // fair-shares.ts), not reporting posts older than its oldest track, narrowed by the operators all its trackers'
