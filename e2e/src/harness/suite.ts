@@ -5,7 +5,7 @@ import path from 'node:path';
 import { Cluster, Redis } from 'ioredis';
 import pg from 'pg';
 import { z } from 'zod';
-import { type AppProcess, createQueuePrefix, deletePrefixKeys, freePort } from '@hashwatch/testing';
+import { type AppProcess, createQueuePrefix, deletePrefixKeys, freePort, PortTakenError } from '@hashwatch/testing';
 import { runAdmin } from './admin-cli';
 import { startApp, type AppName } from './apps';
 import { GatewayClient } from './gateway-client';
@@ -126,20 +126,19 @@ export class Suite {
     const account = accountSchema.parse(await runAdmin(this.database.url, ['account:create', '--email', `e2e-${this.queuePrefix}@example.com`, '--plan', 'business']));
     this.accountId = account.account_id;
 
-    const simPort = await freePort();
-    await this.startOne('x-sim', simPort, '/_sim/health', {
-      X_SIM_PORT: String(simPort),
+    const sim = await this.startOnFreePort('x-sim', '/_sim/health', (port) => ({
+      X_SIM_PORT: String(port),
       X_SIM_HOST: '127.0.0.1',
       X_SIM_GENERATOR: 'false',
       X_SIM_RATE_WINDOW_SECONDS: String(options.xRateWindowSeconds ?? 900),
-    });
-    this.xsim = new XSimClient(`http://127.0.0.1:${simPort}`);
+    }));
+    this.xsim = new XSimClient(`http://127.0.0.1:${sim.port}`);
     this.baseEnv.X_API_BASE_URL = this.xsim.url;
 
-    const gatewayPort = await freePort();
+    const gateway = await this.startOnFreePort('gateway', '/readyz', (port) => ({ PORT: String(port), ...options.gatewayEnv?.(`http://127.0.0.1:${port}`) }));
+    const gatewayPort = gateway.port;
     const gatewayOrigin = `http://127.0.0.1:${gatewayPort}`;
     this.startGateway = () => this.startOne('gateway', gatewayPort, '/readyz', { PORT: String(gatewayPort), ...options.gatewayEnv?.(gatewayOrigin) });
-    await this.startGateway();
     this.gateway = new GatewayClient(gatewayOrigin, account.api_key);
 
     const replicas = { scanner: 1, 'engagement-poller': 1, notifier: 1, ...options.replicas };
@@ -163,8 +162,19 @@ export class Suite {
 
   /** Starts one more replica of a worker on a free HEALTH_PORT and waits for its /readyz. */
   async startWorker(worker: WorkerName, env: Record<string, string> = {}): Promise<AppProcess<AppName>> {
-    const port = await freePort();
-    return this.startOne(worker, port, '/readyz', { HEALTH_PORT: String(port), ...env });
+    return this.startOnFreePort(worker, '/readyz', (port) => ({ HEALTH_PORT: String(port), ...env }));
+  }
+
+  /** Starts an app on a free port; when another process took the port first (PortTakenError), on another one. */
+  private async startOnFreePort(app: AppName, readyPath: string, envFor: (port: number) => Record<string, string>): Promise<AppProcess<AppName>> {
+    for (let attempt = 1; ; attempt += 1) {
+      const port = await freePort();
+      try {
+        return await this.startOne(app, port, readyPath, envFor(port));
+      } catch (error) {
+        if (!(error instanceof PortTakenError) || attempt >= 3) throw error;
+      }
+    }
   }
 
   /**

@@ -1,7 +1,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { startAppProcess } from './app-process';
+import { createServer } from 'node:http';
+import { once } from 'node:events';
+import { PortTakenError, startAppProcess } from './app-process';
 import { freePort } from './free-port';
 
 // A stand-in for a built app: answers /readyz with 200 on PORT once READY_AFTER_MS have passed, or exits at once
@@ -45,6 +47,19 @@ describe('startAppProcess', () => {
     await expect(startAppProcess({ app: 'stand-in', label: 'stand-in-3', entry, cwd: dir, port, readyPath: '/readyz', logDir: dir, readyTimeoutMs: 5_000, env: { PORT: String(port), READY_AFTER_MS: '60000' } }))
       .rejects.toThrow(/stand-in-3 was not ready at http:\/\/127\.0\.0\.1:\d+\/readyz in time; log:\nlistening/);
   }, 15_000);
+
+  it('rejects with PortTakenError when another process answers on the port and the app cannot bind it', async () => {
+    const port = await freePort();
+    const squatter = createServer((_req, res) => res.end('ok')).listen(port, '127.0.0.1');
+    await once(squatter, 'listening');
+    try {
+      const started = startAppProcess({ app: 'stand-in', label: 'stand-in-5', entry, cwd: dir, port, readyPath: '/readyz', logDir: dir, env: { PORT: String(port), READY_AFTER_MS: '0' } });
+      await expect(started).rejects.toBeInstanceOf(PortTakenError);
+      await expect(started).rejects.toThrow(/stand-in-5 exited \(code 1, signal null\) though http:\/\/127\.0\.0\.1:\d+\/readyz answered: another process holds the port; log:\n[\s\S]*EADDRINUSE/);
+    } finally {
+      squatter.close();
+    }
+  });
 
   it('names the missing build', async () => {
     const missing = path.join(dir, 'dist', 'main.js');

@@ -108,7 +108,8 @@ export async function startAppProcess<App extends string>(options: StartAppOptio
   };
 
   const readyUrl = `http://127.0.0.1:${options.port}${options.readyPath}`;
-  const deadline = Date.now() + (options.readyTimeoutMs ?? 30_000);
+  const spawnedAt = Date.now();
+  const deadline = spawnedAt + (options.readyTimeoutMs ?? 30_000);
   while (!(await answersOk(readyUrl))) {
     if (!running) {
       const status = await exited;
@@ -120,5 +121,19 @@ export async function startAppProcess<App extends string>(options: StartAppOptio
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+  // Another process that took the port in the moment between freePort and this app's bind answers the ready path
+  // too; the app then exits on EADDRINUSE. Still running a while after it started, it holds the port itself.
+  const settled = spawnedAt + SETTLE_MS - Date.now();
+  if (settled > 0) await new Promise((resolve) => setTimeout(resolve, settled));
+  if (!running) {
+    const status = await exited;
+    throw new PortTakenError(`${options.label} exited (code ${status.code}, signal ${status.signal}) though ${readyUrl} answered: another process holds the port; log:\n${handle.logTail()}`);
+  }
   return handle;
 }
+
+/** How long after its start an app that seemed ready must still be running to count as the one that answered. */
+const SETTLE_MS = 1_500;
+
+/** The ready path answered, but not from this app: start it again on another port. */
+export class PortTakenError extends Error {}

@@ -26,5 +26,5 @@ export type { ServerUser } from './postgres-server';
 export { PrivatePostgres } from './private-postgres';
 export { pgbouncerBinary, PrivatePgBouncer } from './private-pgbouncer';
 export { PrivateRedisCluster } from './private-redis-cluster';
-export { startAppProcess } from './app-process';
+export { PortTakenError, startAppProcess } from './app-process';
 export type { AppProcess, ExitStatus, StartAppOptions } from './app-process';
