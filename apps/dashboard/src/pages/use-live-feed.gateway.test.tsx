@@ -65,3 +65,33 @@ it('shows a post stored while the Feed page is open as a new article on top', as
   expect(top).toHaveTextContent('breaking news #btc');
   expect(within(posts).getAllByText('breaking news #btc')).toHaveLength(1);
 });
+
+it('reads the first page again when the service cannot be reached (a gateway restarting), and goes live', async () => {
+  const [stored] = await writer.store(account.id, ['before the restart #btc']);
+  const browserFetch = globalThis.fetch;
+  let refused = 0;
+  // The browser's network: the first two reads of the feed get no answer, as while a gateway restarts.
+  globalThis.fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
+    const url = input instanceof Request ? input.url : String(input);
+    if (url.includes('/v1/posts') && refused < 2) {
+      refused += 1;
+      throw new TypeError('Failed to fetch');
+    }
+    return browserFetch(input, init);
+  };
+  try {
+    const client = createQueryClient();
+    const { result, unmount } = renderHook(() => useLiveFeed({}, 100), {
+      wrapper: ({ children }: { children: ReactNode }) => <QueryClientProvider client={client}>{children}</QueryClientProvider>,
+    });
+    await waitFor(() => expect(result.current.error).not.toBeNull());
+    await waitFor(() => expect(result.current.items.map((item) => item.id)).toContain(stored));
+    expect(refused).toBe(2);
+    expect(result.current.error).toBeNull();
+    await writer.store(account.id, ['after the restart #btc']);
+    await waitFor(() => expect(texts(result.current.items)[0]).toBe('after the restart #btc'));
+    unmount();
+  } finally {
+    globalThis.fetch = browserFetch;
+  }
+});

@@ -12,6 +12,27 @@ const PAGE = 50;
 /** Before any item is seen: every item is new. */
 const BEGINNING = '1970-01-01T00:00:00.000Z';
 
+/** No answer, or the server's trouble: the feed tries again. Anything else (a 401, a bad filter) is for the page. */
+function isTransient(failure: unknown): boolean {
+  return failure instanceof HashwatchError && (failure.status === 0 || failure.status >= 500);
+}
+
+/**
+ * The newest page, read again every `intervalMs` while the service cannot be reached (a gateway restarting), each
+ * failure shown meanwhile, as the watch after it does: an open feed page comes back by itself.
+ */
+async function firstPage(query: FeedFilters, intervalMs: number, signal: AbortSignal, onRetry: (failure: unknown) => void) {
+  for (;;) {
+    try {
+      return await api.get('/v1/posts', { params: { query: { ...query, limit: PAGE } }, signal });
+    } catch (failure) {
+      if (signal.aborted || !isTransient(failure)) throw failure;
+      onRetry(failure);
+      await new Promise((resolve) => setTimeout(resolve, intervalMs));
+    }
+  }
+}
+
 /**
  * The feed for `filters`: the newest page, older pages on demand (cursor), and new items put on top as they are
  * detected, through the SDK's `since` watch (each item once; a repeat id is dropped anyway).
@@ -37,8 +58,11 @@ export function useLiveFeed(filters: FeedFilters, intervalMs = 3_000) {
     setError(null);
     const query = JSON.parse(key) as FeedFilters;
     const follow = async () => {
-      const first = await api.get('/v1/posts', { params: { query: { ...query, limit: PAGE } } });
+      const first = await firstPage(query, intervalMs, controller.signal, (failure) => {
+        if (generation === run.current) setError(failure);
+      });
       if (controller.signal.aborted) return;
+      setError(null);
       first.data.forEach((item) => seen.current.add(item.id));
       setItems(first.data);
       setCursor(first.next_cursor);
