@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { verifyStandardSignature, waitFor, WebhookReceiver } from '@hashwatch/testing';
-import { ChatPlatforms, discordShown, escapedOnce, slackShown, telegramShown, type ChatMessage, type Platform } from './harness/chat-platforms';
+import { ChatPlatforms, discordSchema, discordShown, escapedOnce, slackSchema, slackShown, telegramSchema, telegramShown, type ChatMessage, type Platform } from './harness/chat-platforms';
 import {
   ampersandStretch,
   cardImage,
@@ -55,28 +55,6 @@ const feedItemSchema = z.looseObject({
 type FeedItem = z.infer<typeof feedItemSchema>;
 const feedPageSchema = z.object({ data: z.array(feedItemSchema) });
 const jsonAlertSchema = z.object({ type: z.string(), post: z.record(z.string(), z.unknown()), text: z.string() });
-const discordSchema = z.object({
-  username: z.string(),
-  embeds: z.array(z.object({ title: z.string(), url: z.string().optional(), description: z.string(), image: z.object({ url: z.string() }).optional() })),
-});
-const slackSchema = z.object({
-  text: z.string(),
-  blocks: z.array(
-    z.union([
-      z.object({ type: z.literal('section'), text: z.object({ type: z.string(), text: z.string() }) }),
-      z.object({ type: z.literal('image'), image_url: z.string(), alt_text: z.string() }),
-      z.object({ type: z.literal('context'), elements: z.array(z.object({ text: z.string() })) }),
-    ]),
-  ),
-});
-const telegramSchema = z.object({
-  chat_id: z.string(),
-  parse_mode: z.literal('HTML'),
-  text: z.string().optional(),
-  caption: z.string().optional(),
-  photo: z.string().optional(),
-});
-
 /** The message is about this post: it links the post's page (`…/status/<id>`, and not a longer id). */
 const linksPost = (body: string, xPostId: string) => new RegExp(`/status/${xPostId}(?![0-9])`).test(body);
 
@@ -151,6 +129,14 @@ describe('recorded X answers through the whole system', () => {
       await running.xsim.createUser({ id, username: user.username, name: user.name });
     }
     await running.xsim.createUser(HOME_AUTHOR);
+    // @j2bryson, mentioned by the recorded reply with &amp;, watched with its mentions before the reply's author is
+    // watched (so the item is its mention), and a filter only the unescaped reply passes: the recording also holds
+    // j2bryson's own post (included as the post replied to), which the filter keeps out.
+    const [mentionedId, mentioned] = userNamed('j2bryson');
+    await running.xsim.createUser({ id: mentionedId, username: mentioned.username, name: mentioned.name });
+    await running.gateway.call('POST', '/accounts', {
+      username: 'j2bryson', include_mentions: true, exclude_replies: false, filters: { keywords_all: ['"fields & expansions"'] },
+    });
 
     // Sources picked from what the recorded posts carry: the cashtag $NIO, hashtags of the home timeline and the
     // long post, the authors of the retweet, the video, the reply with &amp; and the linked reply thread.
@@ -175,7 +161,7 @@ describe('recorded X answers through the whole system', () => {
 
     // Every source is in a search before anything is published (the handles resolved, the tags packed).
     const before = (await running.xsim.requests('search_recent')).length;
-    const terms = ['#nio', '$nio', '#twitterapi', '#tweet', '#e2elongpost', ...handles.map((handle) => `from:${handle.toLowerCase()}`)];
+    const terms = ['#nio', '$nio', '#twitterapi', '#tweet', '#e2elongpost', 'from:j2bryson or @j2bryson', ...handles.map((handle) => `from:${handle.toLowerCase()}`)];
     await waitFor(
       async () => {
         const queries = (await running.xsim.requests('search_recent')).slice(before).map((request) => String(request.query.query ?? '').toLowerCase());
@@ -258,6 +244,17 @@ describe('recorded X answers through the whole system', () => {
     expect(item(expected.find((post) => post.recordedId === '1578341223664062465')!).text).toContain('via @Twitter < great feature');
     expect(item(longPost).text.length).toBeGreaterThan(280);
     expect(expected.filter((post) => /&(amp|lt|gt);/.test(item(post).text)).map((post) => post.label)).toEqual([]);
+  });
+
+  it('detects the recorded reply as a mention of the handle it answers, through a filter on its unescaped text', async () => {
+    const reply = feedBefore.get(expected.find((post) => post.recordedId === '1501963039859363843')!.xPostId)!;
+    expect(reply).toMatchObject({ type: 'account', account: 'j2bryson', matched_by: 'mention' });
+    expect(reply.sources).toEqual(['@j2bryson', '@igorbrigadir']);
+    const payload = jsonAlertSchema.parse(JSON.parse(jsonAlertsFor(reply.id)[0]!.body));
+    expect(payload.post).toMatchObject({ account: 'j2bryson', matched_by: 'mention' });
+    // j2bryson's own post, replayed from the recording's includes, does not pass the filter: nothing by @j2bryson is stored.
+    expect([...feedBefore.values()].filter((item) => item.author.toLowerCase() === '@j2bryson')).toEqual([]);
+    expect((await feed()).size).toBe(expected.length);
   });
 
   it('stores each post with its media as recorded, a retweet with its original\'s', () => {

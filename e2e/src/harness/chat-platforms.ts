@@ -1,6 +1,31 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { z } from 'zod';
 import { parseTelegramHtml } from '@hashwatch/channels/testing';
+
+/** What the checks read of each platform's message body. */
+export const discordSchema = z.object({
+  username: z.string(),
+  embeds: z.array(z.object({ title: z.string(), url: z.string().optional(), description: z.string(), image: z.object({ url: z.string() }).optional() })),
+});
+export const slackSchema = z.object({
+  text: z.string(),
+  blocks: z.array(
+    z.union([
+      z.object({ type: z.literal('section'), text: z.object({ type: z.string(), text: z.string() }) }),
+      z.object({ type: z.literal('image'), image_url: z.string(), alt_text: z.string() }),
+      z.object({ type: z.literal('context'), elements: z.array(z.object({ text: z.string() })) }),
+    ]),
+  ),
+});
+export const telegramSchema = z.object({
+  chat_id: z.string(),
+  parse_mode: z.literal('HTML'),
+  text: z.string().optional(),
+  caption: z.string().optional(),
+  photo: z.string().optional(),
+});
+
 
 export type Platform = 'discord' | 'slack' | 'telegram';
 
