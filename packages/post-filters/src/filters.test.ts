@@ -87,13 +87,8 @@ describe('filtersInputSchema', () => {
 
   it('stores every field, each keyword once, and nothing for a filter that filters nothing', () => {
     expect(normalizeFilters(filtersInputSchema.parse({ keywords_any: ['BTC', 'btc', ' eth '], min_followers: 10 }))).toEqual({
+      ...NO_FILTERS,
       keywords_any: ['BTC', 'eth'],
-      keywords_all: [],
-      keywords_none: [],
-      has_media: false,
-      has_links: false,
-      exclude_quotes: false,
-      verified_only: false,
       min_followers: 10,
     });
     expect(normalizeFilters({ has_media: false, min_followers: 0 })).toBeNull();

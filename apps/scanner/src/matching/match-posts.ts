@@ -87,10 +87,12 @@ export function postedAtOf(post: XPost): Date {
   return new Date(Math.floor(snowflakeTime(post.id) / 1000) * 1000);
 }
 
-/**
- * What a filter reads of a post, as it was when detected. A link to the post's own photo or video is no link; a
- * retweet shows its original's media.
- */
+/** A link other than the one X adds to the post's own photo or video page. */
+export function hasOwnLinks(post: Pick<XPost, 'urls'>): boolean {
+  return post.urls.some((url) => url.mediaKey === null);
+}
+
+/** What a filter reads of a post, as it was when detected; a retweet shows its original's media. */
 export function postFacts(post: XPost): PostFacts {
   let folded: string | undefined;
   return {
@@ -100,7 +102,7 @@ export function postFacts(post: XPost): PostFacts {
       return (folded ??= foldForMatch(post.text));
     },
     hasMedia: post.media.length > 0,
-    hasLinks: post.urls.some((url) => url.mediaKey === null),
+    hasLinks: hasOwnLinks(post),
     isQuote: post.isQuote,
     authorVerified: post.author?.verified ?? false,
     authorFollowers: post.author?.followersCount ?? null,

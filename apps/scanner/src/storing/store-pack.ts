@@ -4,7 +4,7 @@ import { readStoredFilters } from '@hashwatch/post-filters';
 import { writeOutboxBatch, type OutboxEntry, type WrittenOutbox } from '@hashwatch/outbox';
 import { routeAlertsJobs } from '@hashwatch/queues';
 import type { XPost } from '@hashwatch/x-api';
-import { candidateSources, matchPosts, postDedupeKey, postFacts, toFeedItem, type Candidate, type Subscription } from '../matching/match-posts';
+import { candidateSources, hasOwnLinks, matchPosts, postDedupeKey, toFeedItem, type Candidate, type Subscription } from '../matching/match-posts';
 import { recordEdits } from './record-edits';
 import { linkUnstoredPosts } from './link-unstored';
 import { recordScanSuccess, type SourceNoticeSettings } from '../notices/source-notices';
@@ -210,7 +210,7 @@ async function lockUsage(client: pg.PoolClient, userIds: readonly string[], post
             column(posts, (c) => c.post.author?.verified ?? null),
             column(posts, (c) => (c.post.author?.followersCount == null ? null : Math.min(c.post.author.followersCount, 2_147_483_647))),
             column(posts, (c) => c.post.isQuote),
-            column(posts, (c) => postFacts(c.post).hasLinks),
+            column(posts, (c) => hasOwnLinks(c.post)),
           ],
         };
   const { quota, alongside } = await lockAlertQuota<{ created: string[] }>(client, userIds, recordPosts);
