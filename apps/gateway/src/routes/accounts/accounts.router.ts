@@ -1,7 +1,7 @@
 import type { ApiBuilder } from '../../http/api-builder';
 import type { GatewayDeps } from '../../deps';
 import { previewFilters } from '../sources/filter-preview';
-import { accountTrackPatchSchema } from '../sources/engagement-flags.schema';
+import { accountTrackPatchSchema } from '../sources/source-fields.schema';
 import { registerSourceRoutes } from '../sources/source-routes';
 import { accountTrackIdParamsSchema, accountTrackListSchema, accountTrackSchema, createAccountTrackSchema } from './accounts.schema';
 import { createAccountTrack, deleteAccountTrack, listAccountTracks, updateAccountTrack } from './accounts.service';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { engagementFlagFields, engagementFlagInputFields, filterFields, filterInputFields, sourceHealthFields } from '../sources/engagement-flags.schema';
+import { engagementFlagFields, engagementFlagInputFields, filterFields, filterInputFields, sourceHealthFields } from '../sources/source-fields.schema';
 
 // 1-15 of A-Za-z0-9_, without the leading @ (X's own handle rule).
 const username = z

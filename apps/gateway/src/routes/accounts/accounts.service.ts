@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { normalizeFilters } from '@hashwatch/post-filters';
-import type { SourcePatch } from '../sources/engagement-flags.schema';
+import type { SourcePatch } from '../sources/source-fields.schema';
 import { createSource, deleteSource, listSources, SHARED_SOURCE_COLUMNS, sourceBody, updateSource, type CreatableSourceTable, type SourceRow } from '../sources/source-table';
 import type { AccountTrackBody, CreateAccountTrack } from './accounts.schema';
 

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { ApiBuilder } from '../../http/api-builder';
 import type { FiltersInput } from '@hashwatch/post-filters';
 import type { JsonText } from '../../http/json-text';
-import { deletedSchema, sourcePatchSchema, type SourcePatch } from './engagement-flags.schema';
+import { deletedSchema, sourcePatchSchema, type SourcePatch } from './source-fields.schema';
 import { filterPreviewBodySchema, filterPreviewSchema, PREVIEW_EXAMINED, PREVIEW_SHOWN } from './filter-preview';
 
 /** One kind of source as the API serves it: its path, documentation, schemas and service. */

@@ -6,7 +6,7 @@ import { resolveUntrackedSource } from '@hashwatch/notices';
 import { iso } from '../../http/time';
 import { assertEngagementRoom, lockAccountLimits, type SourceLimits } from './source-limits';
 import { NO_FILTERS, readStoredFilters, type SourceFilters } from '@hashwatch/post-filters';
-import { patchAssignments, type SourcePatch } from './engagement-flags.schema';
+import { patchAssignments, type SourcePatch } from './source-fields.schema';
 
 /** A table of sources (tracks or account tracks): what PATCH and DELETE need to know of it. */
 export interface SourceTable {

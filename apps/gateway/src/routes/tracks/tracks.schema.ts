@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { engagementFlagFields, engagementFlagInputFields, filterFields, filterInputFields, sourceHealthFields } from '../sources/engagement-flags.schema';
+import { engagementFlagFields, engagementFlagInputFields, filterFields, filterInputFields, sourceHealthFields } from '../sources/source-fields.schema';
 
 // 1-100 letters (any script), digits or _, without the leading #.
 const hashtag = z

@@ -1,3 +1,4 @@
+/** The fields every source (track, account track) shares: engagement flags, filters, scan health, and what a PATCH may change. */
 import { filtersInputSchema, filtersSchema, normalizeFilters } from '@hashwatch/post-filters';
 import { z } from 'zod';
 
